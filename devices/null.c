@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: MIT
+/*
+ * null.c - the null device, the reference backend (null_blk's twin).
+ *
+ * Spec: "@null[N][,size=S][,depth=D][,irqmode=M][,delay_us=T]".
+ *   size      device size, default the largest offset+size a job needs,
+ *             or 1 GiB
+ *   depth     queue depth (null_blk's hw_queue_depth), default 64
+ *   irqmode   0: complete inside queue_rq (RQ_Q_DONE), the default and
+ *                the cheapest path: one lock acquisition per request;
+ *             1: complete on the dispatching worker's next reap, as an
+ *                interrupt would: the ending takes the queue lock again;
+ *             2: complete after delay_us, from a timer (null_blk's
+ *                completion_nsec); set implicitly by delay_us > 0
+ * No data moves: reads return nothing, writes are dropped.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "devices/device.h"
+
+struct null_dev {
+	uint64_t irqmode;
+	uint64_t delay_ns;
+};
+
+static bool null_probe(const char *spec)
+{
+	return !strncmp(spec, "@null", 5) &&
+	       (spec[5] == 0 || spec[5] == ',' || (spec[5] >= '0' && spec[5] <= '9'));
+}
+
+static int null_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
+{
+	uint64_t size = 0, depth = 64, irqmode = 0, delay_us = 0;
+	struct rq_dev_opt tab[] = {
+		{ "size", &size, false },
+		{ "depth", &depth, false },
+		{ "irqmode", &irqmode, false },
+		{ "delay_us", &delay_us, true },
+	};
+	const char *opts = strchr(o->spec, ',');
+	struct null_dev *nd;
+	int ret;
+
+	ret = rq_dev_parse_opts(o->spec, opts ? opts + 1 : NULL, tab, 4, err);
+	if (ret)
+		return ret;
+	if (irqmode > 2 || depth == 0 || depth > 65536) {
+		fprintf(err, "%s: device '%s': irqmode must be 0..2 and depth 1..65536\n",
+			o->where, o->spec);
+		return -EINVAL;
+	}
+	if (delay_us)
+		irqmode = 2;
+	if (!size)
+		size = o->min_size ? o->min_size : 1ULL << 30;
+	nd = calloc(1, sizeof(*nd));
+	if (!nd)
+		return -ENOMEM;
+	nd->irqmode = irqmode;
+	nd->delay_ns = delay_us * 1000;
+	dev->priv = nd;
+	dev->size = size;
+	dev->lbs = 512;
+	dev->depth = (uint32_t)depth;
+	dev->max_bytes = 1 << 20;
+	snprintf(dev->model, sizeof(dev->model), "null irqmode=%u", (unsigned)irqmode);
+	return 0;
+}
+
+static void null_close(struct rq_dev *dev)
+{
+	free(dev->priv);
+	dev->priv = NULL;
+}
+
+static int null_queue_rq(struct rq_dev *dev, struct rq_cpu *cpu, struct rq_request *rq)
+{
+	const struct null_dev *nd = dev->priv;
+
+	switch (nd->irqmode) {
+	case 0:
+		rq->res = (int32_t)rq->len;
+		return RQ_Q_DONE;
+	case 1:
+		rq_cpu_complete(cpu, rq, (int)rq->len);
+		return RQ_Q_QUEUED;
+	default:
+		rq_cpu_complete_after(cpu, rq, (int)rq->len, nd->delay_ns);
+		return RQ_Q_QUEUED;
+	}
+}
+
+const struct rq_dev_ops rq_dev_null = {
+	.name = "null",
+	.probe = null_probe,
+	.open = null_open,
+	.close = null_close,
+	.queue_rq = null_queue_rq,
+};

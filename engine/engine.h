@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engine.h - the runner: workers acting as CPUs, job clones, the request
+ * path from bio to completion.  Used by main.c and the tests.
+ */
+#ifndef RQ_ENGINE_H
+#define RQ_ENGINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "engine/job.h"
+#include "results/results.h"
+
+#define RQ_VERSION "rqlock-0.1.0"
+
+struct rq_engine_opts {
+	const char *lock_mode;		/* "global", "per-queue" */
+	const char *lock_type;		/* "ttas" */
+	unsigned int workers;		/* 0 = online CPUs */
+	bool allow_mounted_write;
+	bool pin;			/* pin workers to CPUs where allowed */
+};
+
+struct rq_engine;
+
+/*
+ * Check the jobs against their devices and open everything; nothing is
+ * written before every check passed.  Returns 0, or -errno after printing
+ * one line to @err (bad input: the caller exits 2).
+ */
+int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
+		    const struct rq_job_list *jobs, FILE *err);
+/*
+ * Run every group of jobs.  Returns 0 when all went well, 1 when a job
+ * failed (its error is in the report), -errno on an engine failure.
+ */
+int rq_engine_run(struct rq_engine *e, FILE *err);
+/* The report of the last run; valid until rq_engine_free(). */
+const struct rq_run_report *rq_engine_report(struct rq_engine *e);
+void rq_engine_free(struct rq_engine *e);
+
+#endif

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * job.h - a job as the job-file parser resolves it.
+ *
+ * The parser (engine/jobfile.c) turns fio job files into a list of
+ * struct rq_job, one per job section, with [global] options and defaults
+ * already applied.  The runner (engine/engine.c) clones each job numjobs
+ * times.  Nothing here knows about queues or devices.
+ */
+#ifndef RQ_JOB_H
+#define RQ_JOB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum rq_rw {
+	RQ_RW_READ,		/* read */
+	RQ_RW_WRITE,		/* write */
+	RQ_RW_RANDREAD,		/* randread */
+	RQ_RW_RANDWRITE,	/* randwrite */
+	RQ_RW_RW,		/* rw, readwrite: sequential mixed */
+	RQ_RW_RANDRW,		/* randrw: random mixed */
+};
+
+enum rq_ioengine {
+	RQ_IOENGINE_IO_URING,	/* default: io_uring (fio's default is psync; see jobfile.c) */
+	RQ_IOENGINE_NULL,	/* fio's null engine: no I/O, no file */
+};
+
+/*
+ * Bits of rq_job.stonewall.  Any bit set means a new reporting group starts
+ * at this job; only RQ_JOB_STONEWALL makes the job wait for earlier ones,
+ * as fio keeps stonewall and new_group apart.
+ */
+#define RQ_JOB_STONEWALL	0x1	/* stonewall, wait_for_previous, next job file */
+#define RQ_JOB_NEW_GROUP	0x2	/* new_group: new reporting group, no waiting */
+
+#define RQ_JOB_NAME_MAX 128
+#define RQ_JOB_PATH_MAX 4096
+
+struct rq_job {
+	char name[RQ_JOB_NAME_MAX];
+	/* Where the section started: for error messages ("file:line"). */
+	char file[RQ_JOB_PATH_MAX];
+	int line;
+
+	enum rq_rw rw;
+	unsigned int rwmixread;		/* percent of reads in mixed jobs, default 50 */
+	uint32_t bs[2];			/* block size per direction [read, write], default 4096 */
+	unsigned int iodepth;		/* default 1 */
+	unsigned int numjobs;		/* default 1 */
+	uint64_t size;			/* bytes; 0 = whole device/file */
+	uint64_t offset;		/* bytes, default 0 */
+	uint64_t runtime_ns;		/* 0 = until size is done */
+	uint64_t ramp_ns;		/* ramp_time: I/O runs, stats are not kept */
+	bool time_based;
+	bool direct;
+	bool group_reporting;		/* parsed; group merging is done by results/ */
+	int stonewall;			/* a new reporting group starts here (also new_group) */
+	enum rq_ioengine ioengine;
+	/* filename as written; ':' separates several, '\:' is a literal ':'. */
+	char filename[RQ_JOB_PATH_MAX];
+	int groupid;			/* set by the parser from stonewall/new_group */
+};
+
+struct rq_job_list {
+	struct rq_job *jobs;
+	unsigned int nr;
+};
+
+/*
+ * Parse the job files.  On error, prints one line "file:line: message" to
+ * @err and returns -EINVAL (or -errno for I/O errors); @list is left empty.
+ * Several files behave as if separated by stonewall.
+ */
+int rq_jobs_parse(const char *const *files, int nr_files, struct rq_job_list *list, FILE *err);
+/* Parse from a memory buffer, @name used in messages (tests). */
+int rq_jobs_parse_buf(const char *name, const char *buf, struct rq_job_list *list, FILE *err);
+void rq_jobs_free(struct rq_job_list *list);
+
+/*
+ * Split @job->filename on ':' (honouring '\:'), calling @fn for each name.
+ * Returns the number of names, or the first negative value @fn returned.
+ */
+int rq_job_for_each_file(const struct rq_job *job, int (*fn)(const char *name, void *arg), void *arg);
+
+const char *rq_rw_name(enum rq_rw rw);
+/* true when the job reads at all / writes at all */
+bool rq_rw_reads(enum rq_rw rw);
+bool rq_rw_writes(enum rq_rw rw);
+bool rq_rw_random(enum rq_rw rw);
+
+#endif /* RQ_JOB_H */

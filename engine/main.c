@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: MIT
+/*
+ * main.c - the rqlock command line.
+ *
+ * Exit status: 0 success, 1 a job failed (or the engine's own checks did),
+ * 2 bad input (job files, options, devices): one line on stderr, nothing on
+ * stdout, nothing written.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <sys/stat.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine/engine.h"
+#include "queues/queue.h"
+
+enum { EXIT_JOB_FAILED = 1, EXIT_BAD_INPUT = 2 };
+
+/* The run command's options: one table, read by getopt and by --help. */
+struct cli_opt {
+	const char *name;
+	int has_arg;
+	int key;
+	const char *arg;
+	const char *help;
+};
+
+enum {
+	OPT_LOCK = 'l', OPT_WORKERS = 'w', OPT_OUTPUT = 'o', OPT_HELP = 'h',
+	OPT_FORMAT = 256, OPT_LOCK_TYPE, OPT_ALLOW_MOUNTED, OPT_NO_PIN, OPT_VERSION,
+};
+
+static const struct cli_opt cli_opts[] = {
+	{ "lock", required_argument, OPT_LOCK, "MODE",
+	  "lock mode: global (one io_request_lock) or per-queue (default: global)" },
+	{ "lock-type", required_argument, OPT_LOCK_TYPE, "TYPE",
+	  "lock primitive: ttas (default: ttas)" },
+	{ "workers", required_argument, OPT_WORKERS, "N",
+	  "worker threads acting as CPUs (default: online CPUs)" },
+	{ "output-format", required_argument, OPT_FORMAT, "F",
+	  "normal, json, or a comma list (default: normal)" },
+	{ "output", required_argument, OPT_OUTPUT, "FILE",
+	  "write results to FILE instead of stdout (default: stdout)" },
+	{ "allow-mounted-write", no_argument, OPT_ALLOW_MOUNTED, NULL,
+	  "allow writes to mounted or formatted block devices (default: refuse)" },
+	{ "no-pin", no_argument, OPT_NO_PIN, NULL,
+	  "do not pin workers to CPUs (default: pin where allowed)" },
+	{ "help", no_argument, OPT_HELP, NULL, "this help" },
+	{ "version", no_argument, OPT_VERSION, NULL, "print the version" },
+};
+
+#define NR_CLI_OPTS (sizeof(cli_opts) / sizeof(cli_opts[0]))
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: rqlock run [OPTIONS] JOBFILE...\n"
+		   "       rqlock --help | --version\n\n"
+		   "Runs fio job files through a userspace block layer whose request-queue\n"
+		   "locking is switchable, and reports fio-compatible results.\n\n"
+		   "Options of run:\n");
+	for (size_t i = 0; i < NR_CLI_OPTS; i++) {
+		char left[64];
+
+		snprintf(left, sizeof(left), "--%s%s%s", cli_opts[i].name,
+			 cli_opts[i].arg ? "=" : "", cli_opts[i].arg ? cli_opts[i].arg : "");
+		fprintf(f, "  %-28s %s\n", left, cli_opts[i].help);
+	}
+	fprintf(f, "\nBuilt-in devices are named in filename= with '@': @null0, "
+		   "@null1,delay_us=20,depth=64,irqmode=0|1|2,size=1g.\n"
+		   "ioengine=null needs no filename, as under fio.\n"
+		   "Exit status: 0 ok, 1 a job failed, 2 bad input.\n");
+}
+
+static int parse_uint(const char *s, unsigned int max, unsigned int *v)
+{
+	char *end;
+	unsigned long x;
+
+	errno = 0;
+	x = strtoul(s, &end, 10);
+	if (errno || *end || end == s || x > max)
+		return -EINVAL;
+	*v = (unsigned int)x;
+	return 0;
+}
+
+/* Refuse an --output path that cannot be written before anything runs. */
+static int check_output(const char *path)
+{
+	char *dup = strdup(path);
+	const char *dir;
+	struct stat st;
+	int ret = 0;
+
+	if (!dup)
+		return -ENOMEM;
+	dir = dirname(dup);
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode) || access(dir, W_OK)) {
+		fprintf(stderr, "rqlock: --output %s: directory %s is missing or not writable\n", path, dir);
+		ret = -EINVAL;
+	} else if (!stat(path, &st) && (S_ISDIR(st.st_mode) || access(path, W_OK))) {
+		fprintf(stderr, "rqlock: --output %s: not a writable file\n", path);
+		ret = -EINVAL;
+	}
+	free(dup);
+	return ret;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	struct rq_engine_opts eo = { .lock_mode = "global", .lock_type = "ttas", .pin = true };
+	struct option lopts[NR_CLI_OPTS + 1];
+	const char *output = NULL;
+	unsigned int formats = RQ_OUTPUT_NORMAL;
+	struct rq_job_list jobs = { 0 };
+	struct rq_engine *e = NULL;
+	enum rq_lock_type lt;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *mem, *out;
+	int c, ret;
+
+	memset(lopts, 0, sizeof(lopts));
+	for (size_t i = 0; i < NR_CLI_OPTS; i++) {
+		lopts[i].name = cli_opts[i].name;
+		lopts[i].has_arg = cli_opts[i].has_arg;
+		lopts[i].val = cli_opts[i].key;
+	}
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+l:w:o:h", lopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_LOCK:
+			if (!rq_queue_mode_find(optarg)) {
+				fprintf(stderr, "rqlock: --lock=%s: unknown lock mode (%s)\n", optarg,
+					rq_queue_mode_names());
+				return EXIT_BAD_INPUT;
+			}
+			eo.lock_mode = optarg;
+			break;
+		case OPT_LOCK_TYPE:
+			if (rq_lock_type_parse(optarg, &lt)) {
+				fprintf(stderr, "rqlock: --lock-type=%s: unknown lock type (ttas)\n", optarg);
+				return EXIT_BAD_INPUT;
+			}
+			eo.lock_type = optarg;
+			break;
+		case OPT_WORKERS:
+			if (parse_uint(optarg, 1024, &eo.workers) || !eo.workers) {
+				fprintf(stderr, "rqlock: --workers=%s: expected 1..1024\n", optarg);
+				return EXIT_BAD_INPUT;
+			}
+			break;
+		case OPT_FORMAT:
+			if (rq_output_parse_format(optarg, &formats)) {
+				fprintf(stderr, "rqlock: --output-format=%s: expected normal, json or a comma list\n",
+					optarg);
+				return EXIT_BAD_INPUT;
+			}
+			break;
+		case OPT_OUTPUT:
+			output = optarg;
+			break;
+		case OPT_ALLOW_MOUNTED:
+			eo.allow_mounted_write = true;
+			break;
+		case OPT_NO_PIN:
+			eo.pin = false;
+			break;
+		case OPT_HELP:
+			usage(stdout);
+			return 0;
+		default:
+			fprintf(stderr, "rqlock: run: unknown or incomplete option '%s' (see rqlock --help)\n",
+				argv[optind - 1]);
+			return EXIT_BAD_INPUT;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "rqlock: run: no job file given (see rqlock --help)\n");
+		return EXIT_BAD_INPUT;
+	}
+	if (output && check_output(output))
+		return EXIT_BAD_INPUT;
+	ret = rq_jobs_parse((const char *const *)&argv[optind], argc - optind, &jobs, stderr);
+	if (ret)
+		return EXIT_BAD_INPUT;
+	ret = rq_engine_setup(&e, &eo, &jobs, stderr);
+	if (ret) {
+		rq_jobs_free(&jobs);
+		return ret == -ENOMEM ? EXIT_JOB_FAILED : EXIT_BAD_INPUT;
+	}
+	ret = rq_engine_run(e, stderr);
+	if (ret < 0 && ret != -EPROTO) {
+		rq_engine_free(e);
+		rq_jobs_free(&jobs);
+		return EXIT_JOB_FAILED;
+	}
+	/* render in memory first: the output file is written whole or not at all */
+	mem = open_memstream(&buf, &len);
+	if (!mem || rq_output_write(rq_engine_report(e), formats, mem) || fclose(mem)) {
+		fprintf(stderr, "rqlock: cannot render the results\n");
+		ret = EXIT_JOB_FAILED;
+		goto out;
+	}
+	out = output ? fopen(output, "w") : stdout;
+	if (!out) {
+		fprintf(stderr, "rqlock: --output %s: %s\n", output, strerror(errno));
+		ret = EXIT_JOB_FAILED;
+		goto out;
+	}
+	if (fwrite(buf, 1, len, out) != len || (out != stdout ? fclose(out) : fflush(out))) {
+		fprintf(stderr, "rqlock: writing the results: %s\n", strerror(errno));
+		ret = EXIT_JOB_FAILED;
+		goto out;
+	}
+	ret = ret ? EXIT_JOB_FAILED : 0;
+out:
+	free(buf);
+	rq_engine_free(e);
+	rq_jobs_free(&jobs);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_BAD_INPUT;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("%s\n", RQ_VERSION);
+		return 0;
+	}
+	if (!strcmp(argv[1], "run"))
+		return cmd_run(argc - 1, argv + 1);
+	fprintf(stderr, "rqlock: unknown command '%s' (see rqlock --help)\n", argv[1]);
+	return EXIT_BAD_INPUT;
+}

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: MIT
+/*
+ * legacy.c - the request_fn lock modes of Linux 2.4 and 2.5.
+ *
+ * global (2.4): one io_request_lock for every queue on the machine.
+ * per-queue (2.5): the same path, one lock per request queue.
+ *
+ * Locks:
+ *   q->lock (&rq_io_request_lock, or &q->own_lock): protects the queue's
+ *   elevator list, its request pool, q->inflight and the counters.  It is
+ *   held across the merge/insert of a bio, the driver's dispatch
+ *   (request_fn -> queue_rq) and the ending of a request, as 2.4 held
+ *   io_request_lock through end_request.  Bios are ended after the lock
+ *   is dropped.  It is the only lock of these modes: no ordering to keep.
+ *
+ * Cost: two acquisitions per request when completions come back later
+ * (submit, end), one when the device completes at once.  Under global,
+ * every worker and every device serialise on one cache line.
+ */
+#include <errno.h>
+#include <stdio.h>
+
+#include "devices/device.h"
+#include "queues/queue_internal.h"
+
+static const struct rq_lock_class io_request_lock_class = { .name = "io_request_lock" };
+static const struct rq_lock_class queue_lock_class = { .name = "queue_lock" };
+
+static int global_setup(void)
+{
+	rq_lock_init(&rq_io_request_lock, &io_request_lock_class, "io_request_lock");
+	return 0;
+}
+
+static int global_queue_init(struct rq_queue *q)
+{
+	q->lock = &rq_io_request_lock;
+	return 0;
+}
+
+static int per_queue_init(struct rq_queue *q)
+{
+	char name[sizeof(q->own_lock.name)];
+
+	snprintf(name, sizeof(name), "queue_lock:%.30s", q->name);
+	rq_lock_init(&q->own_lock, &queue_lock_class, name);
+	q->lock = &q->own_lock;
+	return 0;
+}
+
+/*
+ * request_fn: hand queued requests to the driver while it has room.
+ * Requests the driver completes at once are finished here and their bios
+ * collected on @done, to be ended once the lock is dropped.
+ */
+static void request_fn(struct rq_queue *q, struct rq_cpu *cpu, struct rq_bio **done)
+{
+	struct rq_dev *dev = q->dev;
+	struct rq_request *rq;
+
+	rq_lock_assert_held(q->lock, rq_cpu_id(cpu));
+	while (!q->stopped && q->inflight < q->depth && (rq = rq_elv_pop(q))) {
+		int st;
+
+		rq_request_prep(rq);
+		rq->state = RQ_STATE_DISPATCHED;
+		q->inflight++;
+		q->nr_dispatched++;
+		st = dev->ops->queue_rq(dev, cpu, rq);
+		if (st == RQ_Q_BUSY) {
+			q->inflight--;
+			q->nr_dispatched--;
+			rq_elv_requeue(q, rq);
+			q->stopped = true;
+			break;
+		}
+		if (st == RQ_Q_DONE) {
+			struct rq_bio *bios = rq_request_finish(q, rq, rq->error);
+			struct rq_bio *tail = bios;
+
+			while (tail->next)
+				tail = tail->next;
+			tail->next = *done;
+			*done = bios;
+		}
+	}
+}
+
+static int legacy_submit_bio(struct rq_queue *q, struct rq_cpu *cpu, struct rq_bio *bio)
+{
+	int id = rq_cpu_id(cpu);
+	struct rq_bio *done = NULL;
+	struct rq_request *rq;
+
+	rq_lock(q->lock, id);
+	q->nr_bios++;
+	if (!rq_elv_merge(q, bio)) {
+		rq = rq_pool_get(q);
+		if (!rq) {
+			q->nr_bios--;
+			rq_unlock(q->lock, id);
+			return -EAGAIN;
+		}
+		rq_elv_add_bio(q, rq, bio);
+	}
+	request_fn(q, cpu, &done);
+	rq_unlock(q->lock, id);
+	rq_bios_end(cpu, done);
+	return 0;
+}
+
+static void legacy_end_request(struct rq_queue *q, struct rq_cpu *cpu, struct rq_request *rq, int error)
+{
+	int id = rq_cpu_id(cpu);
+	struct rq_bio *bios, *done = NULL;
+
+	rq_lock(q->lock, id);
+	bios = rq_request_finish(q, rq, error);
+	q->stopped = false;
+	if (q->head)
+		request_fn(q, cpu, &done);
+	rq_unlock(q->lock, id);
+	rq_bios_end(cpu, bios);
+	rq_bios_end(cpu, done);
+}
+
+static void legacy_run_queue(struct rq_queue *q, struct rq_cpu *cpu)
+{
+	int id = rq_cpu_id(cpu);
+	struct rq_bio *done = NULL;
+
+	rq_lock(q->lock, id);
+	q->stopped = false;
+	request_fn(q, cpu, &done);
+	rq_unlock(q->lock, id);
+	rq_bios_end(cpu, done);
+}
+
+const struct rq_queue_mode_ops rq_mode_global = {
+	.name = "global",
+	.help = "one io_request_lock for every queue (Linux 2.4)",
+	.setup = global_setup,
+	.queue_init = global_queue_init,
+	.submit_bio = legacy_submit_bio,
+	.end_request = legacy_end_request,
+	.run_queue = legacy_run_queue,
+};
+
+const struct rq_queue_mode_ops rq_mode_per_queue = {
+	.name = "per-queue",
+	.help = "one lock per request queue (Linux 2.5)",
+	.queue_init = per_queue_init,
+	.submit_bio = legacy_submit_bio,
+	.end_request = legacy_end_request,
+	.run_queue = legacy_run_queue,
+};

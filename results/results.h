@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * results.h - rqlock's one stats model and its renderings.
+ *
+ * Latency is kept the way fio keeps it (stat.h, "io_u_plat"): a log-linear
+ * histogram of nanosecond values.  Values below 2^(RQ_PLAT_BITS+1) land
+ * in their own bucket; above that, every power-of-two range is split into
+ * RQ_PLAT_VAL equal buckets, so a bucket's width is at most 1/RQ_PLAT_VAL
+ * (1.6%) of its value: percentiles carry at most that relative error, and
+ * they are computed with fio's method so the two tools agree bucket for
+ * bucket.  RQ_PLAT_GROUP_NR groups cover values up to ~2^34 ns (17 s);
+ * larger values go into the last bucket.  Adding a sample is a clz, a
+ * shift and three adds: no division, no allocation.
+ */
+#ifndef RQ_RESULTS_H
+#define RQ_RESULTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define RQ_PLAT_BITS 6
+#define RQ_PLAT_VAL (1u << RQ_PLAT_BITS)
+#define RQ_PLAT_GROUP_NR 29
+#define RQ_PLAT_NR (RQ_PLAT_GROUP_NR * RQ_PLAT_VAL)
+
+/* fio's default percentile_list */
+#define RQ_NR_PERCENTILES 17
+extern const double rq_default_percentiles[RQ_NR_PERCENTILES];
+
+/*
+ * One latency distribution: min/max/mean/stddev and the histogram.  An
+ * all-zero struct is a valid empty one (min_ns/max_ns mean nothing while
+ * n is 0).
+ */
+struct rq_lat_stat {
+	uint64_t n;
+	uint64_t min_ns, max_ns;
+	/*
+	 * Sums of (v - shift) and (v - shift)^2, shift being the first sample:
+	 * one add and one multiply-add per sample, and no cancellation when
+	 * the spread is small next to the mean.
+	 */
+	uint64_t shift;
+	double sum, sumsq;
+	uint64_t plat[RQ_PLAT_NR];
+};
+
+void rq_lat_init(struct rq_lat_stat *s);
+void rq_lat_add(struct rq_lat_stat *s, uint64_t ns);
+/* dst += src (for group_reporting and for merging per-worker copies) */
+void rq_lat_merge(struct rq_lat_stat *dst, const struct rq_lat_stat *src);
+double rq_lat_mean(const struct rq_lat_stat *s);
+double rq_lat_stddev(const struct rq_lat_stat *s);
+/* Histogram index of a value, and the value fio reports for an index. */
+unsigned int rq_plat_val_to_idx(uint64_t ns);
+uint64_t rq_plat_idx_to_val(unsigned int idx);
+/*
+ * Percentiles with fio's method (stat.c calc_clat_percentiles): fills
+ * @out[i] for each @pct[i] (0..100); returns the number filled (0 when
+ * the stat is empty).
+ */
+int rq_lat_percentiles(const struct rq_lat_stat *s, const double *pct, int nr, uint64_t *out);
+
+enum rq_ddir { RQ_DDIR_READ = 0, RQ_DDIR_WRITE = 1, RQ_DDIR_NR = 2 };
+
+/* What one job clone did in one direction. */
+struct rq_dir_report {
+	uint64_t total_ios;
+	uint64_t io_bytes;
+	uint64_t runtime_ns;		/* time this direction was measured */
+	struct rq_lat_stat slat;	/* bio built -> accepted by the queue */
+	struct rq_lat_stat clat;	/* accepted by the queue -> completion */
+	struct rq_lat_stat lat;		/* bio built -> completion */
+};
+
+struct rq_job_report {
+	char name[128];
+	int groupid;
+	int error;			/* first error seen, as a positive errno; 0 = none */
+	uint64_t job_runtime_ns;	/* wall time the clone ran, ramp excluded */
+	unsigned int clone;		/* clone index within the job (numjobs) */
+	struct rq_dir_report dir[RQ_DDIR_NR];
+	/* "job options" as fio prints them (key/value pairs, as written) */
+	const char *const *opt_keys;
+	const char *const *opt_vals;
+	unsigned int nr_opts;
+};
+
+/* rqlock's own facts: what fio has no key for. */
+struct rq_lock_report {
+	char name[64];
+	uint64_t acquisitions;
+	uint64_t contentions;
+};
+
+struct rq_queue_report {
+	char name[128];			/* device name */
+	uint64_t requests;		/* requests allocated (after merging) */
+	uint64_t bios;
+	uint64_t merges_front, merges_back;
+	uint64_t dispatched;
+	uint64_t completed;
+};
+
+struct rq_device_report {
+	char name[128];			/* as written in the job (filename) */
+	char kind[32];			/* null, file, blkdev */
+	char subkind[32];		/* blkdev: nvme, sata, scsi, virtio, loop, ...; else "" */
+	char path[256];			/* path opened, "" for null */
+	char model[64];
+	uint64_t size;
+	uint32_t logical_block_size;
+	uint32_t queue_depth;
+};
+
+struct rq_run_report {
+	const char *version;		/* "rqlock-x.y" */
+	uint64_t timestamp;		/* seconds since the epoch */
+	uint64_t timestamp_ms;
+	char time[64];			/* asctime-like, as fio's "time" */
+	struct rq_job_report *jobs;
+	unsigned int nr_jobs;
+
+	const char *lock_mode;
+	const char *lock_type;
+	unsigned int workers;
+	struct rq_lock_report *locks;
+	unsigned int nr_locks;
+	struct rq_queue_report *queues;
+	unsigned int nr_queues;
+	struct rq_device_report *devices;
+	unsigned int nr_devices;
+	/* The engine's exactly-once accounting, checked at the end of a run. */
+	uint64_t bios_submitted;
+	uint64_t bios_completed;
+	uint64_t sectors_verified;	/* read sectors whose offset stamp was checked */
+};
+
+enum rq_output_format {
+	RQ_OUTPUT_NORMAL = 1 << 0,
+	RQ_OUTPUT_JSON = 1 << 1,
+};
+
+/* "normal", "json" or a comma list of them; -EINVAL if unknown. */
+int rq_output_parse_format(const char *s, unsigned int *formats);
+/* Render @r in each format set in @formats to @f.  Returns 0 or -errno. */
+int rq_output_write(const struct rq_run_report *r, unsigned int formats, FILE *f);
+
+#endif /* RQ_RESULTS_H */

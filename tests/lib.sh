@@ -1,0 +1,17 @@
+# Shared helpers for the shell tests.  Exit 0 pass, 1 fail, 77 skip.
+set -u
+RQLOCK=${RQLOCK:?RQLOCK must name the rqlock binary}
+SRCDIR=${SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
+TMP=$(mktemp -d /tmp/rqlock-test.XXXXXX)
+cleanup_hooks=()
+cleanup() {
+	local h
+	for h in "${cleanup_hooks[@]}"; do eval "$h" || true; done
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "SKIP: $*"; exit 77; }
+need() { command -v "$1" >/dev/null || skip "$1 is not installed"; }
+# json FILE EXPR: evaluate a python expression over the parsed JSON as j
+json() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
