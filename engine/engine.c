@@ -109,6 +109,7 @@ struct rq_engine {
 	struct rq_cpu *cpus;
 	unsigned int nr_cpus;
 	pthread_barrier_t barrier;
+	atomic_bool start_failed;	/* a worker could not set up: nobody runs */
 	uint64_t group_start;
 	struct rq_run_report rep;
 	struct rq_lock_report *locks;
@@ -634,14 +635,14 @@ static void *worker_main(void *arg)
 			fprintf(stderr, "rqlock: worker %d: cannot create an io_uring ring: %s\n",
 				cpu->id, strerror(-ret));
 			cpu->fatal = ret;
+			atomic_store(&e->start_failed, true);
 		} else {
 			cpu->has_ring = true;
 		}
 	}
 	pthread_barrier_wait(&e->barrier);
-	for (unsigned int i = 0; i < e->nr_cpus; i++)
-		if (e->cpus[i].fatal)
-			return NULL;	/* every worker sees it: nobody starts */
+	if (atomic_load(&e->start_failed))
+		return NULL;	/* every worker sees it: nobody starts */
 	cpu->now = now_ns();
 	for (unsigned int i = 0; i < cpu->nr_clones; i++) {
 		struct clone *c = cpu->clones[i];
@@ -1053,6 +1054,7 @@ static int run_group(struct rq_engine *e, unsigned int first, unsigned int last,
 	}
 	for (unsigned int i = 0; i < e->nr_cpus; i++)
 		e->cpus[i].wants_ring = ring && e->cpus[i].nr_clones;
+	atomic_store(&e->start_failed, false);
 	pthread_barrier_init(&e->barrier, NULL, e->nr_cpus);
 	for (unsigned int i = 0; i < e->nr_cpus; i++) {
 		ret = pthread_create(&e->cpus[i].thread, NULL, worker_main, &e->cpus[i]);
