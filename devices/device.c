@@ -44,7 +44,7 @@ int rq_dev_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
 	dev->fd = -1;
 	snprintf(dev->name, sizeof(dev->name), "%s", o->spec);
 	for (size_t i = 0; i < NR_DEVS; i++) {
-		if (devs[i]->probe(o->spec)) {
+		if (devs[i]->probe(o)) {
 			dev->ops = devs[i];
 			return devs[i]->open(dev, o, err);
 		}

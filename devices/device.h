@@ -29,6 +29,7 @@ struct io_uring;
 enum rq_dev_flags {
 	RQ_DEV_NEEDS_RING = 1 << 0,	/* completes through the worker's io_uring */
 	RQ_DEV_HAS_DATA = 1 << 1,	/* reads return what was written */
+	RQ_DEV_RING_BIG = 1 << 2,	/* needs SQE128 | CQE32 rings (uring_cmd) */
 };
 
 /* What the job asks of a device when it is opened. */
@@ -39,6 +40,8 @@ struct rq_dev_open {
 	bool direct;			/* O_DIRECT */
 	bool allow_mounted_write;
 	const char *where;		/* "file:line" of the first job naming it */
+	int ioengine;			/* enum rq_ioengine of the jobs naming it */
+	unsigned int nr_cpus;		/* workers that may dispatch to it */
 };
 
 struct rq_dev {
@@ -57,7 +60,8 @@ struct rq_dev {
 
 /*
  * Hooks:
- *  - probe (required): does this ops table handle @spec?  No side effects.
+ *  - probe (required): does this ops table handle @o (its spec and
+ *    ioengine)?  No side effects.
  *  - open (required): fill @dev from @o; on error print one line naming
  *    the device and the reason to @err and return -errno.
  *  - prepare (optional): called once every job has been checked against
@@ -72,11 +76,20 @@ struct rq_dev {
 struct rq_dev_ops {
 	const char *name;
 	unsigned int flags;
-	bool (*probe)(const char *spec);
+	bool (*probe)(const struct rq_dev_open *o);
 	int (*open)(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err);
 	int (*prepare)(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err);
 	void (*close)(struct rq_dev *dev);
 	int (*queue_rq)(struct rq_dev *dev, struct rq_cpu *cpu, struct rq_request *rq);
+	/*
+	 * poll (optional): reap completions that do not come through the
+	 * worker's io_uring ring (libaio), calling rq_end_request() for each;
+	 * called by every worker once per loop round, no lock held.  Returns
+	 * the number reaped.
+	 */
+	int (*poll)(struct rq_dev *dev, struct rq_cpu *cpu);
+	/* pending (optional): requests @cpu dispatched that poll has not reaped */
+	bool (*pending)(struct rq_dev *dev, struct rq_cpu *cpu);
 };
 
 /* Registry: find the ops for @spec and open it. */

@@ -19,14 +19,19 @@
 #include <string.h>
 
 #include "devices/device.h"
+#include "engine/job.h"
 
 struct null_dev {
 	uint64_t irqmode;
 	uint64_t delay_ns;
 };
 
-static bool null_probe(const char *spec)
+static bool null_probe(const struct rq_dev_open *o)
 {
+	const char *spec = o->spec;
+
+	if (o->ioengine == RQ_IOENGINE_NULL)
+		return true;	/* fio's null engine: whatever the file is called */
 	return !strncmp(spec, "@null", 5) &&
 	       (spec[5] == 0 || spec[5] == ',' || (spec[5] >= '0' && spec[5] <= '9'));
 }

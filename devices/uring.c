@@ -26,6 +26,7 @@
 #include <linux/fs.h>
 
 #include "devices/device.h"
+#include "engine/job.h"
 
 static bool is_blk(const char *spec)
 {
@@ -34,9 +35,14 @@ static bool is_blk(const char *spec)
 	return spec[0] != '@' && !stat(spec, &st) && S_ISBLK(st.st_mode);
 }
 
-static bool file_probe(const char *spec)
+static bool blk_probe(const struct rq_dev_open *o)
 {
-	return spec[0] != '@' && !is_blk(spec);
+	return o->ioengine == RQ_IOENGINE_IO_URING && is_blk(o->spec);
+}
+
+static bool file_probe(const struct rq_dev_open *o)
+{
+	return o->ioengine == RQ_IOENGINE_IO_URING && o->spec[0] != '@' && !is_blk(o->spec);
 }
 
 static int read_sysfs(const char *dir, const char *file, char *buf, size_t len)
@@ -377,7 +383,7 @@ const struct rq_dev_ops rq_dev_file = {
 const struct rq_dev_ops rq_dev_blkdev = {
 	.name = "blkdev",
 	.flags = RQ_DEV_NEEDS_RING | RQ_DEV_HAS_DATA,
-	.probe = is_blk,
+	.probe = blk_probe,
 	.open = blk_open,
 	.close = uring_close,
 	.queue_rq = uring_queue_rq,

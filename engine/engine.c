@@ -67,6 +67,7 @@ struct clone {
 struct rq_cpu {
 	int id;
 	bool has_ring, wants_ring;
+	unsigned int ring_flags;	/* SQE128 | CQE32 when a device needs them */
 	struct io_uring ring;
 	unsigned int ring_inflight;	/* SQEs submitted, CQEs not reaped */
 	uint64_t now;			/* last clock read */
@@ -117,6 +118,10 @@ struct rq_engine {
 	struct rq_device_report *devices;
 	struct rq_job_report *jrep;
 	bool mode_setup;
+	struct rq_mode_config mcfg;
+	unsigned int nr_locks_max;
+	struct rq_dev **polled;		/* devices with a poll hook */
+	unsigned int nr_polled;
 };
 
 static struct rq_cpu *g_cpus;
@@ -132,6 +137,21 @@ static inline uint64_t now_ns(void)
 int rq_cpu_id(const struct rq_cpu *cpu)
 {
 	return cpu->id;
+}
+
+uint64_t rq_cpu_now(const struct rq_cpu *cpu)
+{
+	return cpu->now;
+}
+
+static void futex_wake(_Atomic uint32_t *w);
+
+void rq_cpu_wake(int id)
+{
+	struct rq_cpu *cpu = &g_cpus[id];
+
+	if (atomic_load_explicit(&cpu->sleeping, memory_order_seq_cst))
+		futex_wake(&cpu->sleeping);
 }
 
 struct io_uring *rq_cpu_ring(struct rq_cpu *cpu)
@@ -487,6 +507,15 @@ static unsigned int cpu_reap(struct rq_cpu *cpu)
 		rq_end_request(rq, cpu, 0);
 		n++;
 	}
+	for (unsigned int i = 0; i < cpu->e->nr_polled; i++) {
+		struct rq_dev *dev = cpu->e->polled[i];
+		int r = dev->ops->poll(dev, cpu);
+
+		if (r > 0)
+			n += (unsigned int)r;
+	}
+	if (cpu->e->mode->poll)
+		n += cpu->e->mode->poll(cpu);
 	n += account_ended(cpu);
 	if (atomic_load_explicit(&cpu->handback, memory_order_relaxed)) {
 		struct rq_bio *b = atomic_exchange_explicit(&cpu->handback, NULL, memory_order_acquire);
@@ -535,10 +564,23 @@ static int cpu_submit(struct rq_cpu *cpu, bool wait, uint64_t wait_ns)
 	return ret;
 }
 
-static bool cpu_has_pending(const struct rq_cpu *cpu)
+/* Work outside the ring that a sleeping worker would not notice. */
+static bool cpu_polled_pending(struct rq_cpu *cpu)
+{
+	for (unsigned int i = 0; i < cpu->e->nr_polled; i++) {
+		struct rq_dev *dev = cpu->e->polled[i];
+
+		if (dev->ops->pending && dev->ops->pending(dev, cpu))
+			return true;
+	}
+	return cpu->e->mode->pending && cpu->e->mode->pending(cpu);
+}
+
+static bool cpu_has_pending(struct rq_cpu *cpu)
 {
 	return cpu->ring_inflight || cpu->done_head || cpu->timer_head || cpu->ended ||
-	       atomic_load_explicit(&cpu->handback, memory_order_relaxed);
+	       atomic_load_explicit(&cpu->handback, memory_order_relaxed) ||
+	       cpu_polled_pending(cpu);
 }
 
 /* Nothing happened this round: wait for the next thing that can. */
@@ -556,6 +598,11 @@ static int cpu_wait(struct rq_cpu *cpu, unsigned int idle_rounds)
 			return cpu_submit(cpu, false, 0);
 		}
 		wait_ns -= 20000;
+	}
+	if (cpu_polled_pending(cpu)) {
+		/* completions this worker must poll for: look again soon */
+		sched_yield();
+		return cpu_submit(cpu, false, 0);
 	}
 	if (cpu->has_ring && (cpu->ring_inflight || io_uring_sq_ready(&cpu->ring))) {
 		int ret = cpu_submit(cpu, false, 0);
@@ -595,7 +642,7 @@ static void cpu_kick(struct rq_cpu *cpu)
  * resort.  Compile-time probes say what liburing knows; the kernel's
  * -EINVAL says what it does not.
  */
-static int ring_init(struct io_uring *ring)
+static int ring_init(struct io_uring *ring, unsigned int extra)
 {
 	static const unsigned int tries[] = {
 #if defined(RQ_HAVE_SINGLE_ISSUER) && defined(RQ_HAVE_DEFER_TASKRUN)
@@ -610,7 +657,7 @@ static int ring_init(struct io_uring *ring)
 
 	for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
 		struct io_uring_params p = {
-			.flags = IORING_SETUP_CQSIZE | tries[i],
+			.flags = IORING_SETUP_CQSIZE | tries[i] | extra,
 			.cq_entries = 8192,
 		};
 
@@ -629,7 +676,7 @@ static void *worker_main(void *arg)
 
 	/* the ring is made by the thread that submits to it (SINGLE_ISSUER) */
 	if (cpu->wants_ring) {
-		int ret = ring_init(&cpu->ring);
+		int ret = ring_init(&cpu->ring, cpu->ring_flags);
 
 		if (ret) {
 			fprintf(stderr, "rqlock: worker %d: cannot create an io_uring ring: %s\n",
@@ -740,10 +787,13 @@ static int add_dev(const char *name, void *arg)
 	if (!d) {
 		d = &x->e->devs[x->e->nr_devs++];
 		snprintf(d->name, sizeof(d->name), "%s", name);
-		if (job->ioengine == RQ_IOENGINE_NULL)
+		/* fio's null engine takes any file name; '@null...' keeps its options */
+		if (job->ioengine == RQ_IOENGINE_NULL && name[0] != '@')
 			snprintf(d->spec, sizeof(d->spec), "@null");
 		else
 			snprintf(d->spec, sizeof(d->spec), "%s", name);
+		d->o.ioengine = job->ioengine;
+		d->o.nr_cpus = x->e->nr_cpus;
 		snprintf(d->where, sizeof(d->where), "%s:%d", job->file, job->line);
 		d->o.spec = d->spec;
 		d->o.where = d->where;
@@ -913,7 +963,14 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 		if (ret)
 			goto fail;
 	}
-	if (e->mode->setup && (ret = e->mode->setup()))
+	rq_locks_reset();
+	e->mcfg.nr_cpus = e->nr_cpus;
+	e->mcfg.hw_queues = o->hw_queues;
+	e->mcfg.cluster_size = o->cluster_size;
+	e->mcfg.lockstat = o->lockstat;
+	e->mcfg.lockdep = o->lockdep;
+	rq_lock_type_parse(o->lock_type, &e->mcfg.lock_type);
+	if (e->mode->setup && (ret = e->mode->setup(&e->mcfg)))
 		goto fail;
 	e->mode_setup = true;
 	for (unsigned int i = 0; i < e->nr_devs; i++) {
@@ -925,6 +982,14 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 			goto fail;
 		d->q_ready = true;
 	}
+	e->polled = calloc(e->nr_devs ? e->nr_devs : 1, sizeof(*e->polled));
+	if (!e->polled) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	for (unsigned int i = 0; i < e->nr_devs; i++)
+		if (e->devs[i].dev.ops->poll)
+			e->polled[e->nr_polled++] = &e->devs[i].dev;
 	*ep = e;
 	return 0;
 fail:
@@ -983,16 +1048,27 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 	return 0;
 }
 
-static bool group_needs_ring(struct rq_engine *e, unsigned int first, unsigned int last)
+/* Does a phase need rings, and with which extra setup flags? */
+static bool group_needs_ring(struct rq_engine *e, unsigned int first, unsigned int last,
+			     unsigned int *flags)
 {
+	bool ring = false;
+
+	*flags = 0;
 	for (unsigned int i = first; i < last; i++) {
 		struct clone *c = &e->clones[i];
 
-		for (unsigned int f = 0; f < c->nr_files; f++)
-			if (c->files[f].q->dev->ops->flags & RQ_DEV_NEEDS_RING)
-				return true;
+		for (unsigned int f = 0; f < c->nr_files; f++) {
+			unsigned int fl = c->files[f].q->dev->ops->flags;
+
+			ring |= fl & RQ_DEV_NEEDS_RING;
+#ifdef IORING_SETUP_SQE128
+			if (fl & RQ_DEV_RING_BIG)
+				*flags |= IORING_SETUP_SQE128 | IORING_SETUP_CQE32;
+#endif
+		}
 	}
-	return false;
+	return ring;
 }
 
 static void pin(pthread_t t, unsigned int i)
@@ -1020,7 +1096,8 @@ static void pin(pthread_t t, unsigned int i)
 
 static int run_group(struct rq_engine *e, unsigned int first, unsigned int last, FILE *err)
 {
-	bool ring = group_needs_ring(e, first, last);
+	unsigned int ring_flags;
+	bool ring = group_needs_ring(e, first, last, &ring_flags);
 	unsigned int next_cpu = 0, started = 0;
 	struct clone **slots;
 	int ret = 0;
@@ -1054,6 +1131,8 @@ static int run_group(struct rq_engine *e, unsigned int first, unsigned int last,
 	}
 	for (unsigned int i = 0; i < e->nr_cpus; i++)
 		e->cpus[i].wants_ring = ring && e->cpus[i].nr_clones;
+	for (unsigned int i = 0; i < e->nr_cpus; i++)
+		e->cpus[i].ring_flags = ring_flags;
 	atomic_store(&e->start_failed, false);
 	pthread_barrier_init(&e->barrier, NULL, e->nr_cpus);
 	for (unsigned int i = 0; i < e->nr_cpus; i++) {
@@ -1164,24 +1243,13 @@ static void build_report(struct rq_engine *e)
 	}
 	r->jobs = e->jrep;
 	r->nr_jobs = e->nr_clones;
-	if (!strcmp(e->mode->name, "global")) {
-		snprintf(e->locks[nl].name, sizeof(e->locks[nl].name), "%s", rq_io_request_lock.name);
-		e->locks[nl].acquisitions = rq_io_request_lock.acquisitions;
-		e->locks[nl].contentions = rq_io_request_lock.contentions;
-		nl++;
-	}
+	nl = rq_locks_report(e->locks, e->nr_locks_max);
 	for (unsigned int i = 0; i < e->nr_devs; i++) {
 		const struct dev_entry *d = &e->devs[i];
 		const struct rq_queue *q = &d->q;
 		struct rq_queue_report *qr = &e->queues[i];
 		struct rq_device_report *dr = &e->devices[i];
 
-		if (q->lock == &q->own_lock) {
-			snprintf(e->locks[nl].name, sizeof(e->locks[nl].name), "%s", q->own_lock.name);
-			e->locks[nl].acquisitions = q->own_lock.acquisitions;
-			e->locks[nl].contentions = q->own_lock.contentions;
-			nl++;
-		}
 		snprintf(qr->name, sizeof(qr->name), "%.127s", d->name);
 		qr->requests = q->nr_alloc;
 		qr->bios = q->nr_bios;
@@ -1232,7 +1300,8 @@ int rq_engine_run(struct rq_engine *e, FILE *err)
 	}
 	g_cpus = e->cpus;
 	e->jrep = calloc(e->nr_clones, sizeof(*e->jrep));
-	e->locks = calloc(e->nr_devs + 1, sizeof(*e->locks));
+	e->nr_locks_max = rq_locks_count();
+	e->locks = calloc(e->nr_locks_max + 1, sizeof(*e->locks));
 	e->queues = calloc(e->nr_devs, sizeof(*e->queues));
 	e->devices = calloc(e->nr_devs, sizeof(*e->devices));
 	if (!e->jrep || !e->locks || !e->queues || !e->devices)
@@ -1291,6 +1360,8 @@ void rq_engine_free(struct rq_engine *e)
 	free(e->locks);
 	free(e->queues);
 	free(e->devices);
+	free(e->polled);
+	rq_locks_reset();
 	g_cpus = NULL;
 	free(e);
 }

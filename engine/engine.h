@@ -21,6 +21,10 @@ struct rq_engine_opts {
 	unsigned int workers;		/* 0 = online CPUs */
 	bool allow_mounted_write;
 	bool pin;			/* pin workers to CPUs where allowed */
+	unsigned int hw_queues;		/* mq: hardware queues per device, 0 = default */
+	unsigned int cluster_size;	/* cluster: workers per partition, 0 = 1 */
+	bool lockstat;			/* lock statistics (default on) */
+	bool lockdep;			/* lock-order validation */
 };
 
 struct rq_engine;

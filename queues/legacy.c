@@ -26,8 +26,9 @@
 static const struct rq_lock_class io_request_lock_class = { .name = "io_request_lock" };
 static const struct rq_lock_class queue_lock_class = { .name = "queue_lock" };
 
-static int global_setup(void)
+static int global_setup(const struct rq_mode_config *cfg)
 {
+	(void)cfg;
 	rq_lock_init(&rq_io_request_lock, &io_request_lock_class, "io_request_lock");
 	return 0;
 }

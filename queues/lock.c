@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "queues/queue.h"
+#include "results/results.h"
 
 #define SPIN_LIMIT 128
 
@@ -52,6 +53,51 @@ const char *rq_lock_type_name(enum rq_lock_type type)
 	return type_names[type];
 }
 
+/* The registry of locks for reports; touched only single-threaded (set-up, report). */
+static struct rq_lock **registry;
+static unsigned int nr_registered, registry_cap;
+
+void rq_locks_reset(void)
+{
+	free(registry);
+	registry = NULL;
+	nr_registered = registry_cap = 0;
+}
+
+static void lock_register(struct rq_lock *l)
+{
+	for (unsigned int i = 0; i < nr_registered; i++)
+		if (registry[i] == l)
+			return;
+	if (nr_registered == registry_cap) {
+		unsigned int cap = registry_cap ? registry_cap * 2 : 16;
+		struct rq_lock **r = realloc(registry, cap * sizeof(*r));
+
+		if (!r)
+			return;	/* the lock works; it is only left out of reports */
+		registry = r;
+		registry_cap = cap;
+	}
+	registry[nr_registered++] = l;
+}
+
+unsigned int rq_locks_count(void)
+{
+	return nr_registered;
+}
+
+unsigned int rq_locks_report(struct rq_lock_report *out, unsigned int max)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < nr_registered && n < max; i++, n++) {
+		snprintf(out[n].name, sizeof(out[n].name), "%s", registry[i]->name);
+		out[n].acquisitions = registry[i]->acquisitions;
+		out[n].contentions = registry[i]->contentions;
+	}
+	return n;
+}
+
 void rq_lock_init(struct rq_lock *l, const struct rq_lock_class *cls, const char *name)
 {
 	memset(l, 0, sizeof(*l));
@@ -59,6 +105,7 @@ void rq_lock_init(struct rq_lock *l, const struct rq_lock_class *cls, const char
 	l->cls = cls;
 	l->owner = -1;
 	snprintf(l->name, sizeof(l->name), "%s", name);
+	lock_register(l);
 }
 
 static void __attribute__((noinline)) lock_slow(struct rq_lock *l)

@@ -108,7 +108,16 @@ enum rq_lock_type { RQ_LOCK_TTAS = 0 };
 
 int rq_lock_type_parse(const char *name, enum rq_lock_type *type);
 const char *rq_lock_type_name(enum rq_lock_type type);
+/*
+ * Every initialised lock is registered (until rq_locks_reset()), so that a
+ * report can list them all whatever the mode made.
+ */
 void rq_lock_init(struct rq_lock *l, const struct rq_lock_class *cls, const char *name);
+void rq_locks_reset(void);
+struct rq_lock_report;
+/* Fill up to @max reports, one per registered lock; returns how many. */
+unsigned int rq_locks_report(struct rq_lock_report *out, unsigned int max);
+unsigned int rq_locks_count(void);
 void rq_lock(struct rq_lock *l, int cpu);
 void rq_unlock(struct rq_lock *l, int cpu);
 bool rq_lock_is_held_by(const struct rq_lock *l, int cpu);
@@ -147,9 +156,20 @@ struct rq_queue {
 	char name[128];
 };
 
+/* What the engine tells a lock mode before any queue exists. */
+struct rq_mode_config {
+	unsigned int nr_cpus;		/* workers; cpu ids are 0..nr_cpus-1 */
+	enum rq_lock_type lock_type;
+	unsigned int hw_queues;		/* mq: hardware queues per device, 0 = mode default */
+	unsigned int cluster_size;	/* cluster: workers per partition, 0 = 1 */
+	bool lockstat;
+	bool lockdep;
+};
+
 /*
  * A lock mode.  Hooks:
- *  - setup (optional): called once before any queue_init, single-threaded.
+ *  - setup (optional): called once before any queue_init, single-threaded,
+ *    with the run's configuration (kept by the mode if it needs it).
  *  - teardown (optional): after every queue_exit.
  *  - queue_init (required): choose q->lock and anything per queue.
  *  - submit_bio (required): called by the worker that owns @bio, no lock
@@ -163,12 +183,21 @@ struct rq_queue {
 struct rq_queue_mode_ops {
 	const char *name;
 	const char *help;
-	int (*setup)(void);
+	int (*setup)(const struct rq_mode_config *cfg);
 	void (*teardown)(void);
 	int (*queue_init)(struct rq_queue *q);
 	int (*submit_bio)(struct rq_queue *q, struct rq_cpu *cpu, struct rq_bio *bio);
 	void (*end_request)(struct rq_queue *q, struct rq_cpu *cpu, struct rq_request *rq, int error);
 	void (*run_queue)(struct rq_queue *q, struct rq_cpu *cpu);
+	/*
+	 * poll (optional): called by every worker once per loop round, no
+	 * lock held; does work other workers left for this one (cluster:
+	 * forwarded bios).  Returns the number of items handled.  A mode
+	 * that leaves work for a worker calls rq_cpu_wake() on it.
+	 */
+	unsigned int (*poll)(struct rq_cpu *cpu);
+	/* pending (optional): has @cpu work waiting in the mode?  No lock held. */
+	bool (*pending)(struct rq_cpu *cpu);
 };
 
 const struct rq_queue_mode_ops *rq_queue_mode_find(const char *name);
@@ -207,5 +236,9 @@ extern struct rq_lock rq_io_request_lock;
 void rq_bio_endio(struct rq_cpu *cpu, struct rq_bio *bio, int error);
 /* Provided by the engine: the calling worker's id. */
 int rq_cpu_id(const struct rq_cpu *cpu);
+/* Provided by the engine: wake worker @id if it sleeps (work was left for it). */
+void rq_cpu_wake(int id);
+/* Provided by the engine: the worker's clock, read at least once a round (ns). */
+uint64_t rq_cpu_now(const struct rq_cpu *cpu);
 
 #endif /* RQ_QUEUE_H */
