@@ -776,6 +776,17 @@ static int clone_names(const struct rq_job *job, unsigned int clone,
 	return fn(name, arg) < 0 ? -EINVAL : 1;
 }
 
+/* The spec a --device NAME=SPEC gives @name, or NULL. */
+static const char *alias_of(const struct rq_engine_opts *o, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (unsigned int i = 0; i < o->nr_aliases; i++)
+		if (!strncmp(o->aliases[i], name, len) && o->aliases[i][len] == '=')
+			return o->aliases[i] + len + 1;
+	return NULL;
+}
+
 static int add_dev(const char *name, void *arg)
 {
 	struct name_ctx *x = arg;
@@ -787,8 +798,12 @@ static int add_dev(const char *name, void *arg)
 	if (!d) {
 		d = &x->e->devs[x->e->nr_devs++];
 		snprintf(d->name, sizeof(d->name), "%s", name);
+		const char *alias = alias_of(&x->e->o, name);
+
 		/* fio's null engine takes any file name; '@null...' keeps its options */
-		if (job->ioengine == RQ_IOENGINE_NULL && name[0] != '@')
+		if (alias)
+			snprintf(d->spec, sizeof(d->spec), "%s", alias);
+		else if (job->ioengine == RQ_IOENGINE_NULL && name[0] != '@')
 			snprintf(d->spec, sizeof(d->spec), "@null");
 		else
 			snprintf(d->spec, sizeof(d->spec), "%s", name);

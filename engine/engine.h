@@ -25,6 +25,9 @@ struct rq_engine_opts {
 	unsigned int cluster_size;	/* cluster: workers per partition, 0 = 1 */
 	bool lockstat;			/* lock statistics (default on) */
 	bool lockdep;			/* lock-order validation */
+	/* --device NAME=SPEC: a job's filename NAME opens SPEC instead */
+	const char *const *aliases;
+	unsigned int nr_aliases;
 };
 
 struct rq_engine;

@@ -38,7 +38,30 @@ enum rq_ioengine {
 #define RQ_JOB_STONEWALL	0x1	/* stonewall, wait_for_previous, next job file */
 #define RQ_JOB_NEW_GROUP	0x2	/* new_group: new reporting group, no waiting */
 
+enum rq_rand_dist {
+	RQ_RAND_UNIFORM = 0,	/* random (default) */
+	RQ_RAND_ZIPF,		/* zipf:theta */
+	RQ_RAND_PARETO,		/* pareto:h */
+	RQ_RAND_NORMAL,		/* normal:sigma (percent of the region) */
+};
+
+enum rq_verify {
+	RQ_VERIFY_NONE = 0,
+	RQ_VERIFY_CRC32C,	/* crc32c, crc32c-intel */
+	RQ_VERIFY_MD5,
+	RQ_VERIFY_PATTERN,	/* verify_pattern only */
+};
+
+/* continue_on_error, as fio's */
+enum rq_coe {
+	RQ_COE_NONE = 0, RQ_COE_READ = 1, RQ_COE_WRITE = 2, RQ_COE_IO = 3,
+	RQ_COE_VERIFY = 4, RQ_COE_ALL = 7,
+};
+
 #define RQ_JOB_NAME_MAX 128
+#define RQ_MAX_BSSPLIT 64
+#define RQ_MAX_PERCENTILES 20
+#define RQ_CPUMASK_WORDS 16		/* 1024 CPUs */
 #define RQ_JOB_PATH_MAX 4096
 
 struct rq_job {
@@ -64,6 +87,65 @@ struct rq_job {
 	/* filename as written; ':' separates several, '\:' is a literal ':'. */
 	char filename[RQ_JOB_PATH_MAX];
 	int groupid;			/* set by the parser from stonewall/new_group */
+
+	/* ---- block sizes beyond bs (fio: bsrange, bssplit) ---- */
+	uint32_t bs_min[2], bs_max[2];	/* bsrange; both = bs when not given */
+	struct {
+		uint32_t bs;
+		uint32_t pct;		/* 0..100; blanks already share the rest */
+	} bssplit[2][RQ_MAX_BSSPLIT];
+	unsigned int nr_bssplit[2];	/* 0 = no bssplit */
+	unsigned int rw_seq_nr;		/* rw=...:N; 0 when not given */
+
+	/* ---- load shaping ---- */
+	uint64_t rate_iops[2];		/* per clone, 0 = unlimited */
+	bool rate_poisson;		/* rate_process=poisson */
+	uint64_t thinktime_us;
+	uint64_t thinktime_spin_us;
+	unsigned int thinktime_blocks;	/* default 1 */
+	unsigned int iodepth_batch_submit;	/* default 1 */
+	unsigned int iodepth_batch_complete_min;	/* default 1 */
+	unsigned int iodepth_batch_complete_max;	/* default iodepth */
+	uint64_t offset_increment;	/* clone k starts at offset + k * this */
+	enum rq_rand_dist random_distribution;
+	double rand_param;		/* theta, h or sigma */
+	bool norandommap;
+	bool randrepeat;		/* default true */
+	uint64_t randseed;		/* default fio's 0x89 */
+	bool has_cpus_allowed;
+	uint64_t cpus_allowed[RQ_CPUMASK_WORDS];
+	bool cpus_allowed_split;	/* cpus_allowed_policy=split */
+	char wait_for[RQ_JOB_NAME_MAX];	/* wait_for=NAME, "" = none */
+
+	/* ---- reporting ---- */
+	double percentile_list[RQ_MAX_PERCENTILES];
+	unsigned int nr_percentiles;	/* 0 = fio's default list */
+	bool lat_percentiles;
+	bool clat_percentiles;		/* default true */
+	int unified_rw_reporting;	/* 0 none, 1 mixed, 2 both */
+	char description[256];
+
+	/* ---- verification and errors (fio's verify options) ---- */
+	enum rq_verify verify;
+	unsigned char verify_pattern[512];
+	unsigned int verify_pattern_len;	/* 0 = none */
+	bool do_verify;			/* default true: write jobs read back */
+	unsigned int verify_backlog;	/* verify after this many writes, 0 = at end */
+	int continue_on_error;		/* enum rq_coe bits */
+
+	/* ---- io_uring engine options (fio's names) ---- */
+	bool hipri;
+	bool sqthread_poll;
+	bool fixedbufs;
+	bool registerfiles;
+
+	/*
+	 * "job options" as fio's JSON prints them: every option set in the
+	 * job's own section (not [global]), key and value as written after
+	 * ${VAR} expansion.  Owned by the list; freed by rq_jobs_free().
+	 */
+	char **opt_keys, **opt_vals;
+	unsigned int nr_opts;
 };
 
 struct rq_job_list {

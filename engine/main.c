@@ -31,7 +31,7 @@ struct cli_opt {
 
 enum {
 	OPT_LOCK = 'l', OPT_WORKERS = 'w', OPT_OUTPUT = 'o', OPT_HELP = 'h',
-	OPT_FORMAT = 256, OPT_LOCK_TYPE, OPT_ALLOW_MOUNTED, OPT_NO_PIN, OPT_VERSION,
+	OPT_FORMAT = 256, OPT_LOCK_TYPE, OPT_ALLOW_MOUNTED, OPT_NO_PIN, OPT_VERSION, OPT_DEVICE,
 };
 
 static const struct cli_opt cli_opts[] = {
@@ -45,6 +45,8 @@ static const struct cli_opt cli_opts[] = {
 	  "normal, json, or a comma list (default: normal)" },
 	{ "output", required_argument, OPT_OUTPUT, "FILE",
 	  "write results to FILE instead of stdout (default: stdout)" },
+	{ "device", required_argument, OPT_DEVICE, "NAME=SPEC",
+	  "a job's filename NAME opens SPEC, e.g. disk0=@null0,delay_us=10 (repeatable)" },
 	{ "allow-mounted-write", no_argument, OPT_ALLOW_MOUNTED, NULL,
 	  "allow writes to mounted or formatted block devices (default: refuse)" },
 	{ "no-pin", no_argument, OPT_NO_PIN, NULL,
@@ -122,7 +124,9 @@ static int cmd_run(int argc, char **argv)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *mem, *out;
-	int c, ret;
+	const char *aliases[256];
+	unsigned int nr_aliases = 0;
+	int c, ret = 0;
 
 	memset(lopts, 0, sizeof(lopts));
 	for (size_t i = 0; i < NR_CLI_OPTS; i++) {
@@ -165,6 +169,24 @@ static int cmd_run(int argc, char **argv)
 		case OPT_OUTPUT:
 			output = optarg;
 			break;
+		case OPT_DEVICE: {
+			const char *eq = strchr(optarg, '=');
+
+			if (!eq || eq == optarg || !eq[1]) {
+				fprintf(stderr, "rqlock: --device %s: expected NAME=SPEC\n", optarg);
+				ret = EXIT_BAD_INPUT;
+				goto out;
+			}
+			if (nr_aliases < sizeof(aliases) / sizeof(aliases[0]))
+				aliases[nr_aliases++] = optarg;
+			else {
+				fprintf(stderr, "rqlock: --device: at most %zu\n",
+					sizeof(aliases) / sizeof(aliases[0]));
+				ret = EXIT_BAD_INPUT;
+				goto out;
+			}
+			break;
+		}
 		case OPT_ALLOW_MOUNTED:
 			eo.allow_mounted_write = true;
 			break;
@@ -186,6 +208,8 @@ static int cmd_run(int argc, char **argv)
 	}
 	if (output && check_output(output))
 		return EXIT_BAD_INPUT;
+	eo.aliases = aliases;
+	eo.nr_aliases = nr_aliases;
 	ret = rq_jobs_parse((const char *const *)&argv[optind], argc - optind, &jobs, stderr);
 	if (ret)
 		return EXIT_BAD_INPUT;
