@@ -64,6 +64,16 @@ int rq_lat_percentiles(const struct rq_lat_stat *s, const double *pct, int nr, u
 
 enum rq_ddir { RQ_DDIR_READ = 0, RQ_DDIR_WRITE = 1, RQ_DDIR_NR = 2 };
 
+/* fio's periodic bandwidth/IOPS samples (every 500 ms per clone). */
+struct rq_sample_stat {
+	uint64_t samples;
+	uint64_t min, max;
+	double mean, stddev;
+};
+
+/* fio's iodepth_level buckets: 1, 2, 4, 8, 16, 32, >=64 */
+#define RQ_DEPTH_BUCKETS 7
+
 /* What one job clone did in one direction. */
 struct rq_dir_report {
 	uint64_t total_ios;
@@ -72,6 +82,8 @@ struct rq_dir_report {
 	struct rq_lat_stat slat;	/* bio built -> accepted by the queue */
 	struct rq_lat_stat clat;	/* accepted by the queue -> completion */
 	struct rq_lat_stat lat;		/* bio built -> completion */
+	struct rq_sample_stat bw;	/* KiB/s per 500 ms sample */
+	struct rq_sample_stat iops;	/* IOPS per 500 ms sample */
 };
 
 struct rq_job_report {
@@ -80,6 +92,18 @@ struct rq_job_report {
 	int error;			/* first error seen, as a positive errno; 0 = none */
 	uint64_t job_runtime_ns;	/* wall time the clone ran, ramp excluded */
 	unsigned int clone;		/* clone index within the job (numjobs) */
+	bool group_reporting;		/* merge with the rest of the group in output */
+	const char *description;
+	const double *percentiles;	/* the job's percentile_list, NULL = default */
+	unsigned int nr_percentiles;
+	bool lat_percentiles, clat_percentiles;
+	int unified_rw_reporting;
+	/* depth in flight when each I/O was issued, fio's iodepth_level */
+	uint64_t depth_hist[RQ_DEPTH_BUCKETS];
+	/* CPU of the worker the clone ran on, shared among its clones */
+	double usr_cpu, sys_cpu;	/* percent of job_runtime */
+	uint64_t ctx;			/* context switches */
+	bool interrupted;		/* stopped by a signal before its end */
 	struct rq_dir_report dir[RQ_DDIR_NR];
 	/* "job options" as fio prints them (key/value pairs, as written) */
 	const char *const *opt_keys;
