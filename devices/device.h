@@ -18,9 +18,11 @@
 #ifndef RQ_DEVICE_H
 #define RQ_DEVICE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/uio.h>
 
 #include "queues/queue.h"
 
@@ -30,6 +32,20 @@ enum rq_dev_flags {
 	RQ_DEV_NEEDS_RING = 1 << 0,	/* completes through the worker's io_uring */
 	RQ_DEV_HAS_DATA = 1 << 1,	/* reads return what was written */
 	RQ_DEV_RING_BIG = 1 << 2,	/* needs SQE128 | CQE32 rings (uring_cmd) */
+	/*
+	 * Every request must be aligned to dev->lbs (offset and length)
+	 * whatever the job's direct= says: passthrough commands address
+	 * logical blocks, there is no page cache to absorb a partial one.
+	 */
+	RQ_DEV_ALIGNED = 1 << 3,
+};
+
+/* What a worker's ring has registered for a device (rq_dev.registered). */
+enum rq_dev_reg {
+	RQ_DEV_REG_PROBED = 1 << 0,	/* ring_init ran on at least one ring */
+	RQ_DEV_REG_FILES = 1 << 1,	/* its fd is a fixed file on a ring */
+	RQ_DEV_REG_BUFS = 1 << 2,	/* the jobs' buffers are fixed buffers there */
+	RQ_DEV_REG_FALLBACK = 1 << 3,	/* a ring refused a registration: plain I/O there */
 };
 
 /* What the job asks of a device when it is opened. */
@@ -50,10 +66,21 @@ struct rq_dev {
 	char path[256];			/* path opened, "" if none */
 	char subkind[32];		/* blkdev: nvme, sata, scsi, virtio, loop, ... */
 	char model[64];
+	char serial[64];		/* "" when unknown */
+	char transport[16];		/* pcie, sata, scsi, virtio, loop, usb, model, memory, ... */
+	int8_t rotational;		/* 1 spinning, 0 not, -1 unknown */
 	uint64_t size;			/* bytes */
 	uint32_t lbs;			/* logical block size: alignment for direct I/O */
 	uint32_t depth;			/* queue depth the queue allows in flight */
 	uint32_t max_bytes;		/* largest request */
+	/*
+	 * Hardware queues the device has: 0 = any number (the mode decides),
+	 * 1 = a single-queue device (floppy, hdd models) whose mq modes must
+	 * use one hardware queue.
+	 */
+	uint32_t nr_hw_queues;
+	/* enum rq_dev_reg bits, or'ed by workers from ring_init() */
+	_Atomic unsigned int registered;
 	int fd;				/* -1 when none */
 	void *priv;
 };
@@ -71,7 +98,11 @@ struct rq_dev {
  *  - close (required).
  *  - queue_rq (required): called with the queue's dispatch lock held;
  *    returns enum rq_q_status.  On RQ_Q_DONE the caller ends the request
- *    with rq->error already set.
+ *    with rq->error already set.  In the legacy modes that lock is the
+ *    queue's (or io_request_lock), so per-device state a queue_rq
+ *    touches needs no lock of its own there; a mode that dispatches one
+ *    device from several hardware queues at once holds only that
+ *    queue's lock, and a device with shared state says nr_hw_queues = 1.
  */
 struct rq_dev_ops {
 	const char *name;
@@ -90,6 +121,26 @@ struct rq_dev_ops {
 	int (*poll)(struct rq_dev *dev, struct rq_cpu *cpu);
 	/* pending (optional): requests @cpu dispatched that poll has not reaped */
 	bool (*pending)(struct rq_dev *dev, struct rq_cpu *cpu);
+	/*
+	 * cqe_res (optional): turn the CQE result of one of this device's
+	 * SQEs into the request's result, bytes done or -errno.  Called by
+	 * the worker that reaps the CQE, no lock held, before
+	 * rq_end_request().  Without it, cqe->res is taken as is.  nvme-pt
+	 * needs it: a uring_cmd CQE carries 0 on success and the NVMe status
+	 * (> 0) on a command error, never a byte count.
+	 */
+	int (*cqe_res)(struct rq_request *rq, int res);
+	/*
+	 * ring_init (optional): called by worker @cpu in its own thread
+	 * right after it created its ring, before the run starts, through
+	 * rq_devs_ring_init() (which has set up the ring's file table and
+	 * buffers).  The device registers what it can on that ring (its fd
+	 * in file-table slot @slot) and remembers, per worker, what worked;
+	 * anything the kernel refuses falls back to plain I/O silently
+	 * (recorded in dev->registered).  Returns 0; nothing here fails a run.
+	 */
+	int (*ring_init)(struct rq_dev *dev, struct rq_cpu *cpu, struct io_uring *ring,
+			 unsigned int slot);
 };
 
 /* Registry: find the ops for @spec and open it. */
@@ -99,11 +150,39 @@ void rq_dev_close(struct rq_dev *dev);
 int rq_devs_check(char *msg, size_t len);
 const char *rq_dev_kind(const struct rq_dev *dev);
 
+/* What dev->registered says, for reports: "none", "files", "files+buffers", ... */
+const char *rq_dev_registered_name(const struct rq_dev *dev);
+
+/*
+ * Registered files and buffers (io_uring).  Each worker calls this in its
+ * own thread right after creating its ring (and again for every ring it
+ * creates): it gives the ring a sparse file table with one slot per
+ * device in @devs (slot = index in @devs), registers @bufs (the job
+ * clones' I/O buffers, any order) as fixed buffers, and calls each
+ * device's ring_init().  What the kernel refuses is left out silently.
+ * Returns 0, or -ENOMEM.  rq_devs_ring_exit() forgets a worker's ring
+ * (call it before io_uring_queue_exit()).
+ */
+int rq_devs_ring_init(struct rq_cpu *cpu, struct io_uring *ring, struct rq_dev *const *devs,
+		      unsigned int nr_devs, const struct iovec *bufs, unsigned int nr_bufs);
+void rq_devs_ring_exit(struct rq_cpu *cpu);
+/* The fixed-buffer index holding [@buf, @buf + @len) on @cpu's ring, or -1. */
+int rq_ring_buf_index(const struct rq_cpu *cpu, const void *buf, size_t len);
+
+/*
+ * `rqlock devices [--json]`: block devices from sysfs and NVMe
+ * namespaces from `nvme list -o json` (devices/discover.c).  Returns the
+ * process exit status.
+ */
+int rq_devices_cmd(int argc, char **argv);
+
 /* Parse ",key=val" options of a built-in spec; see devices/device.c. */
 struct rq_dev_opt {
 	const char *key;
-	uint64_t *val;			/* parsed with size suffixes */
+	uint64_t *val;			/* parsed with size suffixes; NULL for a string */
 	bool is_time_us;
+	char *str;			/* a string option: copied here ... */
+	size_t str_len;			/* ... up to str_len - 1 bytes */
 };
 int rq_dev_parse_opts(const char *spec, const char *opts, struct rq_dev_opt *tab, int nr, FILE *err);
 

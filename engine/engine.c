@@ -23,12 +23,16 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <math.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/sysinfo.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "devices/device.h"
 #include "engine/engine.h"
+#include "engine/engine_internal.h"
 #include "queues/queue.h"
 
 #define STAMP_MAGIC 0x72716c6f636b5354ULL	/* "rqlockST" */
@@ -38,19 +42,38 @@ struct clone_file {
 	struct rq_queue *q;
 	uint64_t start, end;		/* the clone's region on the device */
 	uint64_t pos;			/* sequential: next offset */
+	uint64_t last_end;		/* random with rw=...:N: where the last I/O ended */
 	uint64_t nblocks;		/* random: blocks of min bs in the region */
-	uint64_t mask, counter;		/* random: permutation state */
+	uint64_t mask, counter;		/* random map: permutation state */
 	int bits;
 	bool has_data;
+	struct rq_dist dist;		/* random_distribution other than random */
 };
+
+/* fio's 500 ms bandwidth/IOPS samples, kept with Welford's method */
+struct sampler {
+	uint64_t n, min, max;
+	double mean, m2;
+};
+
+/* A completed verified write, to be read back. */
+struct vlog {
+	uint64_t offset;
+	uint32_t len;
+	uint32_t file;			/* index in the clone's files */
+};
+
+#define BIO_VERIFY 0x1			/* a read issued by verification */
 
 struct clone {
 	const struct rq_job *job;
+	unsigned int job_index;
 	unsigned int index;		/* clone number within the job */
 	struct rq_cpu *cpu;
 	struct clone_file *files;
 	unsigned int nr_files, cur_file;
 	struct rq_bio *bios;		/* iodepth of them */
+	uint8_t *bio_flags;		/* BIO_*, by bio index */
 	struct rq_bio *free_bios;
 	char *bufs;
 	uint32_t min_bs, max_bs;
@@ -59,8 +82,25 @@ struct clone {
 	uint64_t seed;
 	uint64_t io_limit, issued;
 	uint64_t start_ns, ramp_end_ns, deadline_ns, end_ns;
+	bool waiting;			/* wait_for: not started yet */
+	unsigned int wait_index;	/* the job waited for */
 	bool issue_done, finished;
 	int error;
+	uint64_t total_err;
+	/* load shaping */
+	int pending_op;			/* op chosen but held back by the rate, or -1 */
+	uint64_t next_issue_ns[2];	/* rate_iops */
+	uint64_t think_until_ns;
+	unsigned int since_think;
+	unsigned int seq_left;		/* rw=rand...:N */
+	unsigned int unsubmitted;	/* iodepth_batch_submit */
+	/* samples */
+	uint64_t next_sample_ns, last_sample_ns;
+	uint64_t last_bytes[2], last_ios[2];
+	struct sampler bw[2], iops[2];
+	/* verify */
+	struct vlog *vlog;
+	uint64_t nr_vlog, vlog_cap, vcur, vtarget, wseq;
 	struct rq_job_report rep;
 };
 
@@ -83,6 +123,8 @@ struct rq_cpu {
 	_Atomic(struct rq_bio *) handback;
 	_Atomic uint32_t sleeping;	/* futex word: owner waits for handback */
 	uint64_t submitted, completed, verified;
+	uint64_t clone_wake_ns;		/* earliest time a held-back clone may issue */
+	struct rusage ru_start;
 	int fatal;
 	pthread_t thread;
 	struct rq_engine *e;
@@ -111,6 +153,7 @@ struct rq_engine {
 	unsigned int nr_cpus;
 	pthread_barrier_t barrier;
 	atomic_bool start_failed;	/* a worker could not set up: nobody runs */
+	_Atomic unsigned int *job_remaining;	/* clones of each job not finished (wait_for) */
 	uint64_t group_start;
 	struct rq_run_report rep;
 	struct rq_lock_report *locks;
@@ -227,16 +270,6 @@ void rq_bio_endio(struct rq_cpu *cpu, struct rq_bio *bio, int error)
 
 /* ---- job clones ---------------------------------------------------- */
 
-static inline uint64_t rng_next(uint64_t *s)
-{
-	/* splitmix64: full period, one multiply chain, good enough for mixing */
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 /*
  * A random permutation of [0, nblocks) without memory, standing in for
  * fio's random map: a bijection of [0, 2^bits) (xor-shift and odd
@@ -258,19 +291,57 @@ static uint64_t permute(const struct clone_file *f, uint64_t x, uint64_t seed)
 
 static uint64_t random_offset(struct clone *c, struct clone_file *f, uint32_t bs)
 {
-	for (;;) {
-		uint64_t b;
+	const struct rq_job *job = c->job;
 
-		if (f->counter > f->mask)
-			f->counter = 0;		/* a pass is over: start another */
-		b = permute(f, f->counter++, c->seed);
-		if (b < f->nblocks) {
-			uint64_t off = f->start + b * c->min_bs;
-
-			if (off + bs <= f->end)
-				return off;
-		}
+	if (job->rw_seq_nr > 1 && c->seq_left && f->last_end + bs <= f->end) {
+		c->seq_left--;
+		return f->last_end;	/* rw=rand...:N: N-1 sequential I/Os follow */
 	}
+	c->seq_left = job->rw_seq_nr > 1 ? job->rw_seq_nr - 1 : 0;
+	for (;;) {
+		uint64_t b, off;
+
+		if (job->random_distribution != RQ_RAND_UNIFORM) {
+			b = rq_dist_next(&f->dist, &c->rng);
+		} else if (job->norandommap) {
+			b = rq_rng_next(&c->rng) % f->nblocks;
+		} else {
+			if (f->counter > f->mask)
+				f->counter = 0;		/* a pass is over: start another */
+			b = permute(f, f->counter++, c->seed);
+			if (b >= f->nblocks)
+				continue;
+		}
+		off = f->start + b * c->min_bs;
+		if (off + bs <= f->end)
+			return off;
+	}
+}
+
+/* bs, bsrange or bssplit, as fio picks a block size */
+static uint32_t pick_bs(struct clone *c, int op)
+{
+	const struct rq_job *job = c->job;
+	unsigned int n = job->nr_bssplit[op];
+
+	if (n) {
+		unsigned int r = (unsigned int)(rq_rng_next(&c->rng) % 100), sum = 0;
+
+		for (unsigned int i = 0; i < n; i++) {
+			sum += job->bssplit[op][i].pct;
+			if (r < sum)
+				return job->bssplit[op][i].bs;
+		}
+		return job->bssplit[op][n - 1].bs;
+	}
+	if (job->bs_min[op] && job->bs_max[op] > job->bs_min[op]) {
+		uint32_t lo = job->bs_min[op], hi = job->bs_max[op];
+		uint32_t v = lo + (uint32_t)(rq_rng_next(&c->rng) % (hi - lo + 1));
+
+		v = (v + lo - 1) / lo * lo;	/* a multiple of the minimum, as fio */
+		return v > hi ? hi / lo * lo : v;
+	}
+	return job->bs[op];
 }
 
 static void stamp(char *buf, uint64_t offset, uint32_t len)
@@ -304,99 +375,301 @@ static int check_stamps(const struct clone *c, const struct rq_bio *bio, const s
 	return n;
 }
 
+static bool coe_allows(const struct clone *c, int kind)
+{
+	return (c->job->continue_on_error & kind) == kind;
+}
+
+static void vlog_add(struct clone *c, const struct clone_file *f, uint64_t offset, uint32_t len)
+{
+	if (c->nr_vlog == c->vlog_cap) {
+		uint64_t cap = c->vlog_cap ? c->vlog_cap * 2 : 1024;
+		struct vlog *v = realloc(c->vlog, cap * sizeof(*v));
+
+		if (!v) {
+			if (!c->error)
+				c->error = ENOMEM;
+			c->issue_done = true;
+			return;
+		}
+		c->vlog = v;
+		c->vlog_cap = cap;
+	}
+	c->vlog[c->nr_vlog].offset = offset;
+	c->vlog[c->nr_vlog].len = len;
+	c->vlog[c->nr_vlog].file = (uint32_t)(f - c->files);
+	c->nr_vlog++;
+}
+
+/* A bio is back: check what it read, account it, note errors. */
 static void clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
 {
 	struct clone_file *f = bio->owner_priv;
+	const struct rq_job *job = c->job;
+	unsigned int idx = (unsigned int)(bio - c->bios);
+	bool vread = c->bio_flags[idx] & BIO_VERIFY;
+	int kind = bio->op == RQ_OP_WRITE ? RQ_COE_WRITE : RQ_COE_READ;
 
 	bio->done_ns = done;
 	c->inflight--;
 	c->cpu->completed++;
+	c->bio_flags[idx] = 0;
+	/* a read-only job with verify= checks what it reads, as fio's */
+	if (job->verify != RQ_VERIFY_NONE && !rq_rw_writes(job->rw))
+		vread = true;
 	if (!bio->error && bio->op == RQ_OP_READ && f->has_data) {
-		int n = check_stamps(c, bio, f);
+		if (vread) {
+			char msg[256];
 
-		if (n < 0)
-			bio->error = n;
-		else
-			c->cpu->verified += (uint64_t)n;
+			if (rq_verify_check(job, bio->buf, bio->offset, bio->len, msg, sizeof(msg))) {
+				fprintf(stderr, "rqlock: verify: job '%s': %s %s\n", job->name, f->q->name, msg);
+				bio->error = -EILSEQ;
+				kind = RQ_COE_VERIFY;
+			}
+		} else if (job->verify == RQ_VERIFY_NONE) {
+			int n = check_stamps(c, bio, f);
+
+			if (n < 0) {
+				bio->error = n;
+				kind = RQ_COE_VERIFY;
+			} else {
+				c->cpu->verified += (uint64_t)n;
+			}
+		}
+		if (vread && !bio->error)
+			c->cpu->verified += bio->len / SECTOR;
 	}
 	if (bio->error) {
+		c->total_err++;
 		if (!c->error) {
 			c->error = -bio->error;
 			if (bio->error != -EILSEQ)
-				fprintf(stderr, "rqlock: job '%s': %s I/O error at offset %" PRIu64
-					": %s\n", c->job->name, f->q->name, bio->offset,
+				fprintf(stderr, "rqlock: job '%s': %s %s error at offset %" PRIu64 ": %s\n",
+					job->name, f->q->name, bio->op ? "write" : "read", bio->offset,
 					strerror(-bio->error));
 		}
-		c->issue_done = true;
-	} else if (bio->done_ns >= c->ramp_end_ns) {
-		struct rq_dir_report *d = &c->rep.dir[bio->op];
+		if (!coe_allows(c, kind))
+			c->issue_done = true;
+	} else {
+		if (bio->op == RQ_OP_WRITE && job->verify != RQ_VERIFY_NONE && f->has_data)
+			vlog_add(c, f, bio->offset, bio->len);
+		if (bio->done_ns >= c->ramp_end_ns) {
+			struct rq_dir_report *d = &c->rep.dir[bio->op];
 
-		d->total_ios++;
-		d->io_bytes += bio->len;
-		rq_lat_add(&d->slat, bio->issue_ns - bio->start_ns);
-		rq_lat_add(&d->clat, bio->done_ns - bio->issue_ns);
-		rq_lat_add(&d->lat, bio->done_ns - bio->start_ns);
+			d->total_ios++;
+			d->io_bytes += bio->len;
+			rq_lat_add(&d->slat, bio->issue_ns - bio->start_ns);
+			rq_lat_add(&d->clat, bio->done_ns - bio->issue_ns);
+			rq_lat_add(&d->lat, bio->done_ns - bio->start_ns);
+		}
 	}
 	bio->next = c->free_bios;
 	c->free_bios = bio;
 }
 
+static void sampler_add(struct sampler *s, uint64_t v)
+{
+	double d;
+
+	if (!s->n || v < s->min)
+		s->min = v;
+	if (v > s->max)
+		s->max = v;
+	s->n++;
+	d = (double)v - s->mean;
+	s->mean += d / (double)s->n;
+	s->m2 += d * ((double)v - s->mean);
+}
+
+static void sampler_report(const struct sampler *s, struct rq_sample_stat *out)
+{
+	out->samples = s->n;
+	out->min = s->min;
+	out->max = s->max;
+	out->mean = s->mean;
+	out->stddev = s->n > 1 ? sqrt(s->m2 / (double)(s->n - 1)) : 0;
+}
+
+/* fio's bandwidth and IOPS logs: one sample per 500 ms of measured time. */
+#define SAMPLE_NS 500000000ULL
+
+static void clone_sample(struct clone *c, uint64_t now)
+{
+	uint64_t el;
+
+	if (now < c->next_sample_ns || c->waiting)
+		return;
+	if (!c->last_sample_ns) {
+		if (now < c->ramp_end_ns) {
+			c->next_sample_ns = c->ramp_end_ns;
+			return;
+		}
+		c->last_sample_ns = now;
+		c->next_sample_ns = now + SAMPLE_NS;
+		for (int d = 0; d < 2; d++) {
+			c->last_bytes[d] = c->rep.dir[d].io_bytes;
+			c->last_ios[d] = c->rep.dir[d].total_ios;
+		}
+		return;
+	}
+	el = now - c->last_sample_ns;
+	for (int d = 0; d < 2; d++) {
+		const struct rq_dir_report *r = &c->rep.dir[d];
+		bool dir_used = d == RQ_OP_READ ? rq_rw_reads(c->job->rw) : rq_rw_writes(c->job->rw);
+
+		if (!dir_used)
+			continue;
+		sampler_add(&c->bw[d], (r->io_bytes - c->last_bytes[d]) * 1000000000ULL / 1024 / el);
+		sampler_add(&c->iops[d], (r->total_ios - c->last_ios[d]) * 1000000000ULL / el);
+		c->last_bytes[d] = r->io_bytes;
+		c->last_ios[d] = r->total_ios;
+	}
+	c->last_sample_ns = now;
+	c->next_sample_ns = now + SAMPLE_NS;
+}
+
 static void clone_check_done(struct clone *c, uint64_t now)
 {
+	const struct rq_job *job = c->job;
+
+	if (c->waiting)
+		return;
 	if (!c->issue_done) {
 		if ((c->deadline_ns && now >= c->deadline_ns) ||
-		    (!c->job->time_based && c->issued >= c->io_limit))
+		    (!job->time_based && c->issued >= c->io_limit))
 			c->issue_done = true;
 	}
-	if (c->issue_done && !c->inflight && !c->finished) {
+	/* verification: reads of completed writes, after a backlog or at the end */
+	if (job->verify != RQ_VERIFY_NONE && (!c->error || coe_allows(c, RQ_COE_VERIFY))) {
+		if (job->verify_backlog && c->nr_vlog - c->vtarget >= job->verify_backlog)
+			c->vtarget = c->nr_vlog;
+		if (c->issue_done && !c->inflight && job->do_verify)
+			c->vtarget = c->nr_vlog;
+	}
+	if (c->issue_done && !c->inflight && c->vcur >= c->vtarget && !c->finished) {
 		c->finished = true;
 		c->end_ns = now;
 		c->cpu->nr_active--;
+		atomic_fetch_sub(&c->cpu->e->job_remaining[c->job_index], 1);
 	}
+}
+
+/* wait_for: start once every clone of the job waited for has finished */
+static bool clone_try_start(struct clone *c, uint64_t now)
+{
+	struct rq_engine *e = c->cpu->e;
+
+	if (atomic_load(&e->job_remaining[c->wait_index]))
+		return false;
+	c->waiting = false;
+	c->start_ns = now;
+	c->ramp_end_ns = now + c->job->ramp_ns;
+	c->deadline_ns = c->job->runtime_ns ? c->ramp_end_ns + c->job->runtime_ns : 0;
+	return true;
+}
+
+static inline unsigned int depth_bucket(unsigned int d)
+{
+	unsigned int b = 0;
+
+	while (b < RQ_DEPTH_BUCKETS - 1 && (1u << (b + 1)) <= d)
+		b++;
+	return b;
+}
+
+/* Time a clone holds itself back (rate, thinktime): the worker wakes for it. */
+static inline void hold_until(struct rq_cpu *cpu, uint64_t t)
+{
+	if (t < cpu->clone_wake_ns)
+		cpu->clone_wake_ns = t;
 }
 
 static unsigned int account_ended(struct rq_cpu *cpu);
 static int cpu_submit(struct rq_cpu *cpu, bool wait, uint64_t wait_ns);
+
+static int choose_op(struct clone *c)
+{
+	const struct rq_job *job = c->job;
+
+	switch (job->rw) {
+	case RQ_RW_READ:
+	case RQ_RW_RANDREAD:
+		return RQ_OP_READ;
+	case RQ_RW_WRITE:
+	case RQ_RW_RANDWRITE:
+		return RQ_OP_WRITE;
+	default:
+		return (rq_rng_next(&c->rng) % 100) < job->rwmixread ? RQ_OP_READ : RQ_OP_WRITE;
+	}
+}
+
+/* Interval to the next I/O under rate_iops: fixed, or exponential (poisson). */
+static uint64_t rate_gap(struct clone *c, int op)
+{
+	double gap = 1e9 / (double)c->job->rate_iops[op];
+
+	if (c->job->rate_poisson)
+		gap *= -log(1.0 - rq_rng_unit(&c->rng));
+	return (uint64_t)gap;
+}
 
 /* Build and submit bios until the clone's depth is full (at most a depth's worth). */
 static unsigned int clone_fill(struct clone *c)
 {
 	const struct rq_job *job = c->job;
 	struct rq_cpu *cpu = c->cpu;
-	unsigned int n = 0;
+	unsigned int n = 0, batch = job->iodepth_batch_submit ? job->iodepth_batch_submit : 1;
 
+	if (c->waiting && !clone_try_start(c, cpu->now))
+		return 0;
 	clone_check_done(c, cpu->now);
-	while (!c->issue_done && c->free_bios && n < job->iodepth) {
+	while (c->free_bios && n < job->iodepth) {
 		struct rq_bio *bio = c->free_bios;
-		struct clone_file *f = &c->files[c->cur_file];
+		struct clone_file *f;
+		bool vread = c->vcur < c->vtarget;
 		int op, ret;
 		uint32_t bs;
 
-		if (++c->cur_file == c->nr_files)
-			c->cur_file = 0;
-		switch (job->rw) {
-		case RQ_RW_READ:
-		case RQ_RW_RANDREAD:
+		if (vread) {
+			const struct vlog *v = &c->vlog[c->vcur];
+
+			f = &c->files[v->file];
 			op = RQ_OP_READ;
-			break;
-		case RQ_RW_WRITE:
-		case RQ_RW_RANDWRITE:
-			op = RQ_OP_WRITE;
-			break;
-		default:
-			op = (rng_next(&c->rng) % 100) < job->rwmixread ? RQ_OP_READ : RQ_OP_WRITE;
-			break;
-		}
-		bs = job->bs[op];
-		if (!job->time_based && c->io_limit - c->issued < bs)
-			bs = (uint32_t)(c->io_limit - c->issued);
-		if (rq_rw_random(job->rw)) {
-			bio->offset = random_offset(c, f, bs);
+			bs = v->len;
+			bio->offset = v->offset;
 		} else {
-			if (f->pos + bs > f->end)
-				f->pos = f->start;
-			bio->offset = f->pos;
-			f->pos += bs;
+			if (c->issue_done)
+				break;
+			if (c->think_until_ns > cpu->now) {
+				hold_until(cpu, c->think_until_ns);
+				break;
+			}
+			op = c->pending_op >= 0 ? c->pending_op : choose_op(c);
+			if (job->rate_iops[op]) {
+				if (c->next_issue_ns[op] > cpu->now) {
+					c->pending_op = op;
+					hold_until(cpu, c->next_issue_ns[op]);
+					break;
+				}
+				c->next_issue_ns[op] = (c->next_issue_ns[op] ? c->next_issue_ns[op] : cpu->now) +
+						       rate_gap(c, op);
+			}
+			c->pending_op = -1;
+			f = &c->files[c->cur_file];
+			if (++c->cur_file == c->nr_files)
+				c->cur_file = 0;
+			bs = pick_bs(c, op);
+			if (!job->time_based && c->io_limit - c->issued < bs)
+				bs = (uint32_t)(c->io_limit - c->issued);
+			if (rq_rw_random(job->rw)) {
+				bio->offset = random_offset(c, f, bs);
+				f->last_end = bio->offset + bs;
+			} else {
+				if (f->pos + bs > f->end)
+					f->pos = f->start;
+				bio->offset = f->pos;
+				f->pos += bs + (job->rw_seq_nr > 1 ? job->rw_seq_nr : 0);
+			}
 		}
 		c->free_bios = bio->next;
 		bio->len = bs;
@@ -405,16 +678,29 @@ static unsigned int clone_fill(struct clone *c)
 		bio->owner_priv = f;
 		bio->error = 0;
 		bio->next = NULL;
-		if (op == RQ_OP_WRITE && f->has_data)
-			stamp(bio->buf, bio->offset, bs);
+		c->bio_flags[bio - c->bios] = vread ? BIO_VERIFY : 0;
+		if (op == RQ_OP_WRITE && f->has_data) {
+			if (job->verify != RQ_VERIFY_NONE)
+				rq_verify_fill(job, bio->buf, bio->offset, bs, c->seed ^ c->wseq, c->wseq);
+			else
+				stamp(bio->buf, bio->offset, bs);
+			c->wseq++;
+		}
 		bio->start_ns = cpu->now;
 		c->inflight++;
-		c->issued += bs;
+		c->rep.depth_hist[depth_bucket(c->inflight)]++;
+		if (vread)
+			c->vcur++;
+		else
+			c->issued += bs;
 		cpu->submitted++;
 		ret = rq_submit_bio(f->q, cpu, bio);
-		/* fio's iodepth_batch_submit=1: what was dispatched goes to the kernel now */
-		if (cpu->has_ring && io_uring_sq_ready(&cpu->ring) && !cpu->fatal)
+		/* fio's iodepth_batch_submit: what was dispatched goes to the kernel */
+		if (++c->unsubmitted >= batch && cpu->has_ring && io_uring_sq_ready(&cpu->ring) &&
+		    !cpu->fatal) {
 			cpu->fatal = cpu_submit(cpu, false, 0);
+			c->unsubmitted = 0;
+		}
 		cpu->now = now_ns();
 		bio->issue_ns = cpu->now;
 		/* bios the device completed inside the submission end now */
@@ -423,15 +709,28 @@ static unsigned int clone_fill(struct clone *c)
 		if (ret) {
 			/* not accepted: the bio is ours again */
 			c->inflight--;
-			c->issued -= bs;
+			if (vread)
+				c->vcur--;
+			else
+				c->issued -= bs;
 			cpu->submitted--;
 			bio->next = c->free_bios;
 			c->free_bios = bio;
 			break;
 		}
 		n++;
-		if (c->issued >= c->io_limit && !job->time_based)
-			c->issue_done = true;
+		if (!vread) {
+			if (c->issued >= c->io_limit && !job->time_based)
+				c->issue_done = true;
+			if (job->thinktime_us && ++c->since_think >= (job->thinktime_blocks ? job->thinktime_blocks : 1)) {
+				c->since_think = 0;
+				c->think_until_ns = cpu->now + job->thinktime_us * 1000;
+			}
+		}
+	}
+	if (c->unsubmitted && cpu->has_ring && io_uring_sq_ready(&cpu->ring) && !cpu->fatal) {
+		cpu->fatal = cpu_submit(cpu, false, 0);
+		c->unsubmitted = 0;
 	}
 	return n;
 }
@@ -587,9 +886,12 @@ static bool cpu_has_pending(struct rq_cpu *cpu)
 static int cpu_wait(struct rq_cpu *cpu, unsigned int idle_rounds)
 {
 	uint64_t wait_ns = 200000;
+	uint64_t next = cpu->timer_head ? cpu->timer_head->done_at : UINT64_MAX;
 
-	if (cpu->timer_head) {
-		uint64_t t = cpu->timer_head->done_at;
+	if (cpu->clone_wake_ns < next)
+		next = cpu->clone_wake_ns;
+	if (next != UINT64_MAX) {
+		uint64_t t = next;
 
 		wait_ns = t > cpu->now ? t - cpu->now : 0;
 		if (wait_ns < 50000) {
@@ -668,6 +970,30 @@ static int ring_init(struct io_uring *ring, unsigned int extra)
 	return ret;
 }
 
+/* fio's usr_cpu/sys_cpu/ctx: the worker's, shared among its clones */
+static void worker_cpu_usage(struct rq_cpu *cpu)
+{
+	struct rusage ru;
+	double usr, sys;
+	uint64_t ctx;
+
+	if (!cpu->nr_clones || getrusage(RUSAGE_THREAD, &ru))
+		return;
+	usr = (double)(ru.ru_utime.tv_sec - cpu->ru_start.ru_utime.tv_sec) * 1e9 +
+	      (double)(ru.ru_utime.tv_usec - cpu->ru_start.ru_utime.tv_usec) * 1e3;
+	sys = (double)(ru.ru_stime.tv_sec - cpu->ru_start.ru_stime.tv_sec) * 1e9 +
+	      (double)(ru.ru_stime.tv_usec - cpu->ru_start.ru_stime.tv_usec) * 1e3;
+	ctx = (uint64_t)(ru.ru_nvcsw - cpu->ru_start.ru_nvcsw + ru.ru_nivcsw - cpu->ru_start.ru_nivcsw);
+	for (unsigned int i = 0; i < cpu->nr_clones; i++) {
+		struct clone *c = cpu->clones[i];
+		double run = (double)(c->end_ns > c->start_ns ? c->end_ns - c->start_ns : 1);
+
+		c->rep.usr_cpu = 100.0 * usr / cpu->nr_clones / run;
+		c->rep.sys_cpu = 100.0 * sys / cpu->nr_clones / run;
+		c->rep.ctx = ctx / cpu->nr_clones;
+	}
+}
+
 static void *worker_main(void *arg)
 {
 	struct rq_cpu *cpu = arg;
@@ -690,10 +1016,15 @@ static void *worker_main(void *arg)
 	pthread_barrier_wait(&e->barrier);
 	if (atomic_load(&e->start_failed))
 		return NULL;	/* every worker sees it: nobody starts */
+	getrusage(RUSAGE_THREAD, &cpu->ru_start);
 	cpu->now = now_ns();
 	for (unsigned int i = 0; i < cpu->nr_clones; i++) {
 		struct clone *c = cpu->clones[i];
 
+		if (c->job->wait_for[0]) {
+			c->waiting = true;	/* clone_try_start() sets the times */
+			continue;
+		}
 		c->start_ns = cpu->now;
 		c->ramp_end_ns = cpu->now + c->job->ramp_ns;
 		c->deadline_ns = c->job->runtime_ns ? c->ramp_end_ns + c->job->runtime_ns : 0;
@@ -708,13 +1039,17 @@ static void *worker_main(void *arg)
 		unsigned int progress = 0;
 		int ret = 0;
 
+		cpu->clone_wake_ns = UINT64_MAX;
 		for (unsigned int i = 0; i < cpu->nr_clones; i++)
 			if (!cpu->clones[i]->finished)
 				progress += clone_fill(cpu->clones[i]);
 		progress += cpu_reap(cpu);
-		for (unsigned int i = 0; i < cpu->nr_clones; i++)
-			if (!cpu->clones[i]->finished)
+		for (unsigned int i = 0; i < cpu->nr_clones; i++) {
+			if (!cpu->clones[i]->finished) {
 				clone_check_done(cpu->clones[i], cpu->now);
+				clone_sample(cpu->clones[i], cpu->now);
+			}
+		}
 		if (progress) {
 			idle = 0;
 			if (++busy >= 1) {
@@ -732,6 +1067,7 @@ static void *worker_main(void *arg)
 		if (cpu->fatal)
 			break;
 	}
+	worker_cpu_usage(cpu);
 	return NULL;
 }
 
@@ -776,6 +1112,31 @@ static int clone_names(const struct rq_job *job, unsigned int clone,
 	return fn(name, arg) < 0 ? -EINVAL : 1;
 }
 
+/* The smallest and largest block size a job issues in @dir. */
+static void job_bs_limits(const struct rq_job *job, int dir, uint32_t *lo, uint32_t *hi)
+{
+	*lo = *hi = job->bs[dir];
+	if (job->nr_bssplit[dir]) {
+		*lo = UINT32_MAX;
+		*hi = 0;
+		for (unsigned int i = 0; i < job->nr_bssplit[dir]; i++) {
+			uint32_t b = job->bssplit[dir][i].bs;
+
+			*lo = b < *lo ? b : *lo;
+			*hi = b > *hi ? b : *hi;
+		}
+	} else if (job->bs_min[dir] && job->bs_max[dir] > job->bs_min[dir]) {
+		*lo = job->bs_min[dir];
+		*hi = job->bs_max[dir];
+	}
+}
+
+/* Where clone @k's region starts (offset_increment). */
+static uint64_t clone_offset(const struct rq_job *job, unsigned int k)
+{
+	return job->offset + (uint64_t)k * job->offset_increment;
+}
+
 /* The spec a --device NAME=SPEC gives @name, or NULL. */
 static const char *alias_of(const struct rq_engine_opts *o, const char *name)
 {
@@ -793,7 +1154,7 @@ static int add_dev(const char *name, void *arg)
 	const struct rq_job *job = x->job;
 	uint64_t per_file = job->size / job_nr_files(job);
 	struct dev_entry *d = dev_find(x->e, name);
-	uint64_t need = per_file ? job->offset + per_file : 0;
+	uint64_t need = per_file ? clone_offset(job, job->numjobs - 1) + per_file : 0;
 
 	if (!d) {
 		d = &x->e->devs[x->e->nr_devs++];
@@ -833,16 +1194,21 @@ static int bind_file(const char *name, void *arg)
 
 	f->q = &d->q;
 	f->has_data = d->dev.ops->flags & RQ_DEV_HAS_DATA;
+	uint64_t off = clone_offset(job, x->clone);
+
 	if (!size)
-		size = d->dev.size > job->offset ? d->dev.size - job->offset : 0;
-	f->start = job->offset;
-	f->end = job->offset + size;
+		size = d->dev.size > off ? d->dev.size - off : 0;
+	f->start = off;
+	f->end = off + size;
 	f->pos = f->start;
 	f->nblocks = size / c->min_bs;
 	f->bits = 1;
 	while (f->bits < 63 && (1ULL << f->bits) < f->nblocks)
 		f->bits++;
 	f->mask = (1ULL << f->bits) - 1;
+	if (job->random_distribution != RQ_RAND_UNIFORM &&
+	    rq_dist_init(&f->dist, job->random_distribution, job->rand_param, f->nblocks))
+		return -EINVAL;
 	return 0;
 }
 
@@ -854,24 +1220,37 @@ static int check_file(const char *name, void *arg)
 	const struct dev_entry *d = dev_find(x->e, name);
 	const struct rq_dev *dev = &d->dev;
 	uint64_t per_file = job->size / job_nr_files(job);
-	uint64_t end = per_file ? job->offset + per_file : dev->size;
+	uint64_t last = clone_offset(job, job->numjobs - 1);
+	uint64_t end = per_file ? last + per_file : dev->size;
 
 	for (int dir = 0; dir < 2; dir++) {
+		uint32_t lo, hi;
+
 		if ((dir == 0 && !rq_rw_reads(job->rw)) || (dir == 1 && !rq_rw_writes(job->rw)))
 			continue;
-		if (job->direct && job->bs[dir] % dev->lbs) {
-			fprintf(x->err, "%s:%d: job '%s': bs=%u is not a multiple of the logical "
-				"block size %u of %s (direct=1)\n", job->file, job->line, job->name,
-				job->bs[dir], dev->lbs, name);
-			return -EINVAL;
+		job_bs_limits(job, dir, &lo, &hi);
+		for (unsigned int i = 0; job->direct && i <= job->nr_bssplit[dir]; i++) {
+			uint32_t b = i < job->nr_bssplit[dir] ? job->bssplit[dir][i].bs : lo;
+
+			if (b % dev->lbs) {
+				fprintf(x->err, "%s:%d: job '%s': bs=%u is not a multiple of the logical "
+					"block size %u of %s (direct=1)\n", job->file, job->line, job->name,
+					b, dev->lbs, name);
+				return -EINVAL;
+			}
 		}
-		if (end < job->offset + job->bs[dir] || dev->size < job->offset + job->bs[dir]) {
+		if (end < last + hi || dev->size < last + hi) {
 			fprintf(x->err, "%s:%d: job '%s': region of %s (offset=%" PRIu64 ", size=%"
 				PRIu64 ") is smaller than bs=%u\n", job->file, job->line, job->name,
-				name, job->offset, end > job->offset ? end - job->offset : 0,
-				job->bs[dir]);
+				name, last, end > last ? end - last : 0, hi);
 			return -EINVAL;
 		}
+	}
+	if (job->direct && job->offset_increment % dev->lbs) {
+		fprintf(x->err, "%s:%d: job '%s': offset_increment=%" PRIu64 " is not a multiple of the "
+			"logical block size %u of %s (direct=1)\n", job->file, job->line,
+			job->name, job->offset_increment, dev->lbs, name);
+		return -EINVAL;
 	}
 	if (job->direct && job->offset % dev->lbs) {
 		fprintf(x->err, "%s:%d: job '%s': offset=%" PRIu64 " is not a multiple of the "
@@ -895,6 +1274,116 @@ static unsigned int online_cpus(void)
 		return (unsigned int)CPU_COUNT(&set);
 	long n = sysconf(_SC_NPROCESSORS_ONLN);
 	return n > 0 ? (unsigned int)n : 1;
+}
+
+static bool job_allows_worker(const struct rq_job *job, unsigned int w);
+static int ring_init(struct io_uring *ring, unsigned int extra);
+static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job *job,
+		      unsigned int index);
+
+/*
+ * Resource limits, checked before anything is written: the clones' I/O
+ * buffers against the machine's memory and RLIMIT_AS, and one io_uring
+ * ring per worker against RLIMIT_MEMLOCK and the kernel's ring limits
+ * (created and closed again here; the workers create their own).
+ */
+static int check_resources(struct rq_engine *e, FILE *err)
+{
+	const struct rq_job_list *jobs = e->jobs;
+	unsigned __int128 total = 0;
+	struct sysinfo si;
+	struct rlimit rl;
+	bool ring = false;
+
+	for (unsigned int j = 0; j < jobs->nr; j++) {
+		const struct rq_job *job = &jobs->jobs[j];
+		uint32_t lo, hi, max = 0;
+		unsigned __int128 need;
+
+		for (int d = 0; d < 2; d++) {
+			job_bs_limits(job, d, &lo, &hi);
+			max = hi > max ? hi : max;
+		}
+		need = (unsigned __int128)job->numjobs * job->iodepth * ((max + 4095ULL) & ~4095ULL);
+		total += need;
+		if (!sysinfo(&si) && need > (unsigned __int128)si.totalram * si.mem_unit / 2) {
+			fprintf(err, "%s:%d: job '%s': numjobs x iodepth x bs needs %llu MiB of buffers, "
+				"more than half of this machine's %llu MiB\n", job->file, job->line, job->name,
+				(unsigned long long)(need >> 20),
+				(unsigned long long)(((unsigned __int128)si.totalram * si.mem_unit) >> 20));
+			return -ENOMEM;
+		}
+	}
+	if (!getrlimit(RLIMIT_AS, &rl) && rl.rlim_cur != RLIM_INFINITY && total > rl.rlim_cur) {
+		fprintf(err, "rqlock: the jobs need %llu MiB of buffers, more than RLIMIT_AS (%llu MiB)\n",
+			(unsigned long long)(total >> 20), (unsigned long long)(rl.rlim_cur >> 20));
+		return -ENOMEM;
+	}
+	for (unsigned int i = 0; i < e->nr_devs; i++)
+		ring |= e->devs[i].dev.ops->flags & RQ_DEV_NEEDS_RING;
+	if (ring) {
+		struct io_uring *rings = calloc(e->nr_cpus, sizeof(*rings));
+		unsigned int made = 0;
+		int ret = 0;
+
+		if (!rings)
+			return -ENOMEM;
+		for (; made < e->nr_cpus; made++) {
+			ret = ring_init(&rings[made], 0);
+			if (ret)
+				break;
+		}
+		for (unsigned int i = 0; i < made; i++)
+			io_uring_queue_exit(&rings[i]);
+		free(rings);
+		if (ret) {
+			getrlimit(RLIMIT_MEMLOCK, &rl);
+			fprintf(err, "rqlock: cannot create io_uring ring %u of %u: %s (RLIMIT_MEMLOCK %llu KiB)\n",
+				made + 1, e->nr_cpus, strerror(-ret),
+				rl.rlim_cur == RLIM_INFINITY ? 0ULL : (unsigned long long)(rl.rlim_cur >> 10));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* What can be checked of the jobs alone, before any device is opened. */
+static int check_jobs(struct rq_engine *e, FILE *err)
+{
+	const struct rq_job_list *jobs = e->jobs;
+
+	for (unsigned int j = 0; j < jobs->nr; j++) {
+		const struct rq_job *job = &jobs->jobs[j];
+		struct rq_dist d;
+		bool any = false;
+
+		if (job->wait_for[0]) {
+			unsigned int k;
+
+			for (k = 0; k < j; k++)
+				if (!strcmp(jobs->jobs[k].name, job->wait_for))
+					break;
+			if (k == j) {
+				fprintf(err, "%s:%d: job '%s': wait_for=%s: no job of that name before it\n",
+					job->file, job->line, job->name, job->wait_for);
+				return -EINVAL;
+			}
+		}
+		if (job->random_distribution != RQ_RAND_UNIFORM &&
+		    rq_dist_init(&d, job->random_distribution, job->rand_param, 1024)) {
+			fprintf(err, "%s:%d: job '%s': random_distribution: parameter %g out of range\n",
+				job->file, job->line, job->name, job->rand_param);
+			return -EINVAL;
+		}
+		for (unsigned int w = 0; job->has_cpus_allowed && w < e->nr_cpus; w++)
+			any |= job_allows_worker(job, w);
+		if (job->has_cpus_allowed && !any) {
+			fprintf(err, "%s:%d: job '%s': cpus_allowed names no CPU that one of the %u "
+				"workers runs on\n", job->file, job->line, job->name, e->nr_cpus);
+			return -EINVAL;
+		}
+	}
+	return 0;
 }
 
 int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
@@ -935,6 +1424,9 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 		max_devs += job_nr_files(job) * (job->filename[0] ? 1 : job->numjobs);
 		e->nr_clones += job->numjobs;
 	}
+	ret = check_jobs(e, err);
+	if (ret)
+		goto fail;
 	e->devs = calloc(max_devs ? max_devs : 1, sizeof(*e->devs));
 	e->clones = calloc(e->nr_clones, sizeof(*e->clones));
 	e->cpus = aligned_alloc(RQ_CACHELINE, sizeof(*e->cpus) * e->nr_cpus);
@@ -972,7 +1464,26 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 		if (ret < 0)
 			goto fail;
 	}
-	/* 4: only now may anything be written (file layout) */
+	/* 4: every clone's memory, and a ring to probe the limits, before any write */
+	ret = check_resources(e, err);
+	if (ret)
+		goto fail;
+	for (unsigned int j = 0, k = 0; j < jobs->nr; j++) {
+		for (unsigned int n = 0; n < jobs->jobs[j].numjobs; n++, k++) {
+			ret = clone_init(e, &e->clones[k], &jobs->jobs[j], n);
+			e->clones[k].job_index = j;
+			for (unsigned int w = 0; w < j; w++)
+				if (!strcmp(jobs->jobs[w].name, jobs->jobs[j].wait_for))
+					e->clones[k].wait_index = w;
+			if (ret) {
+				fprintf(err, "%s:%d: job '%s': cannot set up clone %u: %s\n",
+					jobs->jobs[j].file, jobs->jobs[j].line, jobs->jobs[j].name, n,
+					strerror(-ret));
+				goto fail;
+			}
+		}
+	}
+	/* 5: only now may anything be written (file layout) */
 	for (unsigned int i = 0; i < e->nr_devs; i++) {
 		ret = rq_dev_prepare(&e->devs[i].dev, &e->devs[i].o, err);
 		if (ret)
@@ -1021,18 +1532,31 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 	memset(c, 0, sizeof(*c));
 	c->job = job;
 	c->index = index;
-	c->min_bs = job->bs[0] < job->bs[1] ? job->bs[0] : job->bs[1];
-	c->max_bs = job->bs[0] > job->bs[1] ? job->bs[0] : job->bs[1];
-	if (!rq_rw_reads(job->rw))
-		c->min_bs = c->max_bs = job->bs[1];
-	else if (!rq_rw_writes(job->rw))
-		c->min_bs = c->max_bs = job->bs[0];
+	c->pending_op = -1;
+	c->min_bs = UINT32_MAX;
+	for (int d = 0; d < 2; d++) {
+		uint32_t lo, hi;
+
+		if ((d == 0 && !rq_rw_reads(job->rw)) || (d == 1 && !rq_rw_writes(job->rw)))
+			continue;
+		job_bs_limits(job, d, &lo, &hi);
+		c->min_bs = lo < c->min_bs ? lo : c->min_bs;
+		c->max_bs = hi > c->max_bs ? hi : c->max_bs;
+	}
+	/* verification reads back what was written */
+	if (job->verify != RQ_VERIFY_NONE) {
+		uint32_t lo, hi;
+
+		job_bs_limits(job, 1, &lo, &hi);
+		c->max_bs = hi > c->max_bs ? hi : c->max_bs;
+	}
 	c->nr_files = job_nr_files(job);
 	c->files = calloc(c->nr_files, sizeof(*c->files));
 	c->bios = calloc(job->iodepth, sizeof(*c->bios));
+	c->bio_flags = calloc(job->iodepth, 1);
 	buf_bytes = (size_t)job->iodepth * ((c->max_bs + 4095) & ~4095u);
 	c->bufs = aligned_alloc(4096, buf_bytes);
-	if (!c->files || !c->bios || !c->bufs)
+	if (!c->files || !c->bios || !c->bufs || !c->bio_flags)
 		return -ENOMEM;
 	memset(c->bufs, 0, buf_bytes);
 	if (clone_names(job, index, bind_file, &x) < 0)
@@ -1045,7 +1569,9 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 		b->next = c->free_bios;
 		c->free_bios = b;
 	}
-	c->seed = 0x5eed0000ULL + (uint64_t)(c - e->clones) * 0x1000193ULL;
+	/* randrepeat: the same offsets run after run; else seeded from the clock */
+	c->seed = (job->randrepeat ? job->randseed : now_ns()) * 0x100000001b3ULL +
+		  (uint64_t)(c - e->clones) * 0x9e3779b97f4a7c15ULL;
 	c->rng = c->seed;
 	if (job->size)
 		c->io_limit = job->size;
@@ -1109,6 +1635,54 @@ static void pin(pthread_t t, unsigned int i)
 	}
 }
 
+/* The CPU worker @w is pinned to: the (w mod n)-th CPU the process may use. */
+static int worker_cpu(unsigned int w)
+{
+	cpu_set_t allowed;
+	unsigned int n = 0, count;
+
+	if (sched_getaffinity(0, sizeof(allowed), &allowed) || CPU_COUNT(&allowed) <= 0)
+		return (int)w;
+	count = (unsigned int)CPU_COUNT(&allowed);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &allowed) && n++ == w % count)
+			return c;
+	return (int)w;
+}
+
+static bool job_allows_worker(const struct rq_job *job, unsigned int w)
+{
+	int c = worker_cpu(w);
+
+	return c >= 0 && c < RQ_CPUMASK_WORDS * 64 && (job->cpus_allowed[c / 64] >> (c % 64)) & 1;
+}
+
+/*
+ * The worker a clone lives on.  cpus_allowed selects the workers pinned to
+ * those CPUs: the least loaded of them (shared), or the clone's own in
+ * turn (cpus_allowed_policy=split).  Otherwise clones go round-robin.
+ */
+static unsigned int pick_worker(struct rq_engine *e, const struct clone *c, unsigned int rr)
+{
+	const struct rq_job *job = c->job;
+	unsigned int cand[1024], n = 0, best;
+
+	if (!job->has_cpus_allowed)
+		return rr;
+	for (unsigned int w = 0; w < e->nr_cpus && n < 1024; w++)
+		if (job_allows_worker(job, w))
+			cand[n++] = w;
+	if (!n)
+		return rr;	/* rq_engine_setup() refused this already */
+	if (job->cpus_allowed_split)
+		return cand[c->index % n];
+	best = cand[0];
+	for (unsigned int i = 1; i < n; i++)
+		if (e->cpus[cand[i]].nr_clones < e->cpus[best].nr_clones)
+			best = cand[i];
+	return best;
+}
+
 static int run_group(struct rq_engine *e, unsigned int first, unsigned int last, FILE *err)
 {
 	unsigned int ring_flags;
@@ -1127,22 +1701,28 @@ static int run_group(struct rq_engine *e, unsigned int first, unsigned int last,
 		cpu->nr_clones = cpu->nr_active = 0;
 		cpu->has_ring = false;
 	}
-	/* clone i goes to worker i % nr_cpus; each worker's slots are contiguous */
-	for (unsigned int k = 0, pos = 0; k < e->nr_cpus; k++) {
-		unsigned int n = (last - first) / e->nr_cpus + (k < (last - first) % e->nr_cpus);
+	/* choose each clone's worker, then lay the slots out contiguously */
+	for (unsigned int i = first; i < last; i++) {
+		struct clone *c = &e->clones[i];
+		unsigned int w = pick_worker(e, c, next_cpu);
 
+		if (!c->job->has_cpus_allowed)
+			next_cpu = (next_cpu + 1) % e->nr_cpus;
+		c->cpu = &e->cpus[w];
+		e->cpus[w].nr_clones++;
+	}
+	for (unsigned int k = 0, pos = 0; k < e->nr_cpus; k++) {
 		e->cpus[k].clones = slots + pos;
-		pos += n;
+		pos += e->cpus[k].nr_clones;
+		e->cpus[k].nr_clones = 0;
 	}
 	for (unsigned int i = first; i < last; i++) {
-		struct rq_cpu *cpu = &e->cpus[next_cpu];
+		struct rq_cpu *cpu = e->clones[i].cpu;
 
 		cpu->clones[cpu->nr_clones++] = &e->clones[i];
 		cpu->nr_active++;
-		e->clones[i].cpu = cpu;
 		for (unsigned int b = 0; b < e->clones[i].job->iodepth; b++)
 			e->clones[i].bios[b].owner_cpu = (int16_t)cpu->id;
-		next_cpu = (next_cpu + 1) % e->nr_cpus;
 	}
 	for (unsigned int i = 0; i < e->nr_cpus; i++)
 		e->cpus[i].wants_ring = ring && e->cpus[i].nr_clones;
@@ -1252,6 +1832,20 @@ static void build_report(struct rq_engine *e)
 
 		c->rep.error = c->error;
 		c->rep.job_runtime_ns = to > from ? to - from : 0;
+		c->rep.group_reporting = c->job->group_reporting;
+		c->rep.description = c->job->description;
+		c->rep.percentiles = c->job->nr_percentiles ? c->job->percentile_list : NULL;
+		c->rep.nr_percentiles = c->job->nr_percentiles;
+		c->rep.lat_percentiles = c->job->lat_percentiles;
+		c->rep.clat_percentiles = c->job->clat_percentiles;
+		c->rep.unified_rw_reporting = c->job->unified_rw_reporting;
+		c->rep.opt_keys = (const char *const *)c->job->opt_keys;
+		c->rep.opt_vals = (const char *const *)c->job->opt_vals;
+		c->rep.nr_opts = c->job->nr_opts;
+		for (int d = 0; d < RQ_DDIR_NR; d++) {
+			sampler_report(&c->bw[d], &c->rep.dir[d].bw);
+			sampler_report(&c->iops[d], &c->rep.dir[d].iops);
+		}
 		for (int d = 0; d < RQ_DDIR_NR; d++)
 			c->rep.dir[d].runtime_ns = c->rep.dir[d].total_ios ? c->rep.job_runtime_ns : 0;
 		e->jrep[i] = c->rep;
@@ -1294,19 +1888,8 @@ static void build_report(struct rq_engine *e)
 
 int rq_engine_run(struct rq_engine *e, FILE *err)
 {
-	unsigned int k = 0;
 	int ret = 0, failed = 0;
 
-	for (unsigned int j = 0; j < e->jobs->nr; j++) {
-		for (unsigned int n = 0; n < e->jobs->jobs[j].numjobs; n++, k++) {
-			ret = clone_init(e, &e->clones[k], &e->jobs->jobs[j], n);
-			if (ret) {
-				fprintf(err, "rqlock: job '%s': cannot set up: %s\n",
-					e->jobs->jobs[j].name, strerror(-ret));
-				return ret;
-			}
-		}
-	}
 	for (unsigned int i = 0; i < e->nr_cpus; i++) {
 		e->cpus[i].id = (int)i;
 		e->cpus[i].e = e;
@@ -1314,6 +1897,11 @@ int rq_engine_run(struct rq_engine *e, FILE *err)
 		atomic_init(&e->cpus[i].sleeping, 0);
 	}
 	g_cpus = e->cpus;
+	e->job_remaining = calloc(e->jobs->nr ? e->jobs->nr : 1, sizeof(*e->job_remaining));
+	if (!e->job_remaining)
+		return -ENOMEM;
+	for (unsigned int j = 0; j < e->jobs->nr; j++)
+		atomic_init(&e->job_remaining[j], e->jobs->jobs[j].numjobs);
 	e->jrep = calloc(e->nr_clones, sizeof(*e->jrep));
 	e->nr_locks_max = rq_locks_count();
 	e->locks = calloc(e->nr_locks_max + 1, sizeof(*e->locks));
@@ -1367,6 +1955,8 @@ void rq_engine_free(struct rq_engine *e)
 		free(e->clones[i].files);
 		free(e->clones[i].bios);
 		free(e->clones[i].bufs);
+		free(e->clones[i].bio_flags);
+		free(e->clones[i].vlog);
 	}
 	free(e->clones);
 	free(e->devs);
@@ -1376,6 +1966,7 @@ void rq_engine_free(struct rq_engine *e)
 	free(e->queues);
 	free(e->devices);
 	free(e->polled);
+	free((void *)e->job_remaining);
 	rq_locks_reset();
 	g_cpus = NULL;
 	free(e);
