@@ -124,6 +124,7 @@ struct rq_cpu {
 	_Atomic uint32_t sleeping;	/* futex word: owner waits for handback */
 	uint64_t submitted, completed, verified;
 	uint64_t clone_wake_ns;		/* earliest time a held-back clone may issue */
+	uint64_t next_watch_ns;		/* the stall watchdog's next look */
 	struct rusage ru_start;
 	int fatal;
 	pthread_t thread;
@@ -168,6 +169,23 @@ struct rq_engine {
 };
 
 static struct rq_cpu *g_cpus;
+static atomic_int g_stop_sig;		/* rq_engine_stop(): set from a signal handler */
+static atomic_bool g_stalled;		/* the watchdog found a request stuck */
+
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "rq_engine_stop() must be async-signal-safe");
+
+void rq_engine_stop(int sig)
+{
+	atomic_store_explicit(&g_stop_sig, sig, memory_order_relaxed);
+}
+
+int rq_engine_stopped(void)
+{
+	return atomic_load_explicit(&g_stop_sig, memory_order_relaxed);
+}
+
+#define BIO_INFLIGHT 0x2		/* submitted, not yet accounted */
+#define WAIT_MAX_NS 50000000ULL		/* no wait longer: signals and the watchdog are seen */
 
 static inline uint64_t now_ns(void)
 {
@@ -540,7 +558,8 @@ static void clone_check_done(struct clone *c, uint64_t now)
 			c->issue_done = true;
 	}
 	/* verification: reads of completed writes, after a backlog or at the end */
-	if (job->verify != RQ_VERIFY_NONE && (!c->error || coe_allows(c, RQ_COE_VERIFY))) {
+	if (job->verify != RQ_VERIFY_NONE && (!c->error || coe_allows(c, RQ_COE_VERIFY)) &&
+	    !c->rep.interrupted) {
 		if (job->verify_backlog && c->nr_vlog - c->vtarget >= job->verify_backlog)
 			c->vtarget = c->nr_vlog;
 		if (c->issue_done && !c->inflight && job->do_verify)
@@ -678,7 +697,7 @@ static unsigned int clone_fill(struct clone *c)
 		bio->owner_priv = f;
 		bio->error = 0;
 		bio->next = NULL;
-		c->bio_flags[bio - c->bios] = vread ? BIO_VERIFY : 0;
+		c->bio_flags[bio - c->bios] = (vread ? BIO_VERIFY : 0) | BIO_INFLIGHT;
 		if (op == RQ_OP_WRITE && f->has_data) {
 			if (job->verify != RQ_VERIFY_NONE)
 				rq_verify_fill(job, bio->buf, bio->offset, bs, c->seed ^ c->wseq, c->wseq);
@@ -900,6 +919,8 @@ static int cpu_wait(struct rq_cpu *cpu, unsigned int idle_rounds)
 			return cpu_submit(cpu, false, 0);
 		}
 		wait_ns -= 20000;
+		if (wait_ns > WAIT_MAX_NS)
+			wait_ns = WAIT_MAX_NS;
 	}
 	if (cpu_polled_pending(cpu)) {
 		/* completions this worker must poll for: look again soon */
@@ -994,6 +1015,59 @@ static void worker_cpu_usage(struct rq_cpu *cpu)
 	}
 }
 
+/* SIGINT/SIGTERM: no new I/O, no verify pass; what is in flight drains. */
+static void cpu_stop_clones(struct rq_cpu *cpu)
+{
+	for (unsigned int i = 0; i < cpu->nr_clones; i++) {
+		struct clone *c = cpu->clones[i];
+
+		if (c->finished || c->rep.interrupted)
+			continue;
+		c->rep.interrupted = true;
+		c->issue_done = true;
+		c->vtarget = c->vcur;
+		if (c->waiting) {
+			/* never started: it ends now, with nothing done */
+			c->waiting = false;
+			c->start_ns = c->ramp_end_ns = cpu->now;
+		}
+	}
+}
+
+/*
+ * The stall watchdog: a bio of this worker's clones in flight longer than
+ * the limit is reported with its device, offset and age, and the run is
+ * ended.  Checked every 100 ms of the worker's clock.
+ */
+static bool cpu_watchdog(struct rq_cpu *cpu)
+{
+	uint64_t limit = cpu->e->o.stall_timeout_ns;
+
+	cpu->next_watch_ns = cpu->now + 100000000ULL;
+	for (unsigned int i = 0; i < cpu->nr_clones; i++) {
+		struct clone *c = cpu->clones[i];
+
+		for (unsigned int b = 0; c->inflight && b < c->job->iodepth; b++) {
+			const struct rq_bio *bio = &c->bios[b];
+			uint64_t age;
+
+			if (!(c->bio_flags[b] & BIO_INFLIGHT) || cpu->now <= bio->start_ns)
+				continue;
+			age = cpu->now - bio->start_ns;
+			if (age < limit)
+				continue;
+			if (!atomic_exchange(&g_stalled, true))
+				fprintf(stderr, "rqlock: stall: job '%s' clone %u: %s %s of %u bytes at offset %"
+					PRIu64 " in flight for %.1f s (--stall-timeout %.0f s); ending the run\n",
+					c->job->name, c->index, ((struct clone_file *)bio->owner_priv)->q->name,
+					bio->op ? "write" : "read", bio->len, bio->offset, (double)age / 1e9,
+					(double)limit / 1e9);
+			return true;
+		}
+	}
+	return false;
+}
+
 static void *worker_main(void *arg)
 {
 	struct rq_cpu *cpu = arg;
@@ -1039,6 +1113,12 @@ static void *worker_main(void *arg)
 		unsigned int progress = 0;
 		int ret = 0;
 
+		if (__builtin_expect(atomic_load_explicit(&g_stop_sig, memory_order_relaxed) != 0, 0))
+			cpu_stop_clones(cpu);
+		if (__builtin_expect(cpu->now >= cpu->next_watch_ns, 0)) {
+			if (cpu_watchdog(cpu) || atomic_load(&g_stalled))
+				break;	/* abandon what is stuck: the run ends with the report */
+		}
 		cpu->clone_wake_ns = UINT64_MAX;
 		for (unsigned int i = 0; i < cpu->nr_clones; i++)
 			if (!cpu->clones[i]->finished)
@@ -1404,6 +1484,9 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 		return -ENOMEM;
 	e->o = *o;
 	e->jobs = jobs;
+	if (!e->o.stall_timeout_ns)
+		e->o.stall_timeout_ns = 300ULL * 1000000000ULL;	/* generous: a floppy is slow, not stuck */
+	atomic_store(&g_stalled, false);
 	e->mode = rq_queue_mode_find(o->lock_mode);
 	if (!e->mode) {
 		fprintf(err, "rqlock: --lock=%s: unknown lock mode (%s)\n", o->lock_mode,
@@ -1920,13 +2003,28 @@ int rq_engine_run(struct rq_engine *e, FILE *err)
 		while (last < e->nr_clones && !(e->clones[last].job != e->clones[last - 1].job &&
 						(e->clones[last].job->stonewall & RQ_JOB_STONEWALL)))
 			last++;
+		if (rq_engine_stopped()) {
+			/* later phases never start: their clones are reported as interrupted */
+			for (unsigned int i = first; i < e->nr_clones; i++)
+				e->clones[i].rep.interrupted = true;
+			break;
+		}
 		ret = run_group(e, first, last, err);
-		if (ret)
-			return ret;
+		if (ret || atomic_load(&g_stalled))
+			break;
 		first = last;
 	}
+	if (atomic_load(&g_stalled)) {
+		/* what is stuck was abandoned: the accounting cannot balance */
+		build_report(e);
+		e->rep.stalled = true;
+		return 1;
+	}
+	if (ret)
+		return ret;
 	ret = check_exactly_once(e, err);
 	build_report(e);
+	e->rep.interrupted = rq_engine_stopped();
 	if (ret)
 		return ret;
 	for (unsigned int i = 0; i < e->nr_clones; i++)

@@ -25,6 +25,7 @@ struct rq_engine_opts {
 	unsigned int cluster_size;	/* cluster: workers per partition, 0 = 1 */
 	bool lockstat;			/* lock statistics (default on) */
 	bool lockdep;			/* lock-order validation */
+	uint64_t stall_timeout_ns;	/* a request in flight this long ends the run, 0 = default */
 	/* --device NAME=SPEC: a job's filename NAME opens SPEC instead */
 	const char *const *aliases;
 	unsigned int nr_aliases;
@@ -44,6 +45,14 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
  * failed (its error is in the report), -errno on an engine failure.
  */
 int rq_engine_run(struct rq_engine *e, FILE *err);
+/*
+ * Stop every running engine: no new I/O, drain what is in flight, report
+ * what ran as interrupted by @sig.  Async-signal-safe.
+ */
+void rq_engine_stop(int sig);
+/* The signal rq_engine_stop() was given, 0 if none. */
+int rq_engine_stopped(void);
+
 /* The report of the last run; valid until rq_engine_free(). */
 const struct rq_run_report *rq_engine_report(struct rq_engine *e);
 void rq_engine_free(struct rq_engine *e);

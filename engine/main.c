@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <libgen.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,7 @@ struct cli_opt {
 enum {
 	OPT_LOCK = 'l', OPT_WORKERS = 'w', OPT_OUTPUT = 'o', OPT_HELP = 'h',
 	OPT_FORMAT = 256, OPT_LOCK_TYPE, OPT_ALLOW_MOUNTED, OPT_NO_PIN, OPT_VERSION, OPT_DEVICE,
+	OPT_STALL,
 };
 
 static const struct cli_opt cli_opts[] = {
@@ -47,6 +49,8 @@ static const struct cli_opt cli_opts[] = {
 	  "write results to FILE instead of stdout (default: stdout)" },
 	{ "device", required_argument, OPT_DEVICE, "NAME=SPEC",
 	  "a job's filename NAME opens SPEC, e.g. disk0=@null0,delay_us=10 (repeatable)" },
+	{ "stall-timeout", required_argument, OPT_STALL, "SECONDS",
+	  "a request in flight this long ends the run with status 1 (default: 300)" },
 	{ "allow-mounted-write", no_argument, OPT_ALLOW_MOUNTED, NULL,
 	  "allow writes to mounted or formatted block devices (default: refuse)" },
 	{ "no-pin", no_argument, OPT_NO_PIN, NULL,
@@ -88,6 +92,23 @@ static int parse_uint(const char *s, unsigned int max, unsigned int *v)
 		return -EINVAL;
 	*v = (unsigned int)x;
 	return 0;
+}
+
+static void on_signal(int sig)
+{
+	rq_engine_stop(sig);
+}
+
+/* SIGINT/SIGTERM end the run cleanly: in-flight I/O drains, results are written. */
+static void install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 }
 
 /* Refuse an --output path that cannot be written before anything runs. */
@@ -187,6 +208,17 @@ static int cmd_run(int argc, char **argv)
 			}
 			break;
 		}
+		case OPT_STALL: {
+			unsigned int secs;
+
+			if (parse_uint(optarg, 86400, &secs) || !secs) {
+				fprintf(stderr, "rqlock: --stall-timeout=%s: expected 1..86400 seconds\n", optarg);
+				ret = EXIT_BAD_INPUT;
+				goto out;
+			}
+			eo.stall_timeout_ns = (uint64_t)secs * 1000000000ULL;
+			break;
+		}
 		case OPT_ALLOW_MOUNTED:
 			eo.allow_mounted_write = true;
 			break;
@@ -216,8 +248,9 @@ static int cmd_run(int argc, char **argv)
 	ret = rq_engine_setup(&e, &eo, &jobs, stderr);
 	if (ret) {
 		rq_jobs_free(&jobs);
-		return ret == -ENOMEM ? EXIT_JOB_FAILED : EXIT_BAD_INPUT;
+		return EXIT_BAD_INPUT;	/* bad input or a limit the jobs exceed: one line said why */
 	}
+	install_signals();
 	ret = rq_engine_run(e, stderr);
 	if (ret < 0 && ret != -EPROTO) {
 		rq_engine_free(e);
@@ -243,6 +276,8 @@ static int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	ret = ret ? EXIT_JOB_FAILED : 0;
+	if (rq_engine_stopped())
+		ret = 128 + rq_engine_stopped();	/* 130 for SIGINT, 143 for SIGTERM, as a shell */
 out:
 	free(buf);
 	rq_engine_free(e);

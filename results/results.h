@@ -159,6 +159,8 @@ struct rq_run_report {
 	uint64_t bios_submitted;
 	uint64_t bios_completed;
 	uint64_t sectors_verified;	/* read sectors whose offset stamp was checked */
+	int interrupted;		/* signal that stopped the run early, 0 = none */
+	bool stalled;			/* the stall watchdog ended the run */
 };
 
 enum rq_output_format {
