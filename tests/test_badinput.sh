@@ -43,6 +43,15 @@ expect no-jobfile "no job file" run "${out[@]}"
 expect bad-command "unknown command" frobnicate
 expect bad-output-dir "--output.*$TMP/no/dir" run --output "$TMP/no/dir/r.json" "$TMP/ok.fio"
 
+# resource limits: buffers beyond the machine, a tiny RLIMIT_AS
+printf '[a]\nioengine=null\nsize=64g\niodepth=65536\nbs=16m\n' >"$TMP/huge.fio"
+expect huge-buffers "huge.fio:1.*MiB of buffers" run "${out[@]}" "$TMP/huge.fio"
+printf '[a]\nioengine=null\nsize=1g\niodepth=1024\nbs=1m\n' >"$TMP/as.fio"
+rc=0; (ulimit -v 400000; exec "$RQLOCK" run "${out[@]}" "$TMP/as.fio") >"$TMP/out" 2>"$TMP/err" || rc=$?
+[ $rc -eq 2 ] || fail "rlimit-as: exit $rc, expected 2: $(cat "$TMP/err")"
+grep -q "RLIMIT_AS" "$TMP/err" || fail "rlimit-as: $(cat "$TMP/err")"
+expect bad-stall "--stall-timeout=0" run --stall-timeout 0 "${out[@]}" "$TMP/ok.fio"
+
 # and a good run still works and writes its output
 "$RQLOCK" run "${out[@]}" "$TMP/ok.fio" || fail "good job failed"
 [ -s "$TMP/result.json" ] || fail "good job wrote no output"
