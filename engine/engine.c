@@ -187,12 +187,99 @@ int rq_engine_stopped(void)
 #define BIO_INFLIGHT 0x2		/* submitted, not yet accounted */
 #define WAIT_MAX_NS 50000000ULL		/* no wait longer: signals and the watchdog are seen */
 
-static inline uint64_t now_ns(void)
+static inline uint64_t mono_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * The clock.  clock_gettime() costs ~27 ns here (vDSO); the TSC ~11 ns.
+ * The TSC is used when the kernel itself trusts it (clocksource "tsc",
+ * CPU flags constant_tsc and nonstop_tsc: the same rate on every CPU and
+ * through idle states), calibrated against CLOCK_MONOTONIC over 20 ms at
+ * start: ns = base_ns + (tsc - base_tsc) * mult >> 32.  The calibration's
+ * error is the two clock reads' jitter over 20 ms, about 1e-5 relative:
+ * 10 ns on a 1 ms latency.  Elsewhere CLOCK_MONOTONIC is used.
+ */
+static struct {
+	bool tsc;
+	uint64_t base_tsc, base_ns, mult;
+} clk;
+
+#if defined(__x86_64__)
+#include <x86intrin.h>
+static bool tsc_trusted(void)
+{
+	char buf[4096];
+	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+	bool ok = false, c = false, n = false;
+
+	if (f) {
+		ok = fgets(buf, sizeof(buf), f) && !strncmp(buf, "tsc", 3);
+		fclose(f);
+	}
+	f = ok ? fopen("/proc/cpuinfo", "r") : NULL;
+	while (f && fgets(buf, sizeof(buf), f) && !(c && n)) {
+		if (strncmp(buf, "flags", 5))
+			continue;
+		c = strstr(buf, " constant_tsc") != NULL;
+		n = strstr(buf, " nonstop_tsc") != NULL;
+		break;
+	}
+	if (f)
+		fclose(f);
+	return ok && c && n;
+}
+#endif
+
+#if defined(__x86_64__)
+static void calibrate(void)
+{
+	struct timespec pause = { 0, 20000000 };
+	uint64_t t0, n0, t1, n1;
+
+	if (getenv("RQLOCK_CLOCK") && !strcmp(getenv("RQLOCK_CLOCK"), "clock_gettime"))
+		return;
+	if (!tsc_trusted())
+		return;
+	n0 = mono_ns();
+	t0 = __rdtsc();
+	nanosleep(&pause, NULL);
+	n1 = mono_ns();
+	t1 = __rdtsc();
+	if (t1 <= t0 || n1 <= n0)
+		return;
+	clk.mult = (uint64_t)(((unsigned __int128)(n1 - n0) << 32) / (t1 - t0));
+	clk.base_tsc = t1;
+	clk.base_ns = n1;
+	clk.tsc = true;
+}
+#endif
+
+static void clock_setup(void)
+{
+#if defined(__x86_64__)
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	pthread_once(&once, calibrate);
+#endif
+}
+
+static inline uint64_t now_ns(void)
+{
+#if defined(__x86_64__)
+	if (__builtin_expect(clk.tsc, 1))
+		return clk.base_ns +
+		       (uint64_t)(((unsigned __int128)(__rdtsc() - clk.base_tsc) * clk.mult) >> 32);
+#endif
+	return mono_ns();
+}
+
+const char *rq_engine_clock(void)
+{
+	return clk.tsc ? "tsc" : "clock_gettime";
 }
 
 int rq_cpu_id(const struct rq_cpu *cpu)
@@ -428,7 +515,8 @@ static void clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
 	bool vread = c->bio_flags[idx] & BIO_VERIFY;
 	int kind = bio->op == RQ_OP_WRITE ? RQ_COE_WRITE : RQ_COE_READ;
 
-	bio->done_ns = done;
+	/* a bio ended on another worker carries that worker's clock: never before its issue */
+	bio->done_ns = done > bio->issue_ns ? done : bio->issue_ns;
 	c->inflight--;
 	c->cpu->completed++;
 	c->bio_flags[idx] = 0;
@@ -1482,6 +1570,7 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
+	clock_setup();
 	e->o = *o;
 	e->jobs = jobs;
 	if (!e->o.stall_timeout_ns)
@@ -1907,6 +1996,7 @@ static void build_report(struct rq_engine *e)
 		strftime(r->time, sizeof(r->time), "%a %b %e %H:%M:%S %Y", &tm);
 	}
 	r->lock_mode = e->mode->name;
+	r->clock = rq_engine_clock();
 	r->lock_type = e->o.lock_type;
 	r->workers = e->nr_cpus;
 	for (unsigned int i = 0; i < e->nr_clones; i++) {

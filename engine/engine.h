@@ -53,6 +53,9 @@ void rq_engine_stop(int sig);
 /* The signal rq_engine_stop() was given, 0 if none. */
 int rq_engine_stopped(void);
 
+/* "tsc" or "clock_gettime": the clock latencies were measured with. */
+const char *rq_engine_clock(void);
+
 /* The report of the last run; valid until rq_engine_free(). */
 const struct rq_run_report *rq_engine_report(struct rq_engine *e);
 void rq_engine_free(struct rq_engine *e);

@@ -148,6 +148,7 @@ struct rq_run_report {
 
 	const char *lock_mode;
 	const char *lock_type;
+	const char *clock;		/* "tsc" or "clock_gettime" */
 	unsigned int workers;
 	struct rq_lock_report *locks;
 	unsigned int nr_locks;
