@@ -1,23 +1,42 @@
 // SPDX-License-Identifier: MIT
 /*
- * device.c - the device registry, spec options, open/close.
+ * device.c - the device registry, spec options, open/close, and the
+ * per-worker registration of files and buffers on io_uring rings.
  */
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <liburing.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "devices/device.h"
+#include "devices/dev_internal.h"
 
 extern const struct rq_dev_ops rq_dev_null;
+extern const struct rq_dev_ops rq_dev_fault;
+extern const struct rq_dev_ops rq_dev_ram;
+extern const struct rq_dev_ops rq_dev_floppy;
+extern const struct rq_dev_ops rq_dev_hdd;
+extern const struct rq_dev_ops rq_dev_nvme_pt;
+extern const struct rq_dev_ops rq_dev_aio;
 extern const struct rq_dev_ops rq_dev_file;
 extern const struct rq_dev_ops rq_dev_blkdev;
 
-/* The registry, probed in order: built-in specs first, then paths. */
+/*
+ * The registry, probed in order: built-in specs first ('@' names, and
+ * ioengine=null), then the engines that claim paths by ioengine
+ * (io_uring_cmd, libaio) or by the kind of file (an NVMe generic
+ * character device), then block devices and regular files.
+ */
 static const struct rq_dev_ops *const devs[] = {
+	&rq_dev_fault,
 	&rq_dev_null,
+	&rq_dev_ram,
+	&rq_dev_floppy,
+	&rq_dev_hdd,
+	&rq_dev_nvme_pt,
+	&rq_dev_aio,
 	&rq_dev_blkdev,
 	&rq_dev_file,
 };
@@ -46,11 +65,13 @@ int rq_dev_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
 	for (size_t i = 0; i < NR_DEVS; i++) {
 		if (devs[i]->probe(o)) {
 			dev->ops = devs[i];
+			dev->flags = devs[i]->flags;
 			return devs[i]->open(dev, o, err);
 		}
 	}
 	if (o->spec[0] == '@')
-		fprintf(err, "%s: %s: unknown built-in device (known: @null)\n", o->where, o->spec);
+		fprintf(err, "%s: %s: unknown built-in device (known: @null, @ram, @floppy, @hdd, @fault)\n",
+			o->where, o->spec);
 	else
 		fprintf(err, "%s: %s: no such device or file\n", o->where, o->spec);
 	return -ENODEV;
@@ -144,6 +165,16 @@ int rq_dev_parse_opts(const char *spec, const char *opts, struct rq_dev_opt *tab
 			ret = -EINVAL;
 			break;
 		}
+		if (tab[i].str) {
+			if (!eq[1] || strlen(eq + 1) >= tab[i].str_len) {
+				fprintf(err, "device '%s': option '%s' needs a value shorter than %zu bytes\n",
+					spec, tok, tab[i].str_len);
+				ret = -EINVAL;
+				break;
+			}
+			snprintf(tab[i].str, tab[i].str_len, "%s", eq + 1);
+			continue;
+		}
 		if (parse_u64(eq + 1, tab[i].val, tab[i].is_time_us)) {
 			fprintf(err, "device '%s': bad value '%s' for option '%s'\n", spec, eq + 1, tok);
 			ret = -EINVAL;
@@ -152,4 +183,141 @@ int rq_dev_parse_opts(const char *spec, const char *opts, struct rq_dev_opt *tab
 	}
 	free(dup);
 	return ret;
+}
+
+bool rq_dev_spec_is(const char *spec, const char *kind)
+{
+	size_t n = strlen(kind);
+
+	if (spec[0] != '@' || strncmp(spec + 1, kind, n))
+		return false;
+	spec += 1 + n;
+	while (isdigit((unsigned char)*spec))
+		spec++;
+	return *spec == 0 || *spec == ',';
+}
+
+const char *rq_dev_registered_name(const struct rq_dev *dev)
+{
+	unsigned int r = atomic_load_explicit(&dev->registered, memory_order_relaxed);
+
+	if (!(r & RQ_DEV_REG_PROBED))
+		return "n/a";
+	if ((r & RQ_DEV_REG_FILES) && (r & RQ_DEV_REG_BUFS))
+		return r & RQ_DEV_REG_FALLBACK ? "files+buffers (partly)" : "files+buffers";
+	if (r & RQ_DEV_REG_FILES)
+		return r & RQ_DEV_REG_FALLBACK ? "files (partly)" : "files";
+	if (r & RQ_DEV_REG_BUFS)
+		return r & RQ_DEV_REG_FALLBACK ? "buffers (partly)" : "buffers";
+	return "none";
+}
+
+/* ---- registered files and buffers ------------------------------------ */
+
+/*
+ * One entry per worker (index rq_cpu_id), written and read only by that
+ * worker: in rq_devs_ring_init() before the run's barrier, in queue_rq()
+ * during the run.  Workers past RQ_DEV_MAX_CPUS register nothing.
+ */
+#define RQ_DEV_MAX_CPUS 1024
+
+struct ring_reg {
+	struct iovec *bufs;		/* registered, sorted by address; NULL = none */
+	unsigned int nr_bufs;
+};
+
+static struct ring_reg ring_regs[RQ_DEV_MAX_CPUS];
+
+static int iov_cmp(const void *a, const void *b)
+{
+	const struct iovec *x = a, *y = b;
+
+	return (uintptr_t)x->iov_base < (uintptr_t)y->iov_base ? -1 :
+	       (uintptr_t)x->iov_base > (uintptr_t)y->iov_base;
+}
+
+int rq_devs_ring_init(struct rq_cpu *cpu, struct io_uring *ring, struct rq_dev *const *devs_in,
+		      unsigned int nr_devs, const struct iovec *bufs, unsigned int nr_bufs)
+{
+	int id = rq_cpu_id(cpu);
+	struct ring_reg *r;
+	bool want = false, files = false;
+
+	if (id < 0 || id >= RQ_DEV_MAX_CPUS)
+		return 0;
+	r = &ring_regs[id];
+	free(r->bufs);
+	r->bufs = NULL;
+	r->nr_bufs = 0;
+	for (unsigned int i = 0; i < nr_devs; i++)
+		want |= devs_in[i]->ops->ring_init != NULL;
+	if (!want)
+		return 0;
+	/* A file table with a slot per device: the kernel may refuse it (< 5.19). */
+	files = io_uring_register_files_sparse(ring, nr_devs) == 0;
+	if (bufs && nr_bufs) {
+		r->bufs = malloc(sizeof(*r->bufs) * nr_bufs);
+		if (!r->bufs)
+			return -ENOMEM;
+		memcpy(r->bufs, bufs, sizeof(*r->bufs) * nr_bufs);
+		qsort(r->bufs, nr_bufs, sizeof(*r->bufs), iov_cmp);
+		if (io_uring_register_buffers(ring, r->bufs, nr_bufs)) {
+			free(r->bufs);
+			r->bufs = NULL;
+		} else {
+			r->nr_bufs = nr_bufs;
+		}
+	}
+	for (unsigned int i = 0; i < nr_devs; i++) {
+		struct rq_dev *dev = devs_in[i];
+
+		if (!dev->ops->ring_init)
+			continue;
+		/* a slot of ~0u: no file table on this ring */
+		dev->ops->ring_init(dev, cpu, ring, files ? i : ~0u);
+		atomic_fetch_or_explicit(&dev->registered,
+					 RQ_DEV_REG_PROBED | (r->bufs ? RQ_DEV_REG_BUFS : 0) |
+					 (bufs && nr_bufs && !r->bufs ? RQ_DEV_REG_FALLBACK : 0),
+					 memory_order_relaxed);
+	}
+	return 0;
+}
+
+void rq_devs_ring_exit(struct rq_cpu *cpu)
+{
+	int id = rq_cpu_id(cpu);
+
+	if (id < 0 || id >= RQ_DEV_MAX_CPUS)
+		return;
+	free(ring_regs[id].bufs);
+	ring_regs[id].bufs = NULL;
+	ring_regs[id].nr_bufs = 0;
+}
+
+int rq_ring_buf_index(const struct rq_cpu *cpu, const void *buf, size_t len)
+{
+	int id = rq_cpu_id(cpu);
+	const struct ring_reg *r;
+	uintptr_t a = (uintptr_t)buf;
+	unsigned int lo = 0, hi;
+
+	if (id < 0 || id >= RQ_DEV_MAX_CPUS)
+		return -1;
+	r = &ring_regs[id];
+	hi = r->nr_bufs;
+	/* the last region starting at or below buf */
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if ((uintptr_t)r->bufs[mid].iov_base <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return -1;
+	lo--;
+	if (a + len > (uintptr_t)r->bufs[lo].iov_base + r->bufs[lo].iov_len)
+		return -1;
+	return (int)lo;
 }

@@ -8,6 +8,15 @@
  * from paths; fio job files reach them through ${VAR} so that the same file
  * runs under real fio with real paths.
  *
+ * The kinds (one ops table each, registry in device.c):
+ *   null      @null: no data (null.c)          ram     @ram: memcpy (ram.c)
+ *   floppy    @floppy: 1.44 MB drive model     hdd     @hdd: disk model (model.c)
+ *   file      regular file, io_uring (uring.c) blkdev  block device, io_uring (uring.c)
+ *   aio       file or block device, libaio (aio.c: ioengine=libaio)
+ *   nvme-pt   /dev/ngXnY, io_uring uring_cmd (nvme.c: ioengine=io_uring_cmd)
+ * Write safety, sysfs facts and the shared open paths: blk.c; backing
+ * stores: store.c; `rqlock devices`: discover.c.
+ *
  * queue_rq() is called by the lock mode with the queue's dispatch lock
  * held, on the dispatching worker.  A device completes a request by
  * calling rq_cpu_complete() (now, from the reap loop) or
@@ -79,6 +88,11 @@ struct rq_dev {
 	 * use one hardware queue.
 	 */
 	uint32_t nr_hw_queues;
+	/*
+	 * enum rq_dev_flags of this device: ops->flags, set by rq_dev_open();
+	 * a wrapper (fault) takes its inner device's.  The engine reads these.
+	 */
+	unsigned int flags;
 	/* enum rq_dev_reg bits, or'ed by workers from ring_init() */
 	_Atomic unsigned int registered;
 	int fd;				/* -1 when none */

@@ -40,10 +40,10 @@ static int null_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
 {
 	uint64_t size = 0, depth = 64, irqmode = 0, delay_us = 0;
 	struct rq_dev_opt tab[] = {
-		{ "size", &size, false },
-		{ "depth", &depth, false },
-		{ "irqmode", &irqmode, false },
-		{ "delay_us", &delay_us, true },
+		{ "size", &size, false, NULL, 0 },
+		{ "depth", &depth, false, NULL, 0 },
+		{ "irqmode", &irqmode, false, NULL, 0 },
+		{ "delay_us", &delay_us, true, NULL, 0 },
 	};
 	const char *opts = strchr(o->spec, ',');
 	struct null_dev *nd;

@@ -11,7 +11,8 @@
  * normal: Box-Muller around the region's middle, sigma in percent of
  *       the region, values outside it drawn again.
  * The index is then scattered with v -> v * scatter mod n, a bijection
- * since scatter is coprime with n.
+ * since scatter is coprime with n -- or, with fio's :center, shifted so
+ * the hot spot sits at that fraction of the region.
  */
 #include <errno.h>
 #include <math.h>
@@ -31,8 +32,12 @@ static uint64_t gcd(uint64_t a, uint64_t b)
 	return a;
 }
 
-int rq_dist_init(struct rq_dist *d, enum rq_rand_dist kind, double param, uint64_t nblocks)
+int rq_dist_init(struct rq_dist *d, enum rq_rand_dist kind, double param, uint64_t nblocks,
+		 double center)
 {
+	if (center > 1.0)
+		return -EINVAL;
+	d->center = center;
 	d->kind = kind;
 	d->nblocks = nblocks ? nblocks : 1;
 	d->param = param;
@@ -108,5 +113,7 @@ uint64_t rq_dist_next(const struct rq_dist *d, uint64_t *rng)
 	}
 	if (v >= d->nblocks)
 		v = d->nblocks - 1;
+	if (d->center >= 0)	/* :center given: the hot spot sits there, unscattered */
+		return (v + (uint64_t)(d->center * (double)d->nblocks)) % d->nblocks;
 	return (uint64_t)(((unsigned __int128)v * d->scatter) % d->nblocks);
 }

@@ -76,6 +76,7 @@ struct clone {
 	uint8_t *bio_flags;		/* BIO_*, by bio index */
 	struct rq_bio *free_bios;
 	char *bufs;
+	size_t buf_bytes;		/* the clone's I/O buffers: registered on rings */
 	uint32_t min_bs, max_bs;
 	unsigned int inflight;
 	uint64_t rng;
@@ -86,6 +87,7 @@ struct clone {
 	unsigned int wait_index;	/* the job waited for */
 	bool issue_done, finished;
 	int error;
+	int first_error;
 	uint64_t total_err;
 	/* load shaping */
 	int pending_op;			/* op chosen but held back by the rate, or -1 */
@@ -125,6 +127,7 @@ struct rq_cpu {
 	uint64_t submitted, completed, verified;
 	uint64_t clone_wake_ns;		/* earliest time a held-back clone may issue */
 	uint64_t next_watch_ns;		/* the stall watchdog's next look */
+	uint64_t complete_hist[RQ_DEPTH_BUCKETS];	/* completions per reap round, fio's buckets */
 	struct rusage ru_start;
 	int fatal;
 	pthread_t thread;
@@ -155,6 +158,7 @@ struct rq_engine {
 	pthread_barrier_t barrier;
 	atomic_bool start_failed;	/* a worker could not set up: nobody runs */
 	_Atomic unsigned int *job_remaining;	/* clones of each job not finished (wait_for) */
+	atomic_uint active_clones;	/* clones of the running phase not finished */
 	uint64_t group_start;
 	struct rq_run_report rep;
 	struct rq_lock_report *locks;
@@ -164,7 +168,11 @@ struct rq_engine {
 	bool mode_setup;
 	struct rq_mode_config mcfg;
 	unsigned int nr_locks_max;
+	uint64_t start_mono_ns;		/* rq_engine_run() began */
 	struct rq_dev **polled;		/* devices with a poll hook */
+	struct rq_dev **all_devs;	/* every device: rq_devs_ring_init() */
+	struct iovec *ring_bufs;	/* the phase's clone buffers */
+	unsigned int nr_ring_bufs;
 	unsigned int nr_polled;
 };
 
@@ -546,17 +554,27 @@ static void clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
 			c->cpu->verified += bio->len / SECTOR;
 	}
 	if (bio->error) {
+		/* fio: an error continue_on_error covers is counted, not the job's error */
 		c->total_err++;
-		if (!c->error) {
-			c->error = -bio->error;
+		if (!c->first_error) {
+			c->first_error = -bio->error;
 			if (bio->error != -EILSEQ)
 				fprintf(stderr, "rqlock: job '%s': %s %s error at offset %" PRIu64 ": %s\n",
 					job->name, f->q->name, bio->op ? "write" : "read", bio->offset,
 					strerror(-bio->error));
 		}
-		if (!coe_allows(c, kind))
+		if (!coe_allows(c, kind)) {
+			if (!c->error)
+				c->error = -bio->error;
 			c->issue_done = true;
+		}
 	} else {
+		/* thinktime after thinktime_blocks completed I/Os (fio's default, "complete") */
+		if (job->thinktime_us && !vread &&
+		    ++c->since_think >= (job->thinktime_blocks ? job->thinktime_blocks : 1)) {
+			c->since_think = 0;
+			c->think_until_ns = bio->done_ns + job->thinktime_us * 1000;
+		}
 		if (bio->op == RQ_OP_WRITE && job->verify != RQ_VERIFY_NONE && f->has_data)
 			vlog_add(c, f, bio->offset, bio->len);
 		if (bio->done_ns >= c->ramp_end_ns) {
@@ -658,6 +676,7 @@ static void clone_check_done(struct clone *c, uint64_t now)
 		c->end_ns = now;
 		c->cpu->nr_active--;
 		atomic_fetch_sub(&c->cpu->e->job_remaining[c->job_index], 1);
+		atomic_fetch_sub_explicit(&c->cpu->e->active_clones, 1, memory_order_release);
 	}
 }
 
@@ -673,6 +692,12 @@ static bool clone_try_start(struct clone *c, uint64_t now)
 	c->ramp_end_ns = now + c->job->ramp_ns;
 	c->deadline_ns = c->job->runtime_ns ? c->ramp_end_ns + c->job->runtime_ns : 0;
 	return true;
+}
+
+/* fio's iodepth_submit/complete buckets: 0, 1-4, 5-8, 9-16, 17-32, 33-64, >64 */
+static inline unsigned int batch_bucket(unsigned int n)
+{
+	return n == 0 ? 0 : n <= 4 ? 1 : n <= 8 ? 2 : n <= 16 ? 3 : n <= 32 ? 4 : n <= 64 ? 5 : 6;
 }
 
 static inline unsigned int depth_bucket(unsigned int d)
@@ -775,7 +800,7 @@ static unsigned int clone_fill(struct clone *c)
 				if (f->pos + bs > f->end)
 					f->pos = f->start;
 				bio->offset = f->pos;
-				f->pos += bs + (job->rw_seq_nr > 1 ? job->rw_seq_nr : 0);
+				f->pos += bs + job->rw_seq_add;
 			}
 		}
 		c->free_bios = bio->next;
@@ -829,16 +854,14 @@ static unsigned int clone_fill(struct clone *c)
 		if (!vread) {
 			if (c->issued >= c->io_limit && !job->time_based)
 				c->issue_done = true;
-			if (job->thinktime_us && ++c->since_think >= (job->thinktime_blocks ? job->thinktime_blocks : 1)) {
-				c->since_think = 0;
-				c->think_until_ns = cpu->now + job->thinktime_us * 1000;
-			}
 		}
 	}
 	if (c->unsubmitted && cpu->has_ring && io_uring_sq_ready(&cpu->ring) && !cpu->fatal) {
 		cpu->fatal = cpu_submit(cpu, false, 0);
 		c->unsubmitted = 0;
 	}
+	if (n)
+		c->rep.submit_hist[batch_bucket(n)]++;
 	return n;
 }
 
@@ -884,7 +907,9 @@ static unsigned int cpu_reap(struct rq_cpu *cpu)
 		io_uring_for_each_cqe(&cpu->ring, head, cqe) {
 			struct rq_request *rq = io_uring_cqe_get_data(cqe);
 
-			rq->res = cqe->res;
+			const struct rq_dev_ops *ops = rq->q->dev->ops;
+
+			rq->res = ops->cqe_res ? ops->cqe_res(rq, cqe->res) : cqe->res;
 			rq_end_request(rq, cpu, 0);
 			seen++;
 		}
@@ -932,6 +957,27 @@ static unsigned int cpu_reap(struct rq_cpu *cpu)
 }
 
 /*
+ * How many completions a sleeping worker waits for: fio's
+ * iodepth_batch_complete_min, the smallest of its running clones', never
+ * more than it has in flight on its ring.
+ */
+static unsigned int cpu_wait_nr(const struct rq_cpu *cpu, unsigned int to_submit)
+{
+	unsigned int nr = UINT32_MAX, inflight = cpu->ring_inflight + to_submit;
+
+	for (unsigned int i = 0; i < cpu->nr_clones; i++) {
+		const struct clone *c = cpu->clones[i];
+		unsigned int m = c->job->iodepth_batch_complete_min;
+
+		if (!c->finished)
+			nr = (m ? m : 1) < nr ? (m ? m : 1) : nr;
+	}
+	if (nr == UINT32_MAX || nr < 1)
+		nr = 1;
+	return nr > inflight ? (inflight ? inflight : 1) : nr;
+}
+
+/*
  * Hand the ring's prepared SQEs to the kernel; with @wait, also wait (one
  * io_uring_enter) for a completion or @wait_ns.  SQEs the kernel took are
  * counted from the ring's head, which stays right when the wait times out.
@@ -951,7 +997,7 @@ static int cpu_submit(struct rq_cpu *cpu, bool wait, uint64_t wait_ns)
 		};
 		struct io_uring_cqe *cqe;
 
-		ret = io_uring_submit_and_wait_timeout(&cpu->ring, &cqe, 1, &ts, NULL);
+		ret = io_uring_submit_and_wait_timeout(&cpu->ring, &cqe, cpu_wait_nr(cpu, before), &ts, NULL);
 	} else if (before || cpu->ring_inflight) {
 		/*
 		 * Submit and run the ring's deferred completions in the same
@@ -1093,6 +1139,8 @@ static void worker_cpu_usage(struct rq_cpu *cpu)
 	sys = (double)(ru.ru_stime.tv_sec - cpu->ru_start.ru_stime.tv_sec) * 1e9 +
 	      (double)(ru.ru_stime.tv_usec - cpu->ru_start.ru_stime.tv_usec) * 1e3;
 	ctx = (uint64_t)(ru.ru_nvcsw - cpu->ru_start.ru_nvcsw + ru.ru_nivcsw - cpu->ru_start.ru_nivcsw);
+	uint64_t majf = (uint64_t)(ru.ru_majflt - cpu->ru_start.ru_majflt);
+	uint64_t minf = (uint64_t)(ru.ru_minflt - cpu->ru_start.ru_minflt);
 	for (unsigned int i = 0; i < cpu->nr_clones; i++) {
 		struct clone *c = cpu->clones[i];
 		double run = (double)(c->end_ns > c->start_ns ? c->end_ns - c->start_ns : 1);
@@ -1100,6 +1148,9 @@ static void worker_cpu_usage(struct rq_cpu *cpu)
 		c->rep.usr_cpu = 100.0 * usr / cpu->nr_clones / run;
 		c->rep.sys_cpu = 100.0 * sys / cpu->nr_clones / run;
 		c->rep.ctx = ctx / cpu->nr_clones;
+		c->rep.majf = majf / cpu->nr_clones;
+		c->rep.minf = minf / cpu->nr_clones;
+		memcpy(c->rep.complete_hist, cpu->complete_hist, sizeof(cpu->complete_hist));
 	}
 }
 
@@ -1173,6 +1224,12 @@ static void *worker_main(void *arg)
 			atomic_store(&e->start_failed, true);
 		} else {
 			cpu->has_ring = true;
+			ret = rq_devs_ring_init(cpu, &cpu->ring, e->all_devs, e->nr_devs,
+						e->ring_bufs, e->nr_ring_bufs);
+			if (ret) {
+				cpu->fatal = ret;
+				atomic_store(&e->start_failed, true);
+			}
 		}
 	}
 	pthread_barrier_wait(&e->barrier);
@@ -1197,7 +1254,13 @@ static void *worker_main(void *arg)
 	 * for in one io_uring_enter.  A busy round still submits once SQEs
 	 * have waited for four rounds, so nothing starves.
 	 */
-	while (cpu->nr_active || cpu_has_pending(cpu)) {
+	/*
+	 * A mode that leaves work for other workers (cluster forwards bios
+	 * to the partition that owns the device) needs every worker until
+	 * the last clone of the phase is done, not only its own.
+	 */
+	while (cpu->nr_active || cpu_has_pending(cpu) ||
+	       (e->mode->poll && atomic_load_explicit(&e->active_clones, memory_order_acquire))) {
 		unsigned int progress = 0;
 		int ret = 0;
 
@@ -1211,7 +1274,13 @@ static void *worker_main(void *arg)
 		for (unsigned int i = 0; i < cpu->nr_clones; i++)
 			if (!cpu->clones[i]->finished)
 				progress += clone_fill(cpu->clones[i]);
-		progress += cpu_reap(cpu);
+		{
+			unsigned int reaped = cpu_reap(cpu);
+
+			if (reaped)
+				cpu->complete_hist[batch_bucket(reaped)]++;
+			progress += reaped;
+		}
 		for (unsigned int i = 0; i < cpu->nr_clones; i++) {
 			if (!cpu->clones[i]->finished) {
 				clone_check_done(cpu->clones[i], cpu->now);
@@ -1299,10 +1368,57 @@ static void job_bs_limits(const struct rq_job *job, int dir, uint32_t *lo, uint3
 	}
 }
 
-/* Where clone @k's region starts (offset_increment). */
+static uint32_t job_min_bs(const struct rq_job *job)
+{
+	uint32_t lo, hi, min = UINT32_MAX;
+
+	for (int d = 0; d < 2; d++) {
+		if ((d == 0 && !rq_rw_reads(job->rw)) || (d == 1 && !rq_rw_writes(job->rw)))
+			continue;
+		job_bs_limits(job, d, &lo, &hi);
+		min = lo < min ? lo : min;
+	}
+	return min == UINT32_MAX ? job->bs[0] : min;
+}
+
+static uint64_t round_up(uint64_t v, uint64_t a)
+{
+	return a ? (v + a - 1) / a * a : v;
+}
+
+/*
+ * Where clone @k's region starts (offset, offset_increment) on a device
+ * of @dev_size bytes; sizes given in percent of the device resolve as
+ * fio's filesetup does: offsets rounded up to the minimum block size.
+ */
+static uint64_t clone_offset_on(const struct rq_job *job, unsigned int k, uint64_t dev_size)
+{
+	uint64_t mb = job_min_bs(job);
+	uint64_t off = job->offset_pct ? round_up((uint64_t)(dev_size * job->offset_pct / 100), mb)
+				       : job->offset;
+	uint64_t inc = job->offset_increment_pct ?
+		round_up((uint64_t)(dev_size * job->offset_increment_pct / 100), mb) : job->offset_increment;
+
+	return off + (uint64_t)k * inc;
+}
+
 static uint64_t clone_offset(const struct rq_job *job, unsigned int k)
 {
-	return job->offset + (uint64_t)k * job->offset_increment;
+	return clone_offset_on(job, k, 0);
+}
+
+/* The size a job's region has on one of its files (size, or size in percent). */
+static uint64_t job_file_size(const struct rq_job *job, uint64_t dev_size, uint64_t off, unsigned int nr_files)
+{
+	uint64_t mb = job_min_bs(job), size;
+
+	if (job->size_pct) {
+		size = (uint64_t)(dev_size * job->size_pct / 100) / nr_files;
+		if (size > dev_size - (off < dev_size ? off : dev_size))
+			size = dev_size - (off < dev_size ? off : dev_size);
+		return size / mb * mb;
+	}
+	return job->size / nr_files;
 }
 
 /* The spec a --device NAME=SPEC gives @name, or NULL. */
@@ -1358,11 +1474,11 @@ static int bind_file(const char *name, void *arg)
 	const struct rq_job *job = x->job;
 	struct dev_entry *d = dev_find(x->e, name);
 	struct clone_file *f = &c->files[x->nr++];
-	uint64_t size = job->size / c->nr_files;
+	uint64_t off = clone_offset_on(job, x->clone, d->dev.size);
+	uint64_t size = job_file_size(job, d->dev.size, off, c->nr_files);
 
 	f->q = &d->q;
-	f->has_data = d->dev.ops->flags & RQ_DEV_HAS_DATA;
-	uint64_t off = clone_offset(job, x->clone);
+	f->has_data = d->dev.flags & RQ_DEV_HAS_DATA;
 
 	if (!size)
 		size = d->dev.size > off ? d->dev.size - off : 0;
@@ -1375,7 +1491,7 @@ static int bind_file(const char *name, void *arg)
 		f->bits++;
 	f->mask = (1ULL << f->bits) - 1;
 	if (job->random_distribution != RQ_RAND_UNIFORM &&
-	    rq_dist_init(&f->dist, job->random_distribution, job->rand_param, f->nblocks))
+	    rq_dist_init(&f->dist, job->random_distribution, job->rand_param, f->nblocks, job->rand_center))
 		return -EINVAL;
 	return 0;
 }
@@ -1387,9 +1503,10 @@ static int check_file(const char *name, void *arg)
 	const struct rq_job *job = x->job;
 	const struct dev_entry *d = dev_find(x->e, name);
 	const struct rq_dev *dev = &d->dev;
-	uint64_t per_file = job->size / job_nr_files(job);
-	uint64_t last = clone_offset(job, job->numjobs - 1);
+	uint64_t last = clone_offset_on(job, job->numjobs - 1, dev->size);
+	uint64_t per_file = job_file_size(job, dev->size, last, job_nr_files(job));
 	uint64_t end = per_file ? last + per_file : dev->size;
+	bool aligned = job->direct || (dev->flags & RQ_DEV_ALIGNED);
 
 	for (int dir = 0; dir < 2; dir++) {
 		uint32_t lo, hi;
@@ -1397,7 +1514,7 @@ static int check_file(const char *name, void *arg)
 		if ((dir == 0 && !rq_rw_reads(job->rw)) || (dir == 1 && !rq_rw_writes(job->rw)))
 			continue;
 		job_bs_limits(job, dir, &lo, &hi);
-		for (unsigned int i = 0; job->direct && i <= job->nr_bssplit[dir]; i++) {
+		for (unsigned int i = 0; aligned && i <= job->nr_bssplit[dir]; i++) {
 			uint32_t b = i < job->nr_bssplit[dir] ? job->bssplit[dir][i].bs : lo;
 
 			if (b % dev->lbs) {
@@ -1414,13 +1531,13 @@ static int check_file(const char *name, void *arg)
 			return -EINVAL;
 		}
 	}
-	if (job->direct && job->offset_increment % dev->lbs) {
+	if (aligned && job->offset_increment % dev->lbs) {
 		fprintf(x->err, "%s:%d: job '%s': offset_increment=%" PRIu64 " is not a multiple of the "
 			"logical block size %u of %s (direct=1)\n", job->file, job->line,
 			job->name, job->offset_increment, dev->lbs, name);
 		return -EINVAL;
 	}
-	if (job->direct && job->offset % dev->lbs) {
+	if (aligned && job->offset % dev->lbs) {
 		fprintf(x->err, "%s:%d: job '%s': offset=%" PRIu64 " is not a multiple of the "
 			"logical block size %u of %s (direct=1)\n", job->file, job->line,
 			job->name, job->offset, dev->lbs, name);
@@ -1488,7 +1605,7 @@ static int check_resources(struct rq_engine *e, FILE *err)
 		return -ENOMEM;
 	}
 	for (unsigned int i = 0; i < e->nr_devs; i++)
-		ring |= e->devs[i].dev.ops->flags & RQ_DEV_NEEDS_RING;
+		ring |= e->devs[i].dev.flags & RQ_DEV_NEEDS_RING;
 	if (ring) {
 		struct io_uring *rings = calloc(e->nr_cpus, sizeof(*rings));
 		unsigned int made = 0;
@@ -1538,7 +1655,7 @@ static int check_jobs(struct rq_engine *e, FILE *err)
 			}
 		}
 		if (job->random_distribution != RQ_RAND_UNIFORM &&
-		    rq_dist_init(&d, job->random_distribution, job->rand_param, 1024)) {
+		    rq_dist_init(&d, job->random_distribution, job->rand_param, 1024, job->rand_center)) {
 			fprintf(err, "%s:%d: job '%s': random_distribution: parameter %g out of range\n",
 				job->file, job->line, job->name, job->rand_param);
 			return -EINVAL;
@@ -1688,6 +1805,13 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 	for (unsigned int i = 0; i < e->nr_devs; i++)
 		if (e->devs[i].dev.ops->poll)
 			e->polled[e->nr_polled++] = &e->devs[i].dev;
+	e->all_devs = calloc(e->nr_devs ? e->nr_devs : 1, sizeof(*e->all_devs));
+	if (!e->all_devs) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	for (unsigned int i = 0; i < e->nr_devs; i++)
+		e->all_devs[i] = &e->devs[i].dev;
 	*ep = e;
 	return 0;
 fail:
@@ -1728,6 +1852,7 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 	c->bio_flags = calloc(job->iodepth, 1);
 	buf_bytes = (size_t)job->iodepth * ((c->max_bs + 4095) & ~4095u);
 	c->bufs = aligned_alloc(4096, buf_bytes);
+	c->buf_bytes = buf_bytes;
 	if (!c->files || !c->bios || !c->bufs || !c->bio_flags)
 		return -ENOMEM;
 	memset(c->bufs, 0, buf_bytes);
@@ -1745,7 +1870,7 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 	c->seed = (job->randrepeat ? job->randseed : now_ns()) * 0x100000001b3ULL +
 		  (uint64_t)(c - e->clones) * 0x9e3779b97f4a7c15ULL;
 	c->rng = c->seed;
-	if (job->size)
+	if (job->size && !job->size_pct)
 		c->io_limit = job->size;
 	else
 		for (unsigned int i = 0; i < c->nr_files; i++)
@@ -1772,7 +1897,7 @@ static bool group_needs_ring(struct rq_engine *e, unsigned int first, unsigned i
 		struct clone *c = &e->clones[i];
 
 		for (unsigned int f = 0; f < c->nr_files; f++) {
-			unsigned int fl = c->files[f].q->dev->ops->flags;
+			unsigned int fl = c->files[f].q->dev->flags;
 
 			ring |= fl & RQ_DEV_NEEDS_RING;
 #ifdef IORING_SETUP_SQE128
@@ -1900,7 +2025,14 @@ static int run_group(struct rq_engine *e, unsigned int first, unsigned int last,
 		e->cpus[i].wants_ring = ring && e->cpus[i].nr_clones;
 	for (unsigned int i = 0; i < e->nr_cpus; i++)
 		e->cpus[i].ring_flags = ring_flags;
+	/* the phase's I/O buffers, for rq_devs_ring_init(): any worker may dispatch any bio */
+	free(e->ring_bufs);
+	e->ring_bufs = calloc(last - first, sizeof(*e->ring_bufs));
+	e->nr_ring_bufs = 0;
+	for (unsigned int i = first; e->ring_bufs && i < last; i++)
+		e->ring_bufs[e->nr_ring_bufs++] = (struct iovec){ e->clones[i].bufs, e->clones[i].buf_bytes };
 	atomic_store(&e->start_failed, false);
+	atomic_store(&e->active_clones, last - first);
 	pthread_barrier_init(&e->barrier, NULL, e->nr_cpus);
 	for (unsigned int i = 0; i < e->nr_cpus; i++) {
 		ret = pthread_create(&e->cpus[i].thread, NULL, worker_main, &e->cpus[i]);
@@ -1920,8 +2052,10 @@ static int run_group(struct rq_engine *e, unsigned int first, unsigned int last,
 		if (e->cpus[i].fatal)
 			ret = e->cpus[i].fatal;
 	for (unsigned int i = 0; i < e->nr_cpus; i++) {
-		if (e->cpus[i].has_ring)
+		if (e->cpus[i].has_ring) {
+			rq_devs_ring_exit(&e->cpus[i]);
 			io_uring_queue_exit(&e->cpus[i].ring);
+		}
 		e->cpus[i].has_ring = false;
 		e->cpus[i].clones = NULL;
 		e->cpus[i].nr_clones = 0;
@@ -1949,17 +2083,11 @@ static int check_exactly_once(struct rq_engine *e, FILE *err)
 		ret = -EPROTO;
 	}
 	for (unsigned int i = 0; i < e->nr_devs; i++) {
-		const struct rq_queue *q = &e->devs[i].q;
-		uint32_t free_rqs = 0;
+		char msg[256];
 
-		for (const struct rq_request *rq = q->free; rq; rq = rq->next)
-			free_rqs++;
-		if (q->inflight || q->nr_queued || q->head || q->nr_dispatched != q->nr_completed ||
-		    free_rqs != q->nr_requests) {
-			fprintf(err, "rqlock: BUG: queue %s: %u in flight, %u queued, %" PRIu64
-				" dispatched, %" PRIu64 " completed, %u of %u requests free\n",
-				q->name, q->inflight, q->nr_queued, q->nr_dispatched,
-				q->nr_completed, free_rqs, q->nr_requests);
+		/* the mode folds its per-worker counters and checks its own structures */
+		if (rq_queue_check_idle(&e->devs[i].q, msg, sizeof(msg))) {
+			fprintf(err, "rqlock: BUG: queue %s: %s\n", e->devs[i].q.name, msg);
 			ret = -EPROTO;
 		}
 	}
@@ -2004,6 +2132,13 @@ static void build_report(struct rq_engine *e)
 		uint64_t from = c->ramp_end_ns, to = c->end_ns;
 
 		c->rep.error = c->error;
+		c->rep.first_error = c->first_error;
+		c->rep.total_err = c->total_err;
+		c->rep.continue_on_error = c->job->continue_on_error;
+		c->rep.iodepth = c->job->iodepth;
+		c->rep.kb_base = c->job->kb_base;
+		c->rep.slat_percentiles = c->job->slat_percentiles;
+		c->rep.percentile_precision = c->job->percentile_precision;
 		c->rep.job_runtime_ns = to > from ? to - from : 0;
 		c->rep.group_reporting = c->job->group_reporting;
 		c->rep.description = c->job->description;
@@ -2023,6 +2158,14 @@ static void build_report(struct rq_engine *e)
 			c->rep.dir[d].runtime_ns = c->rep.dir[d].total_ios ? c->rep.job_runtime_ns : 0;
 		e->jrep[i] = c->rep;
 	}
+	if (e->jobs->nr) {
+		const struct rq_job *last = &e->jobs->jobs[e->jobs->nr - 1];
+
+		r->global_opt_keys = (const char *const *)last->global_keys;
+		r->global_opt_vals = (const char *const *)last->global_vals;
+		r->nr_global_opts = last->nr_global;
+	}
+	r->elapsed_ms = (mono_ns() - e->start_mono_ns) / 1000000;
 	r->jobs = e->jrep;
 	r->nr_jobs = e->nr_clones;
 	nl = rq_locks_report(e->locks, e->nr_locks_max);
@@ -2047,6 +2190,10 @@ static void build_report(struct rq_engine *e)
 		dr->size = d->dev.size;
 		dr->logical_block_size = d->dev.lbs;
 		dr->queue_depth = d->dev.depth;
+		snprintf(dr->serial, sizeof(dr->serial), "%s", d->dev.serial);
+		snprintf(dr->transport, sizeof(dr->transport), "%s", d->dev.transport);
+		dr->rotational = d->dev.rotational;
+		snprintf(dr->registered, sizeof(dr->registered), "%s", rq_dev_registered_name(&d->dev));
 	}
 	r->locks = e->locks;
 	r->nr_locks = nl;
@@ -2054,6 +2201,8 @@ static void build_report(struct rq_engine *e)
 	r->nr_queues = e->nr_devs;
 	r->devices = e->devices;
 	r->nr_devices = e->nr_devs;
+	if (rq_queues_report(r))
+		fprintf(stderr, "rqlock: no memory for the lock report\n");
 	r->sectors_verified = 0;
 	for (unsigned int i = 0; i < e->nr_cpus; i++)
 		r->sectors_verified += e->cpus[i].verified;
@@ -2063,6 +2212,7 @@ int rq_engine_run(struct rq_engine *e, FILE *err)
 {
 	int ret = 0, failed = 0;
 
+	e->start_mono_ns = mono_ns();
 	for (unsigned int i = 0; i < e->nr_cpus; i++) {
 		e->cpus[i].id = (int)i;
 		e->cpus[i].e = e;
@@ -2117,6 +2267,13 @@ int rq_engine_run(struct rq_engine *e, FILE *err)
 	e->rep.interrupted = rq_engine_stopped();
 	if (ret)
 		return ret;
+	{
+		char msg[512];
+
+		/* a lock-order cycle fails the run; its report was printed when found */
+		if (rq_lockdep_result(msg, sizeof(msg)))
+			return 1;
+	}
 	for (unsigned int i = 0; i < e->nr_clones; i++)
 		failed |= e->clones[i].error != 0;
 	return failed ? 1 : 0;
@@ -2154,6 +2311,8 @@ void rq_engine_free(struct rq_engine *e)
 	free(e->queues);
 	free(e->devices);
 	free(e->polled);
+	free(e->all_devs);
+	free(e->ring_bufs);
 	free((void *)e->job_remaining);
 	rq_locks_reset();
 	g_cpus = NULL;

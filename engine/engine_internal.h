@@ -38,9 +38,12 @@ struct rq_dist {
 	double zetan, zeta2, alpha, eta;
 	uint64_t zipf_n;		/* items the zeta sums run over (capped) */
 	uint64_t scatter;		/* odd multiplier coprime with nblocks */
+	double center;			/* < 0: scatter; else shift the hot spot there */
 };
 
-int rq_dist_init(struct rq_dist *d, enum rq_rand_dist kind, double param, uint64_t nblocks);
+/* @center: where the hot spot sits, 0..1 of the region, or < 0 for fio's scattering */
+int rq_dist_init(struct rq_dist *d, enum rq_rand_dist kind, double param, uint64_t nblocks,
+		 double center);
 uint64_t rq_dist_next(const struct rq_dist *d, uint64_t *rng);
 
 /* splitmix64 step: the engine's one PRNG, seeded per clone */

@@ -63,6 +63,7 @@ enum rq_coe {
 #define RQ_MAX_PERCENTILES 20
 #define RQ_CPUMASK_WORDS 16		/* 1024 CPUs */
 #define RQ_JOB_PATH_MAX 4096
+#define RQ_JOB_OPTS_MAX 512		/* options in the parser's table, at most */
 
 struct rq_job {
 	char name[RQ_JOB_NAME_MAX];
@@ -77,6 +78,12 @@ struct rq_job {
 	unsigned int numjobs;		/* default 1 */
 	uint64_t size;			/* bytes; 0 = whole device/file */
 	uint64_t offset;		/* bytes, default 0 */
+	/*
+	 * size=N%, offset=N%, offset_increment=N%: percent (0..100] of the
+	 * device or file, resolved by the engine against its size as fio does
+	 * (the byte field is 0 then); 0 = not given.
+	 */
+	double size_pct, offset_pct, offset_increment_pct;
 	uint64_t runtime_ns;		/* 0 = until size is done */
 	uint64_t ramp_ns;		/* ramp_time: I/O runs, stats are not kept */
 	bool time_based;
@@ -93,9 +100,14 @@ struct rq_job {
 	struct {
 		uint32_t bs;
 		uint32_t pct;		/* 0..100; blanks already share the rest */
-	} bssplit[2][RQ_MAX_BSSPLIT];
-	unsigned int nr_bssplit[2];	/* 0 = no bssplit */
-	unsigned int rw_seq_nr;		/* rw=...:N; 0 when not given */
+	} bssplit[2][RQ_MAX_BSSPLIT];	/* sorted by pct, ascending, as fio keeps it */
+	/*
+	 * 0 = no bssplit.  The shares may add up to less than 100 (fio
+	 * truncates (100 - given) / blanks): fio then picks the last entry.
+	 */
+	unsigned int nr_bssplit[2];
+	unsigned int rw_seq_nr;		/* rw=rand...:N: a new random offset every N I/Os; 0 when not given */
+	uint64_t rw_seq_add;		/* rw=read:N (sequential): skip N bytes after each I/O; 0 = none */
 
 	/* ---- load shaping ---- */
 	uint64_t rate_iops[2];		/* per clone, 0 = unlimited */
@@ -103,12 +115,13 @@ struct rq_job {
 	uint64_t thinktime_us;
 	uint64_t thinktime_spin_us;
 	unsigned int thinktime_blocks;	/* default 1 */
-	unsigned int iodepth_batch_submit;	/* default 1 */
+	unsigned int iodepth_batch_submit;	/* default 1; 0 or above iodepth = iodepth, as fio */
 	unsigned int iodepth_batch_complete_min;	/* default 1 */
-	unsigned int iodepth_batch_complete_max;	/* default iodepth */
+	unsigned int iodepth_batch_complete_max;	/* default (and at least) iodepth_batch_complete_min */
 	uint64_t offset_increment;	/* clone k starts at offset + k * this */
 	enum rq_rand_dist random_distribution;
 	double rand_param;		/* theta, h or sigma */
+	double rand_center;		/* random_distribution=...:P:C, C in [0, 1]; -1 = not given */
 	bool norandommap;
 	bool randrepeat;		/* default true */
 	uint64_t randseed;		/* default fio's 0x89 */
@@ -120,8 +133,11 @@ struct rq_job {
 	/* ---- reporting ---- */
 	double percentile_list[RQ_MAX_PERCENTILES];
 	unsigned int nr_percentiles;	/* 0 = fio's default list */
+	unsigned int percentile_precision;	/* decimals shown in normal output, fio's rule; default 2 */
 	bool lat_percentiles;
 	bool clat_percentiles;		/* default true */
+	bool slat_percentiles;
+	unsigned int kb_base;		/* 1024 or 1000: units of the normal output, as fio */
 	int unified_rw_reporting;	/* 0 none, 1 mixed, 2 both */
 	char description[256];
 
@@ -140,17 +156,35 @@ struct rq_job {
 	bool registerfiles;
 
 	/*
-	 * "job options" as fio's JSON prints them: every option set in the
-	 * job's own section (not [global]), key and value as written after
-	 * ${VAR} expansion.  Owned by the list; freed by rq_jobs_free().
+	 * "job options" as fio's JSON prints them: every option given a value
+	 * in the job's own section (not [global]; a bare flag is not listed),
+	 * fio's name for it and the value after ${VAR} and $ncpus expansion,
+	 * in fio's order.  Owned by the list; freed by rq_jobs_free().
 	 */
 	char **opt_keys, **opt_vals;
 	unsigned int nr_opts;
+	/*
+	 * "global options" as fio's JSON prints them: the [global] options of
+	 * the job's file up to its section (fio prints the last file's).
+	 * Owned by the job, as opt_keys.
+	 */
+	char **global_keys, **global_vals;
+	unsigned int nr_global;
+
+	/* Parser-private: which table options the job set (for --showcmd). */
+	uint8_t opts_set[RQ_JOB_OPTS_MAX / 8];
 };
 
 struct rq_job_list {
 	struct rq_job *jobs;
 	unsigned int nr;
+};
+
+/* Choices of a parse beyond the files themselves. */
+struct rq_parse_opts {
+	/* --section=NAME: only these job sections run ([global] always applies) */
+	const char *const *sections;
+	unsigned int nr_sections;
 };
 
 /*
@@ -159,9 +193,20 @@ struct rq_job_list {
  * Several files behave as if separated by stonewall.
  */
 int rq_jobs_parse(const char *const *files, int nr_files, struct rq_job_list *list, FILE *err);
+/* The same with parse choices (@o may be NULL). */
+int rq_jobs_parse_opts(const char *const *files, int nr_files, const struct rq_parse_opts *o,
+		       struct rq_job_list *list, FILE *err);
 /* Parse from a memory buffer, @name used in messages (tests). */
 int rq_jobs_parse_buf(const char *name, const char *buf, struct rq_job_list *list, FILE *err);
 void rq_jobs_free(struct rq_job_list *list);
+
+/*
+ * Print the jobs as one fio command line (fio's --showcmd), every option a
+ * job set - in its section or a [global] above it - with its resolved value:
+ * sizes in bytes, times with an exact unit, block-size splits with their
+ * shares filled in.  Returns 0 or -EIO.
+ */
+int rq_jobs_showcmd(const struct rq_job_list *list, FILE *f);
 
 /*
  * Split @job->filename on ':' (honouring '\:'), calling @fn for each name.

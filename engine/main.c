@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "devices/device.h"
 #include "engine/engine.h"
 #include "queues/queue.h"
 
@@ -34,17 +35,29 @@ enum {
 	OPT_LOCK = 'l', OPT_WORKERS = 'w', OPT_OUTPUT = 'o', OPT_HELP = 'h',
 	OPT_FORMAT = 256, OPT_LOCK_TYPE, OPT_ALLOW_MOUNTED, OPT_NO_PIN, OPT_VERSION, OPT_DEVICE,
 	OPT_STALL,
+	OPT_HW_QUEUES, OPT_CLUSTER_SIZE, OPT_LOCKSTAT, OPT_LOCKDEP,
+	OPT_PARSE_ONLY, OPT_SHOWCMD, OPT_SECTION, OPT_MINIMAL,
 };
 
 static const struct cli_opt cli_opts[] = {
 	{ "lock", required_argument, OPT_LOCK, "MODE",
-	  "lock mode: global (one io_request_lock) or per-queue (default: global)" },
+	  "lock mode: global (one io_request_lock), per-queue, mq (blk-mq) or cluster (default: global)" },
 	{ "lock-type", required_argument, OPT_LOCK_TYPE, "TYPE",
-	  "lock primitive: ttas (default: ttas)" },
+	  "lock primitive: ttas, ticket, mcs or mutex (default: ttas)" },
+	{ "hw-queues", required_argument, OPT_HW_QUEUES, "N",
+	  "mq: hardware queues per device, at most one per worker (default: one per worker for null/ram, else 1)" },
+	{ "cluster-size", required_argument, OPT_CLUSTER_SIZE, "K",
+	  "cluster: workers per partition, 1..1024 (default: 1)" },
+	{ "lockstat", required_argument, OPT_LOCKSTAT, "on|off",
+	  "lock statistics per lock class, as /proc/lock_stat (default: on)" },
+	{ "lockdep", no_argument, OPT_LOCKDEP, NULL,
+	  "validate lock ordering; a cycle fails the run (default: off)" },
 	{ "workers", required_argument, OPT_WORKERS, "N",
 	  "worker threads acting as CPUs (default: online CPUs)" },
 	{ "output-format", required_argument, OPT_FORMAT, "F",
-	  "normal, json, or a comma list (default: normal)" },
+	  "normal, json, json+, terse, or a comma list (default: normal)" },
+	{ "minimal", no_argument, OPT_MINIMAL, NULL,
+	  "terse output (fio's --minimal), as --output-format=terse" },
 	{ "output", required_argument, OPT_OUTPUT, "FILE",
 	  "write results to FILE instead of stdout (default: stdout)" },
 	{ "device", required_argument, OPT_DEVICE, "NAME=SPEC",
@@ -55,6 +68,12 @@ static const struct cli_opt cli_opts[] = {
 	  "allow writes to mounted or formatted block devices (default: refuse)" },
 	{ "no-pin", no_argument, OPT_NO_PIN, NULL,
 	  "do not pin workers to CPUs (default: pin where allowed)" },
+	{ "parse-only", no_argument, OPT_PARSE_ONLY, NULL,
+	  "check the job files and exit: 0 when they are good, 2 and one line when not" },
+	{ "showcmd", no_argument, OPT_SHOWCMD, NULL,
+	  "print the jobs as one fio command line, every option resolved, and exit" },
+	{ "section", required_argument, OPT_SECTION, "NAME",
+	  "run only job section NAME, [global] still applies; repeatable (default: all)" },
 	{ "help", no_argument, OPT_HELP, NULL, "this help" },
 	{ "version", no_argument, OPT_VERSION, NULL, "print the version" },
 };
@@ -64,6 +83,7 @@ static const struct cli_opt cli_opts[] = {
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: rqlock run [OPTIONS] JOBFILE...\n"
+		   "       rqlock devices [--json] [--all]   list block and NVMe devices\n"
 		   "       rqlock --help | --version\n\n"
 		   "Runs fio job files through a userspace block layer whose request-queue\n"
 		   "locking is switchable, and reports fio-compatible results.\n\n"
@@ -76,7 +96,16 @@ static void usage(FILE *f)
 		fprintf(f, "  %-28s %s\n", left, cli_opts[i].help);
 	}
 	fprintf(f, "\nBuilt-in devices are named in filename= with '@': @null0, "
-		   "@null1,delay_us=20,depth=64,irqmode=0|1|2,size=1g.\n"
+		   "@null1,delay_us=20,depth=64,irqmode=0|1|2,size=1g;\n"
+		   "@ram0,size=64m (a RAM disk); @floppy0[,file=PATH][,hold_us=20] (a 1.44 MB\n"
+		   "3.5\" drive model); @hdd0[,file=PATH][,size=S][,seek_us=8500][,rpm=7200] (a disk\n"
+		   "model); their options and defaults are in devices/ram.c and devices/model.c.\n"
+		   "@fault,eio_every=N,eio_offset=X,short_every=N,busy_every=N,delay_us=D,\n"
+		   "hang_every=N,of=INNER wraps INNER (last) and injects faults (devices/fault.c).\n"
+		   "Latencies are timed with the TSC where the kernel trusts it;\n"
+		   "RQLOCK_CLOCK=clock_gettime in the environment forces CLOCK_MONOTONIC.\n"
+		   "ioengine=libaio and ioengine=io_uring_cmd (NVMe passthrough, /dev/ngXnY) select\n"
+		   "the kernel interface; `rqlock devices` lists what this machine has.\n"
 		   "ioengine=null needs no filename, as under fio.\n"
 		   "Exit status: 0 ok, 1 a job failed, 2 bad input.\n");
 }
@@ -135,7 +164,7 @@ static int check_output(const char *path)
 
 static int cmd_run(int argc, char **argv)
 {
-	struct rq_engine_opts eo = { .lock_mode = "global", .lock_type = "ttas", .pin = true };
+	struct rq_engine_opts eo = { .lock_mode = "global", .lock_type = "ttas", .pin = true, .lockstat = true };
 	struct option lopts[NR_CLI_OPTS + 1];
 	const char *output = NULL;
 	unsigned int formats = RQ_OUTPUT_NORMAL;
@@ -147,6 +176,9 @@ static int cmd_run(int argc, char **argv)
 	FILE *mem, *out;
 	const char *aliases[256];
 	unsigned int nr_aliases = 0;
+	const char *sections[64];
+	struct rq_parse_opts po = { .sections = sections };
+	bool parse_only = false, showcmd = false;
 	int c, ret = 0;
 
 	memset(lopts, 0, sizeof(lopts));
@@ -169,7 +201,8 @@ static int cmd_run(int argc, char **argv)
 			break;
 		case OPT_LOCK_TYPE:
 			if (rq_lock_type_parse(optarg, &lt)) {
-				fprintf(stderr, "rqlock: --lock-type=%s: unknown lock type (ttas)\n", optarg);
+				fprintf(stderr, "rqlock: --lock-type=%s: unknown lock type (%s)\n", optarg,
+					rq_lock_type_names());
 				return EXIT_BAD_INPUT;
 			}
 			eo.lock_type = optarg;
@@ -182,7 +215,7 @@ static int cmd_run(int argc, char **argv)
 			break;
 		case OPT_FORMAT:
 			if (rq_output_parse_format(optarg, &formats)) {
-				fprintf(stderr, "rqlock: --output-format=%s: expected normal, json or a comma list\n",
+				fprintf(stderr, "rqlock: --output-format=%s: expected normal, json, json+, terse or a comma list\n",
 					optarg);
 				return EXIT_BAD_INPUT;
 			}
@@ -219,11 +252,50 @@ static int cmd_run(int argc, char **argv)
 			eo.stall_timeout_ns = (uint64_t)secs * 1000000000ULL;
 			break;
 		}
+		case OPT_HW_QUEUES:
+			if (parse_uint(optarg, 1024, &eo.hw_queues) || !eo.hw_queues) {
+				fprintf(stderr, "rqlock: --hw-queues=%s: expected 1..1024\n", optarg);
+				return EXIT_BAD_INPUT;
+			}
+			break;
+		case OPT_CLUSTER_SIZE:
+			if (parse_uint(optarg, 1024, &eo.cluster_size) || !eo.cluster_size) {
+				fprintf(stderr, "rqlock: --cluster-size=%s: expected 1..1024\n", optarg);
+				return EXIT_BAD_INPUT;
+			}
+			break;
+		case OPT_LOCKSTAT:
+			if (strcmp(optarg, "on") && strcmp(optarg, "off")) {
+				fprintf(stderr, "rqlock: --lockstat=%s: expected on or off\n", optarg);
+				return EXIT_BAD_INPUT;
+			}
+			eo.lockstat = !strcmp(optarg, "on");
+			break;
+		case OPT_LOCKDEP:
+			eo.lockdep = true;
+			break;
 		case OPT_ALLOW_MOUNTED:
 			eo.allow_mounted_write = true;
 			break;
 		case OPT_NO_PIN:
 			eo.pin = false;
+			break;
+		case OPT_PARSE_ONLY:
+			parse_only = true;
+			break;
+		case OPT_SHOWCMD:
+			showcmd = true;
+			break;
+		case OPT_SECTION:
+			if (po.nr_sections == sizeof(sections) / sizeof(sections[0])) {
+				fprintf(stderr, "rqlock: --section: at most %zu\n",
+					sizeof(sections) / sizeof(sections[0]));
+				return EXIT_BAD_INPUT;
+			}
+			sections[po.nr_sections++] = optarg;
+			break;
+		case OPT_MINIMAL:
+			formats = RQ_OUTPUT_TERSE;
 			break;
 		case OPT_HELP:
 			usage(stdout);
@@ -242,9 +314,14 @@ static int cmd_run(int argc, char **argv)
 		return EXIT_BAD_INPUT;
 	eo.aliases = aliases;
 	eo.nr_aliases = nr_aliases;
-	ret = rq_jobs_parse((const char *const *)&argv[optind], argc - optind, &jobs, stderr);
+	ret = rq_jobs_parse_opts((const char *const *)&argv[optind], argc - optind, &po, &jobs, stderr);
 	if (ret)
 		return EXIT_BAD_INPUT;
+	if (parse_only || showcmd) {
+		ret = showcmd && rq_jobs_showcmd(&jobs, stdout) ? EXIT_JOB_FAILED : 0;
+		rq_jobs_free(&jobs);
+		return ret;
+	}
 	ret = rq_engine_setup(&e, &eo, &jobs, stderr);
 	if (ret) {
 		rq_jobs_free(&jobs);
@@ -299,6 +376,8 @@ int main(int argc, char **argv)
 		printf("%s\n", RQ_VERSION);
 		return 0;
 	}
+	if (!strcmp(argv[1], "devices"))
+		return rq_devices_cmd(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "run"))
 		return cmd_run(argc - 1, argv + 1);
 	fprintf(stderr, "rqlock: unknown command '%s' (see rqlock --help)\n", argv[1]);

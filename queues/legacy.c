@@ -11,7 +11,8 @@
  *   held across the merge/insert of a bio, the driver's dispatch
  *   (request_fn -> queue_rq) and the ending of a request, as 2.4 held
  *   io_request_lock through end_request.  Bios are ended after the lock
- *   is dropped.  It is the only lock of these modes: no ordering to keep.
+ *   is dropped.  It is the only lock of these modes: no ordering to keep
+ *   (lockdep: one class, no edges).  The driver's queue_rq runs under it.
  *
  * Cost: two acquisitions per request when completions come back later
  * (submit, end), one when the device completes at once.  Under global,
@@ -28,9 +29,17 @@ static const struct rq_lock_class queue_lock_class = { .name = "queue_lock" };
 
 static int global_setup(const struct rq_mode_config *cfg)
 {
-	(void)cfg;
+	int ret = rq_lock_setup(cfg);
+
+	if (ret)
+		return ret;
 	rq_lock_init(&rq_io_request_lock, &io_request_lock_class, "io_request_lock");
 	return 0;
+}
+
+static int per_queue_setup(const struct rq_mode_config *cfg)
+{
+	return rq_lock_setup(cfg);
 }
 
 static int global_queue_init(struct rq_queue *q)
@@ -49,62 +58,17 @@ static int per_queue_init(struct rq_queue *q)
 	return 0;
 }
 
-/*
- * request_fn: hand queued requests to the driver while it has room.
- * Requests the driver completes at once are finished here and their bios
- * collected on @done, to be ended once the lock is dropped.
- */
-static void request_fn(struct rq_queue *q, struct rq_cpu *cpu, struct rq_bio **done)
-{
-	struct rq_dev *dev = q->dev;
-	struct rq_request *rq;
-
-	rq_lock_assert_held(q->lock, rq_cpu_id(cpu));
-	while (!q->stopped && q->inflight < q->depth && (rq = rq_elv_pop(q))) {
-		int st;
-
-		rq_request_prep(rq);
-		rq->state = RQ_STATE_DISPATCHED;
-		q->inflight++;
-		q->nr_dispatched++;
-		st = dev->ops->queue_rq(dev, cpu, rq);
-		if (st == RQ_Q_BUSY) {
-			q->inflight--;
-			q->nr_dispatched--;
-			rq_elv_requeue(q, rq);
-			q->stopped = true;
-			break;
-		}
-		if (st == RQ_Q_DONE) {
-			struct rq_bio *bios = rq_request_finish(q, rq, rq->error);
-			struct rq_bio *tail = bios;
-
-			while (tail->next)
-				tail = tail->next;
-			tail->next = *done;
-			*done = bios;
-		}
-	}
-}
-
 static int legacy_submit_bio(struct rq_queue *q, struct rq_cpu *cpu, struct rq_bio *bio)
 {
 	int id = rq_cpu_id(cpu);
 	struct rq_bio *done = NULL;
-	struct rq_request *rq;
 
 	rq_lock(q->lock, id);
-	q->nr_bios++;
-	if (!rq_elv_merge(q, bio)) {
-		rq = rq_pool_get(q);
-		if (!rq) {
-			q->nr_bios--;
-			rq_unlock(q->lock, id);
-			return -EAGAIN;
-		}
-		rq_elv_add_bio(q, rq, bio);
+	if (!rq_elv_insert_bio(q, bio)) {
+		rq_unlock(q->lock, id);
+		return -EAGAIN;
 	}
-	request_fn(q, cpu, &done);
+	rq_request_fn(q, cpu, &done);
 	rq_unlock(q->lock, id);
 	rq_bios_end(cpu, done);
 	return 0;
@@ -119,7 +83,7 @@ static void legacy_end_request(struct rq_queue *q, struct rq_cpu *cpu, struct rq
 	bios = rq_request_finish(q, rq, error);
 	q->stopped = false;
 	if (q->head)
-		request_fn(q, cpu, &done);
+		rq_request_fn(q, cpu, &done);
 	rq_unlock(q->lock, id);
 	rq_bios_end(cpu, bios);
 	rq_bios_end(cpu, done);
@@ -132,7 +96,7 @@ static void legacy_run_queue(struct rq_queue *q, struct rq_cpu *cpu)
 
 	rq_lock(q->lock, id);
 	q->stopped = false;
-	request_fn(q, cpu, &done);
+	rq_request_fn(q, cpu, &done);
 	rq_unlock(q->lock, id);
 	rq_bios_end(cpu, done);
 }
@@ -150,6 +114,7 @@ const struct rq_queue_mode_ops rq_mode_global = {
 const struct rq_queue_mode_ops rq_mode_per_queue = {
 	.name = "per-queue",
 	.help = "one lock per request queue (Linux 2.5)",
+	.setup = per_queue_setup,
 	.queue_init = per_queue_init,
 	.submit_bio = legacy_submit_bio,
 	.end_request = legacy_end_request,

@@ -4,21 +4,67 @@
  * elevator with front and back merging, and the lock-mode registry.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "devices/device.h"
 #include "queues/queue_internal.h"
+#include "results/results.h"
 
 extern const struct rq_queue_mode_ops rq_mode_global;
 extern const struct rq_queue_mode_ops rq_mode_per_queue;
+extern const struct rq_queue_mode_ops rq_mode_mq;
+extern const struct rq_queue_mode_ops rq_mode_cluster;
 
 /* The registry: one line per lock mode. */
 static const struct rq_queue_mode_ops *const modes[] = {
 	&rq_mode_global,
 	&rq_mode_per_queue,
+	&rq_mode_mq,
+	&rq_mode_cluster,
 };
+
+/* The mode of the run's queues, for the run-wide report. */
+static const struct rq_queue_mode_ops *run_mode;
+/* The live queues (init .. exit), for the report; touched single-threaded. */
+static struct rq_queue **live;
+static unsigned int nr_live, live_cap;
+static struct rq_mode_queue_report *mode_queues;
+
+static int live_add(struct rq_queue *q)
+{
+	if (nr_live == live_cap) {
+		unsigned int cap = live_cap ? live_cap * 2 : 16;
+		struct rq_queue **l = realloc(live, cap * sizeof(*l));
+
+		if (!l)
+			return -ENOMEM;
+		live = l;
+		live_cap = cap;
+	}
+	live[nr_live++] = q;
+	return 0;
+}
+
+static void live_del(struct rq_queue *q)
+{
+	for (unsigned int i = 0; i < nr_live; i++) {
+		if (live[i] == q) {
+			memmove(&live[i], &live[i + 1], (nr_live - i - 1) * sizeof(*live));
+			nr_live--;
+			break;
+		}
+	}
+	if (!nr_live) {
+		free(live);
+		live = NULL;
+		live_cap = 0;
+		free(mode_queues);
+		mode_queues = NULL;
+	}
+}
 
 #define NR_MODES (sizeof(modes) / sizeof(modes[0]))
 
@@ -61,6 +107,8 @@ int rq_queue_modes_check(char *msg, size_t len)
 int rq_queue_init(struct rq_queue *q, const struct rq_queue_mode_ops *mode,
 		  struct rq_dev *dev, uint32_t nr_requests)
 {
+	int ret;
+
 	memset(q, 0, sizeof(*q));
 	q->mode = mode;
 	q->dev = dev;
@@ -82,13 +130,71 @@ int rq_queue_init(struct rq_queue *q, const struct rq_queue_mode_ops *mode,
 		rq->next = q->free;
 		q->free = rq;
 	}
-	return mode->queue_init(q);
+	run_mode = mode;
+	if (live_add(q))
+		return -ENOMEM;
+	ret = mode->queue_init(q);
+	if (ret)
+		live_del(q);	/* the engine does not exit a queue that failed to init */
+	return ret;
 }
 
 void rq_queue_exit(struct rq_queue *q)
 {
+	live_del(q);
+	if (q->mode && q->mode->queue_exit)
+		q->mode->queue_exit(q);
 	free(q->pool);
 	q->pool = NULL;
+}
+
+int rq_queue_check_idle(struct rq_queue *q, char *msg, size_t len)
+{
+	uint32_t free_rqs = 0;
+
+	if (q->mode->check_idle) {
+		int ret = q->mode->check_idle(q, msg, len);
+
+		if (ret)
+			return ret;
+	}
+	for (const struct rq_request *rq = q->free; rq && free_rqs <= q->nr_requests; rq = rq->next)
+		free_rqs++;
+	if (q->inflight || q->nr_queued || q->head || q->nr_dispatched != q->nr_completed ||
+	    free_rqs != q->nr_requests) {
+		snprintf(msg, len, "queue %s: %u in flight, %u queued, %" PRIu64 " dispatched, %" PRIu64
+			 " completed, %u of %u requests free", q->name, q->inflight, q->nr_queued,
+			 q->nr_dispatched, q->nr_completed, free_rqs, q->nr_requests);
+		return -EPROTO;
+	}
+	if (q->nr_alloc != q->nr_completed) {
+		snprintf(msg, len, "queue %s: %" PRIu64 " requests allocated, %" PRIu64 " completed",
+			 q->name, q->nr_alloc, q->nr_completed);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+int rq_queues_report(struct rq_run_report *r)
+{
+	memset(&r->mode, 0, sizeof(r->mode));
+	if (run_mode && run_mode->report_run)
+		run_mode->report_run(&r->mode);
+	free(mode_queues);
+	mode_queues = calloc(nr_live ? nr_live : 1, sizeof(*mode_queues));
+	if (!mode_queues)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < nr_live; i++) {
+		struct rq_mode_queue_report *m = &mode_queues[i];
+
+		snprintf(m->name, sizeof(m->name), "%s", live[i]->name);
+		m->owner_partition = -1;
+		if (live[i]->mode->report)
+			live[i]->mode->report(live[i], m);
+	}
+	r->mode.queues = mode_queues;
+	r->mode.nr_queues = nr_live;
+	return rq_locks_fill_report(r);
 }
 
 struct rq_request *rq_pool_get(struct rq_queue *q)
@@ -219,7 +325,7 @@ void rq_request_prep(struct rq_request *rq)
 	}
 }
 
-struct rq_bio *rq_request_finish(struct rq_queue *q, struct rq_request *rq, int error)
+struct rq_bio *rq_request_bios_done(struct rq_queue *q, struct rq_request *rq, int error)
 {
 	struct rq_bio *bios = rq->bio;
 
@@ -232,10 +338,72 @@ struct rq_bio *rq_request_finish(struct rq_queue *q, struct rq_request *rq, int 
 		error = rq->res < 0 ? rq->res : -EIO;
 	for (struct rq_bio *b = bios; b; b = b->next)
 		b->error = error;
+	return bios;
+}
+
+struct rq_bio *rq_request_finish(struct rq_queue *q, struct rq_request *rq, int error)
+{
+	struct rq_bio *bios = rq_request_bios_done(q, rq, error);
+
 	q->inflight--;
 	q->nr_completed++;
 	rq_pool_put(q, rq);
 	return bios;
+}
+
+void rq_bios_splice(struct rq_bio **done, struct rq_bio *bios)
+{
+	struct rq_bio *tail = bios;
+
+	if (!bios)
+		return;
+	while (tail->next)
+		tail = tail->next;
+	tail->next = *done;
+	*done = bios;
+}
+
+bool rq_elv_insert_bio(struct rq_queue *q, struct rq_bio *bio)
+{
+	struct rq_request *rq;
+
+	q->nr_bios++;
+	if (rq_elv_merge(q, bio))
+		return true;
+	rq = rq_pool_get(q);
+	if (!rq) {
+		q->nr_bios--;
+		return false;
+	}
+	rq_elv_add_bio(q, rq, bio);
+	return true;
+}
+
+void rq_request_fn(struct rq_queue *q, struct rq_cpu *cpu, struct rq_bio **done)
+{
+	struct rq_dev *dev = q->dev;
+	struct rq_request *rq;
+
+	if (q->lock)
+		rq_lock_assert_held(q->lock, rq_cpu_id(cpu));
+	while (!q->stopped && q->inflight < q->depth && (rq = rq_elv_pop(q))) {
+		int st;
+
+		rq_request_prep(rq);
+		rq->state = RQ_STATE_DISPATCHED;
+		q->inflight++;
+		q->nr_dispatched++;
+		st = dev->ops->queue_rq(dev, cpu, rq);
+		if (st == RQ_Q_BUSY) {
+			q->inflight--;
+			q->nr_dispatched--;
+			rq_elv_requeue(q, rq);
+			q->stopped = true;
+			break;
+		}
+		if (st == RQ_Q_DONE)
+			rq_bios_splice(done, rq_request_finish(q, rq, rq->error));
+	}
 }
 
 void rq_bios_end(struct rq_cpu *cpu, struct rq_bio *bios)

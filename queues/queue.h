@@ -10,7 +10,12 @@
  * of the request through rq_bio_endio() (provided by the engine).
  *
  * Which lock protects what is written beside each field; functions that
- * need a lock assert it with rq_lock_assert_held().
+ * need a lock assert it with rq_lock_assert_held().  The modes (each
+ * file's header lists its locks, what they protect and their order):
+ *   global     queues/legacy.c   one io_request_lock (Linux 2.4)
+ *   per-queue  queues/legacy.c   a lock per queue (2.5)
+ *   mq         queues/mq.c       software queues, hardware queues, tags (3.13)
+ *   cluster    queues/cluster.c  partitions owning devices, forward rings
  */
 #ifndef RQ_QUEUE_H
 #define RQ_QUEUE_H
@@ -23,6 +28,7 @@
 
 struct rq_cpu;
 struct rq_dev;
+struct rq_hw_queue;
 
 #define RQ_CACHELINE 64
 
@@ -82,47 +88,175 @@ struct rq_request {
 	void *dev_priv;			/* for the device while dispatched */
 	uint64_t done_at;		/* rq_cpu_complete_after(): when, in ns */
 	int32_t res;			/* device result: bytes or -errno */
+	int32_t submit_cpu;		/* mq: the worker whose software queue it came from */
+	struct rq_hw_queue *hctx;	/* mq: the hardware queue whose tag it holds */
 	struct iovec iov[RQ_MAX_SEGS];	/* one per bio, filled at dispatch */
 };
 
 /*
- * Lock primitives.  One struct for every primitive so that a mode can
- * embed it; the primitive's ops decide how the word is used.
+ * Lock primitives (lock.c).  One struct for every primitive so that a mode
+ * can embed it; the primitive's ops (struct rq_lock_ops) decide how the
+ * word at the head of the struct is used:
+ *
+ *   ttas    test-and-test-and-set on one word
+ *   ticket  a "next" and a "serving" counter: FIFO
+ *   mcs     a tail pointer to a queue of per-waiter nodes: FIFO
+ *   mutex   a futex word: 0 free, 1 held, 2 held with sleepers
+ *
+ * Spinners spin then yield (sched_yield); the mutex sleeps in the kernel.
+ * What each costs under contention is written beside its code in lock.c.
+ *
+ * lockstat (rq_mode_config.lockstat): per lock, acquisitions and
+ * contentions always; with lockstat on also bounces (the lock taken by
+ * another worker than the previous holder), the wait time of every
+ * contended acquisition, the hold time of a random 1 in N acquisitions
+ * (N = rq_mode_config.lockstat_sample, default 64) and the contention
+ * sites (file:line).  Everything is written by the holder only, so plain
+ * counters are exact; the report folds them per lock class.
+ *
+ * lockdep (rq_mode_config.lockdep): each worker's held locks are kept;
+ * "held A while taking B" adds the class edge A -> B (the report's edge
+ * count); a cycle in the class graph (or a class taken while one of its
+ * own is held) is reported once on stderr with the acquisition sites, and
+ * rq_lockdep_result() fails the run.  Every run reports the lock classes
+ * used; edges are counted by lockdep runs (keeping the held stacks costs
+ * ~2.5 ns an acquisition, too much for lockstat's budget).
  */
 struct rq_lock_class {
 	const char *name;		/* "io_request_lock", "queue_lock", ... */
 };
 
+struct rq_lock;
+struct rq_mcs_node;
+
+struct rq_lock_ops {
+	const char *name;
+	/* One attempt; true if taken.  Else *token is what lock_slow needs. */
+	bool (*lock_fast)(struct rq_lock *l, uintptr_t *token);
+	/* Wait until taken (spin then yield, or sleep); the attempt failed. */
+	void (*lock_slow)(struct rq_lock *l, uintptr_t token);
+	/* Take it only if free now; true if taken. */
+	bool (*trylock)(struct rq_lock *l, uintptr_t *token);
+	/* Release; @token is what lock_fast/trylock gave (mcs: the node). */
+	void (*unlock)(struct rq_lock *l, uintptr_t token);
+	/* Held by anyone now?  A relaxed look at the word. */
+	bool (*is_locked)(const struct rq_lock *l);
+};
+
+enum rq_lock_type { RQ_LOCK_TTAS = 0, RQ_LOCK_TICKET, RQ_LOCK_MCS, RQ_LOCK_MUTEX, RQ_LOCK_NR_TYPES };
+
+/*
+ * lockstat histograms: log-linear in clock ticks (TSC cycles, or ns where
+ * the TSC is not trusted), as fio's: values below 2^(BITS+1) have their
+ * own bucket, every power of two above is split in 2^BITS buckets (width
+ * at most 12.5% of the value).  368 buckets cover up to 2^48 ticks.
+ */
+#define RQ_LOCK_HIST_BITS 3
+#define RQ_LOCK_HIST_NR 368
+#define RQ_LOCK_SITES 8			/* contention sites kept per lock */
+
+struct rq_lock_time {
+	uint64_t n, min, max, total;	/* ticks */
+	uint64_t hist[RQ_LOCK_HIST_NR];
+};
+
+struct rq_lock_site_count {
+	const char *site;		/* "file:line", a string literal */
+	uint64_t n;
+};
+
+enum { RQ_LOCK_F_STAT = 1 << 0, RQ_LOCK_F_DEP = 1 << 1 };
+
 struct rq_lock {
-	_Atomic uint32_t word;		/* ttas: 0 free, 1 held */
-	char pad0[RQ_CACHELINE - sizeof(uint32_t)];
-	/* Written only by the holder, so plain counters are exact. */
+	/* Line 0: the primitive's word(s), written by acquirers and waiters. */
+	union {
+		_Atomic uint32_t word;			/* ttas, mutex */
+		struct {
+			_Atomic uint32_t next;		/* ticket: next ticket to hand out */
+			_Atomic uint32_t serving;	/* ticket: the one that holds it */
+		} ticket;
+		_Atomic(struct rq_mcs_node *) tail;	/* mcs: last in the queue, NULL free */
+	};
+	char pad0[RQ_CACHELINE - 2 * sizeof(uint32_t)];
+	/* Line 1 on: written only by the holder (or at init), so plain counters are exact. */
+	const struct rq_lock_ops *ops;
+	int owner;			/* cpu id of the holder, -1 if free (__atomic access) */
+	int last_owner;			/* lockstat: previous holder, for bounces */
+	uint16_t class_id;		/* index in the class table */
+	uint8_t flags;			/* RQ_LOCK_F_* */
+	uint8_t type;			/* enum rq_lock_type */
+	uint32_t sample_left;		/* lockstat: acquisitions until the next hold sample */
+	uintptr_t token;		/* the primitive's token while held */
 	uint64_t acquisitions;
 	uint64_t contentions;		/* acquisitions that had to wait */
+	uint64_t acq_bounces;		/* lockstat: acquisitions after another worker held it */
+	uint64_t con_bounces;		/* lockstat: contentions after another worker held it */
+	uint64_t hold_start;		/* lockstat: ticks when a sampled hold began, 0 none */
+	uint32_t rng;			/* lockstat: sampling gaps (xorshift32) */
 	const struct rq_lock_class *cls;
 	char name[48];
-	int owner;			/* cpu id of the holder, -1 if free */
+	/* lockstat: contended acquisitions' wait, sampled holds, sites */
+	struct rq_lock_time wait, hold;
+	struct rq_lock_site_count sites[RQ_LOCK_SITES];
+	uint64_t sites_other;		/* contentions at sites beyond RQ_LOCK_SITES */
 } __attribute__((aligned(RQ_CACHELINE)));
-
-enum rq_lock_type { RQ_LOCK_TTAS = 0 };
 
 int rq_lock_type_parse(const char *name, enum rq_lock_type *type);
 const char *rq_lock_type_name(enum rq_lock_type type);
+/* "ttas|ticket|mcs|mutex": the names, for help text */
+const char *rq_lock_type_names(void);
+
+struct rq_mode_config;
+/*
+ * Configure the lock layer for a run: primitive, lockstat, lockdep, the
+ * number of workers (cpu ids 0..nr_cpus-1).  Every mode's setup calls it
+ * first; locks initialised afterwards use it.  Single-threaded.  Returns 0
+ * or -ENOMEM.
+ */
+int rq_lock_setup(const struct rq_mode_config *cfg);
 /*
  * Every initialised lock is registered (until rq_locks_reset()), so that a
  * report can list them all whatever the mode made.
  */
 void rq_lock_init(struct rq_lock *l, const struct rq_lock_class *cls, const char *name);
+/* Forget every lock, class and lockdep edge; back to the defaults. */
 void rq_locks_reset(void);
 struct rq_lock_report;
 /* Fill up to @max reports, one per registered lock; returns how many. */
 unsigned int rq_locks_report(struct rq_lock_report *out, unsigned int max);
 unsigned int rq_locks_count(void);
-void rq_lock(struct rq_lock *l, int cpu);
+
+#define RQ_STRINGIFY_(x) #x
+#define RQ_STRINGIFY(x) RQ_STRINGIFY_(x)
+/* The call site, one string literal: lockstat's contention sites, lockdep's reports. */
+#define RQ_LOCK_SITE __FILE__ ":" RQ_STRINGIFY(__LINE__)
+
+void rq_lock_at(struct rq_lock *l, int cpu, const char *site);
+bool rq_trylock_at(struct rq_lock *l, int cpu, const char *site);
+#define rq_lock(l, cpu) rq_lock_at((l), (cpu), RQ_LOCK_SITE)
+#define rq_trylock(l, cpu) rq_trylock_at((l), (cpu), RQ_LOCK_SITE)
 void rq_unlock(struct rq_lock *l, int cpu);
 bool rq_lock_is_held_by(const struct rq_lock *l, int cpu);
+/* Held by anyone at this instant (a relaxed read: a hint unless fenced). */
+bool rq_lock_is_locked(const struct rq_lock *l);
 #define rq_lock_assert_held(l, cpu) rq_lock_assert_held_at((l), (cpu), __FILE__, __LINE__)
 void rq_lock_assert_held_at(const struct rq_lock *l, int cpu, const char *file, int line);
+
+/*
+ * lockdep's verdict on the run: 0, or -EDEADLK with the first cycle's
+ * report (also printed once on stderr when it was found) in @msg.
+ */
+int rq_lockdep_result(char *msg, size_t len);
+
+struct rq_run_report;
+/*
+ * Fill @r->lockstat, @r->lockdep and @r->mode from the locks and queues of
+ * the run (every queue between rq_queue_init() and rq_queue_exit()).  The
+ * storage belongs to queues/ until rq_locks_reset() (lock reports) and
+ * the last rq_queue_exit() (mode reports).  Call once every worker has
+ * stopped.  Returns 0 or -ENOMEM.
+ */
+int rq_queues_report(struct rq_run_report *r);
 
 /*
  * A request queue: one per device.
@@ -132,7 +266,12 @@ struct rq_queue {
 	struct rq_dev *dev;
 	/*
 	 * The lock that protects everything below marked "lock": the shared
-	 * io_request_lock in global mode, &own_lock in per-queue mode.
+	 * io_request_lock in global mode, &own_lock in per-queue mode and in
+	 * cluster mode when the owner partition has more than one worker;
+	 * NULL in cluster mode with one worker per partition (only the owner
+	 * touches the queue) and in mq mode, whose locks are per hardware
+	 * queue (queues/mq.c) and whose counters are per worker until
+	 * rq_queue_check_idle() folds them here.
 	 */
 	struct rq_lock *lock;
 	struct rq_lock own_lock;
@@ -153,6 +292,7 @@ struct rq_queue {
 	uint64_t nr_dispatched, nr_completed;
 
 	struct rq_request *pool;	/* nr_requests entries, allocated once */
+	void *mode_priv;		/* the mode's own per-queue state (mq, cluster) */
 	char name[128];
 };
 
@@ -164,6 +304,7 @@ struct rq_mode_config {
 	unsigned int cluster_size;	/* cluster: workers per partition, 0 = 1 */
 	bool lockstat;
 	bool lockdep;
+	unsigned int lockstat_sample;	/* hold time on 1 in N acquisitions, 0 = 64 */
 };
 
 /*
@@ -179,13 +320,37 @@ struct rq_mode_config {
  *    completion, no lock held; frees the request, restarts the queue and
  *    ends its bios with rq_bio_endio() after dropping any lock.
  *  - run_queue (required): dispatch what is queued; no lock held.
+ *  - queue_exit (optional): free what queue_init made, before the pool.
+ *  - check_idle (optional): after the run, single-threaded: fold the
+ *    mode's distributed counters into the queue's (nr_bios, nr_alloc,
+ *    nr_dispatched, nr_completed, inflight, nr_queued) and check its own
+ *    structures are empty; 0, or -EPROTO with a message.
+ *  - report (optional): the mode's facts about a queue for the report.
+ *  - report_run (optional): the mode's run-wide facts for the report.
  */
+#define RQ_MODE_F_ALL_WORKERS (1u << 0)	/* see rq_queue_mode_ops.flags */
+
+struct rq_mode_queue_report;
+struct rq_mode_report;
+
 struct rq_queue_mode_ops {
 	const char *name;
 	const char *help;
+	/*
+	 * RQ_MODE_F_ALL_WORKERS: other workers leave work for a worker
+	 * through poll(), so every worker must keep its loop (and, when the
+	 * group uses io_uring devices, its ring) until every clone of the
+	 * group has finished, even one with no clone of its own.
+	 */
+	unsigned int flags;
 	int (*setup)(const struct rq_mode_config *cfg);
 	void (*teardown)(void);
 	int (*queue_init)(struct rq_queue *q);
+	void (*queue_exit)(struct rq_queue *q);
+	int (*check_idle)(struct rq_queue *q, char *msg, size_t len);
+	void (*report)(const struct rq_queue *q, struct rq_mode_queue_report *out);
+	/* report_run (optional): the mode's run-wide facts, after the run. */
+	void (*report_run)(struct rq_mode_report *out);
 	int (*submit_bio)(struct rq_queue *q, struct rq_cpu *cpu, struct rq_bio *bio);
 	void (*end_request)(struct rq_queue *q, struct rq_cpu *cpu, struct rq_request *rq, int error);
 	void (*run_queue)(struct rq_queue *q, struct rq_cpu *cpu);
@@ -213,6 +378,13 @@ int rq_queue_modes_check(char *msg, size_t len);
 int rq_queue_init(struct rq_queue *q, const struct rq_queue_mode_ops *mode,
 		  struct rq_dev *dev, uint32_t nr_requests);
 void rq_queue_exit(struct rq_queue *q);
+/*
+ * After a run, single-threaded: fold the mode's per-worker counters into
+ * @q's and check that nothing is queued, in flight or lost: bios and
+ * requests balance, every request (tag) is free.  0, or -EPROTO with a
+ * one-line reason in @msg.
+ */
+int rq_queue_check_idle(struct rq_queue *q, char *msg, size_t len);
 
 static inline int rq_submit_bio(struct rq_queue *q, struct rq_cpu *cpu, struct rq_bio *bio)
 {

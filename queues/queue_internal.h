@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * queue_internal.h - what the lock modes share inside queues/: the request
- * pool and the FIFO elevator.  Never included outside queues/.
+ * pool, the FIFO elevator, the legacy request_fn and the lock layer's
+ * report.  Never included outside queues/.
  *
- * Every function here needs the lock that protects the queue's elevator
- * (q->lock in the legacy modes) and says so with rq_lock_assert_held()
- * where a cpu is at hand.
+ * Every pool and elevator function here needs the lock that protects the
+ * queue's elevator (q->lock in the legacy modes; in cluster mode the owner
+ * partition's queue lock, or nothing when the partition is one worker) and
+ * says so with rq_lock_assert_held() where a cpu is at hand.
  */
 #ifndef RQ_QUEUE_INTERNAL_H
 #define RQ_QUEUE_INTERNAL_H
@@ -36,7 +38,25 @@ void rq_request_prep(struct rq_request *rq);
  * bios with their error set; the request goes back to the pool.
  */
 struct rq_bio *rq_request_finish(struct rq_queue *q, struct rq_request *rq, int error);
+/* Check the state (abort on a double completion) and set the bios' error; returns them. */
+struct rq_bio *rq_request_bios_done(struct rq_queue *q, struct rq_request *rq, int error);
 /* End a list of bios (no lock held). */
 void rq_bios_end(struct rq_cpu *cpu, struct rq_bio *bios);
+/* Put list @bios in front of *@done. */
+void rq_bios_splice(struct rq_bio **done, struct rq_bio *bios);
+
+/*
+ * The 2.4 request_fn: hand queued requests to the driver while it has
+ * room (q->inflight < q->depth, not stopped).  Requests the driver
+ * completes at once are finished here and their bios put on @done, to be
+ * ended by the caller once it drops the lock.  Needs what protects the
+ * elevator (legacy.c: q->lock; cluster.c: see there).
+ */
+void rq_request_fn(struct rq_queue *q, struct rq_cpu *cpu, struct rq_bio **done);
+/* Merge @bio or start a request for it; false if the pool is empty. */
+bool rq_elv_insert_bio(struct rq_queue *q, struct rq_bio *bio);
+
+/* lock.c: fill r->lockstat and r->lockdep.  0 or -ENOMEM. */
+int rq_locks_fill_report(struct rq_run_report *r);
 
 #endif

@@ -2,35 +2,106 @@
 /*
  * output.c - render a run report as fio 3.33 renders its results.
  *
- * JSON: fio's top-level object and per-job, per-direction keys for
- * everything the report holds, in fio's order and layout, with "rqlock
- * version" in place of "fio version" and one extra top-level object,
- * "rqlock", for the lock mode, lockstat, queues and devices (fio's tools
- * ignore keys they do not know).  Keys fio derives from data rqlock does
- * not collect (bandwidth and IOPS samples, CPU usage, depth histograms)
- * are left out rather than written as zeros.
+ * The unit of output is fio's thread_stat, here a "view": one job clone,
+ * or - with group_reporting - the run of consecutive clones of one
+ * reporting group merged as fio's __show_run_stats and sum_thread_stats
+ * merge them (latencies merged, bytes and I/Os summed, runtime the
+ * longest, job_runtime summed, bw/IOPS sample statistics summed, name and
+ * description from the first clone, percentile settings and "job options"
+ * from the last, error the first one seen).  unified_rw_reporting=mixed
+ * folds reads and writes into one direction as fio does; =both adds the
+ * folded direction after the others.  One view is built at a time, in a
+ * buffer reused for the next, so memory does not grow with the clones.
  *
- * Normal: fio's per-job text (header, IOPS/BW line, slat/clat/lat lines,
- * clat percentiles), fio's per-group "Run status" lines, then a rqlock
- * section with the lock and queue counters and the devices.
+ * JSON: fio's top-level object and per-job keys in fio's order and
+ * layout, with "rqlock version" in place of "fio version" and one extra
+ * top-level object, "rqlock", for the lock mode, lockstat, queues and
+ * devices (fio's tools ignore keys they do not know).  json+ adds fio's
+ * "bins" (bucket value -> count) to each latency that has percentiles.
+ * fio's latency_ns/us/ms buckets are derived from the completion-latency
+ * histogram: a histogram bucket that straddles one of fio's edges is
+ * counted on the side of its reported value, so such a bucket can move at
+ * most its own width (1/64 of the value) across the edge.
  *
- * As fio, JSON comes before normal text when both are asked for.
+ * Terse: fio's --minimal version 3 line per view.
+ *
+ * Normal: fio's per-job text, fio's per-group "Run status" lines, then a
+ * rqlock section with the lock and queue counters and the devices.
+ *
+ * As fio, terse comes first, then JSON, then normal text.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
+#include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "results/json_internal.h"
 #include "results/results.h"
 
-/* fio's display defaults: sig_figs=4, kb_base=1024, percentile_precision=2 */
+/* fio's display defaults: sig_figs=4, percentile_precision=2 for its default list */
 #define SIG_FIGS 4
 #define PCT_PRECISION 2
+#define LIST_MAX 20		/* fio's FIO_IO_U_LIST_MAX_LEN */
+#define TERSE_VERSION 3
+
+enum { UNIFIED_NONE = 0, UNIFIED_MIXED = 1, UNIFIED_BOTH = 2 };
 
 static const char *const ddir_name[RQ_DDIR_NR] = {
 	[RQ_DDIR_READ] = "read",
 	[RQ_DDIR_WRITE] = "write",
+};
+
+/* fio's io_stat for bw/IOPS samples, merged by plain sums (sum_stat, pure_sum) */
+struct sstat {
+	uint64_t n, min, max;
+	double mean, S;		/* S: sum of squared deviations, stddev^2 * (n - 1) */
+};
+
+/* fio's thread_stat: what one report entry shows. */
+struct view {
+	const struct rq_job_report *first, *last;
+	unsigned int members;
+	int error;
+	int unified;
+	unsigned int kb_base;
+	double pct[LIST_MAX];		/* sorted, as fio sorts its list */
+	unsigned int nr_pct, precision;
+	bool clat_pct, lat_pct, slat_pct;
+	struct rq_dir_report dir[RQ_DDIR_NR];	/* dir[0] only, when mixed */
+	uint64_t runtime_ms[RQ_DDIR_NR];
+	struct sstat bw[RQ_DDIR_NR], iops[RQ_DDIR_NR];
+	uint64_t total_run_time;	/* ms, summed */
+	double usr_ms, sys_ms;
+	uint64_t ctx, majf, minf;
+	uint64_t depth[RQ_DEPTH_BUCKETS], submit[RQ_DEPTH_BUCKETS], complete[RQ_DEPTH_BUCKETS];
+	uint64_t total_submit, total_complete;
+	int coe;
+	uint64_t total_err;
+	int first_error;
+	unsigned int iodepth;
+};
+
+/* fio's group_run_stats: one per reporting group */
+struct group {
+	uint64_t max_run[RQ_DDIR_NR], min_run[RQ_DDIR_NR];
+	uint64_t max_bw[RQ_DDIR_NR], min_bw[RQ_DDIR_NR];
+	uint64_t iobytes[RQ_DDIR_NR], agg[RQ_DDIR_NR];
+	int unified;
+	unsigned int kb_base;
+	bool any;
+};
+
+/* What a render needs: the report, the groups, two view buffers. */
+struct ctx {
+	const struct rq_run_report *r;
+	struct group *groups;
+	int nr_groups;
+	struct view *v, *mix;
+	bool json_plus;
+	struct rq_json *j;
 };
 
 /*
@@ -61,13 +132,357 @@ static unsigned int ndigits(uint64_t v)
 	return n;
 }
 
+/* ------------------------------------------------------------- views */
+
+static void sstat_add(struct sstat *d, uint64_t n, uint64_t min, uint64_t max, double mean, double S)
+{
+	if (!n)
+		return;
+	if (!d->n) {
+		d->n = n;
+		d->min = min;
+		d->max = max;
+		d->mean = mean;
+		d->S = S;
+		return;
+	}
+	d->n += n;
+	d->min += min;
+	d->max += max;
+	d->mean += mean;
+	d->S += S;
+}
+
+static void sstat_add_sample(struct sstat *d, const struct rq_sample_stat *s)
+{
+	double S = s->samples > 1 ? s->stddev * s->stddev * (double)(s->samples - 1) : 0.0;
+
+	sstat_add(d, s->samples, s->min, s->max, s->mean, S);
+}
+
+/* fio's calc_lat() on an io_stat: false when there are no samples */
+static bool sstat_calc(const struct sstat *s, uint64_t *min, uint64_t *max, double *mean, double *dev)
+{
+	if (!s->n)
+		return false;
+	*min = s->min;
+	*max = s->max;
+	*mean = s->mean;
+	*dev = s->n > 1 ? sqrt(s->S / (double)(s->n - 1)) : 0.0;
+	return true;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Percentile settings of a member: fio's list, or the job's own, sorted. */
+static void view_percentiles(struct view *v, const struct rq_job_report *m)
+{
+	if (m->percentiles && m->nr_percentiles) {
+		v->nr_pct = m->nr_percentiles < LIST_MAX ? m->nr_percentiles : LIST_MAX;
+		memcpy(v->pct, m->percentiles, v->nr_pct * sizeof(double));
+		v->precision = m->percentile_precision;
+	} else {
+		v->nr_pct = RQ_NR_PERCENTILES;
+		memcpy(v->pct, rq_default_percentiles, sizeof(rq_default_percentiles));
+		v->precision = PCT_PRECISION;
+	}
+	qsort(v->pct, v->nr_pct, sizeof(double), cmp_double);
+	v->clat_pct = m->clat_percentiles;
+	v->lat_pct = m->lat_percentiles;
+	v->slat_pct = m->slat_percentiles;
+}
+
+/* Fold one member into the view, as sum_thread_stats (@full: latencies too). */
+static void view_add(struct view *v, const struct rq_job_report *m, bool full)
+{
+	double rt;
+
+	if (!v->members) {
+		v->first = m;
+		v->unified = m->unified_rw_reporting;
+		v->kb_base = m->kb_base ? m->kb_base : 1024;
+	}
+	v->last = m;
+	view_percentiles(v, m);
+	if (!v->error) {
+		if (!m->error && m->continue_on_error && m->first_error)
+			v->error = m->first_error;
+		else if (m->error)
+			v->error = m->error;
+	}
+	v->coe = m->continue_on_error;
+	v->total_err += m->total_err;
+	v->first_error = m->first_error;
+	v->iodepth = m->iodepth;
+
+	for (int d = 0; d < RQ_DDIR_NR; d++) {
+		const struct rq_dir_report *s = &m->dir[d];
+		int t = v->unified == UNIFIED_MIXED ? 0 : d;
+		struct rq_dir_report *o = &v->dir[t];
+		uint64_t rt_ms = dir_runtime_ms(s);
+
+		if (full) {
+			rq_lat_merge(&o->slat, &s->slat);
+			rq_lat_merge(&o->clat, &s->clat);
+			rq_lat_merge(&o->lat, &s->lat);
+		}
+		sstat_add_sample(&v->bw[t], &s->bw);
+		sstat_add_sample(&v->iops[t], &s->iops);
+		o->io_bytes += s->io_bytes;
+		o->total_ios += s->total_ios;
+		if (rt_ms > v->runtime_ms[t])
+			v->runtime_ms[t] = rt_ms;
+	}
+	rt = (double)(m->job_runtime_ns / 1000000);
+	v->total_run_time += m->job_runtime_ns / 1000000;
+	v->usr_ms += m->usr_cpu * rt / 100.0;
+	v->sys_ms += m->sys_cpu * rt / 100.0;
+	v->ctx += m->ctx;
+	v->majf += m->majf;
+	v->minf += m->minf;
+	for (int i = 0; i < RQ_DEPTH_BUCKETS; i++) {
+		v->depth[i] += m->depth_hist[i];
+		v->submit[i] += m->submit_hist[i];
+		v->complete[i] += m->complete_hist[i];
+		v->total_submit += m->submit_hist[i];
+		v->total_complete += m->complete_hist[i];
+	}
+	v->members++;
+}
+
+/*
+ * The next view from clone *i on: fio starts a new thread_stat at a clone
+ * without group_reporting, or one in another group than the clone before.
+ */
+static bool view_next(const struct rq_run_report *r, unsigned int *i, struct view *v, bool full)
+{
+	unsigned int a = *i, b;
+
+	if (a >= r->nr_jobs)
+		return false;
+	for (b = a + 1; b < r->nr_jobs; b++)
+		if (!r->jobs[b].group_reporting || r->jobs[b].groupid != r->jobs[b - 1].groupid)
+			break;
+	memset(v, 0, sizeof(*v));
+	for (unsigned int k = a; k < b; k++)
+		view_add(v, &r->jobs[k], full);
+	*i = b;
+	return true;
+}
+
+/* fio's gen_mixed_ddir_stats_from_ts(): reads and writes of @v folded into @mix->dir[0]. */
+static void view_mixed(struct view *mix, const struct view *v)
+{
+	memcpy(mix, v, sizeof(*mix));
+	memset(mix->dir, 0, sizeof(mix->dir));
+	memset(mix->runtime_ms, 0, sizeof(mix->runtime_ms));
+	memset(mix->bw, 0, sizeof(mix->bw));
+	memset(mix->iops, 0, sizeof(mix->iops));
+	mix->unified = UNIFIED_MIXED;
+	for (int d = 0; d < RQ_DDIR_NR; d++) {
+		const struct rq_dir_report *s = &v->dir[d];
+
+		rq_lat_merge(&mix->dir[0].slat, &s->slat);
+		rq_lat_merge(&mix->dir[0].clat, &s->clat);
+		rq_lat_merge(&mix->dir[0].lat, &s->lat);
+		sstat_add(&mix->bw[0], v->bw[d].n, v->bw[d].min, v->bw[d].max, v->bw[d].mean, v->bw[d].S);
+		sstat_add(&mix->iops[0], v->iops[d].n, v->iops[d].min, v->iops[d].max, v->iops[d].mean,
+			  v->iops[d].S);
+		mix->dir[0].io_bytes += s->io_bytes;
+		mix->dir[0].total_ios += s->total_ios;
+		if (v->runtime_ms[d] > mix->runtime_ms[0])
+			mix->runtime_ms[0] = v->runtime_ms[d];
+	}
+}
+
+/* fio's per-group run stats, over the views (not the clones) of each group. */
+static int groups_build(struct ctx *c)
+{
+	const struct rq_run_report *r = c->r;
+	unsigned int i = 0;
+	int max = -1;
+
+	for (unsigned int k = 0; k < r->nr_jobs; k++)
+		if (r->jobs[k].groupid > max)
+			max = r->jobs[k].groupid;
+	c->nr_groups = max + 1;
+	c->groups = calloc(c->nr_groups > 0 ? (size_t)c->nr_groups : 1, sizeof(*c->groups));
+	if (!c->groups)
+		return -ENOMEM;
+	for (int g = 0; g < c->nr_groups; g++)
+		for (int d = 0; d < RQ_DDIR_NR; d++)
+			c->groups[g].min_bw[d] = c->groups[g].min_run[d] = UINT64_MAX;
+	while (view_next(r, &i, c->v, false)) {
+		const struct view *v = c->v;
+		struct group *g;
+
+		if (v->first->groupid < 0)
+			continue;
+		g = &c->groups[v->first->groupid];
+		g->any = true;
+		g->kb_base = v->kb_base;
+		g->unified |= v->unified;
+		for (int d = 0; d < RQ_DDIR_NR; d++) {
+			uint64_t bw;
+
+			if (!v->runtime_ms[d])
+				continue;
+			if (v->runtime_ms[d] < g->min_run[d])
+				g->min_run[d] = v->runtime_ms[d];
+			if (v->runtime_ms[d] > g->max_run[d])
+				g->max_run[d] = v->runtime_ms[d];
+			bw = per_sec(v->dir[d].io_bytes, v->runtime_ms[d]);
+			if (bw < g->min_bw[d])
+				g->min_bw[d] = bw;
+			if (bw > g->max_bw[d])
+				g->max_bw[d] = bw;
+			g->iobytes[d] += v->dir[d].io_bytes;
+		}
+	}
+	for (int g = 0; g < c->nr_groups; g++)
+		for (int d = 0; d < RQ_DDIR_NR; d++)
+			if (c->groups[g].max_run[d])
+				c->groups[g].agg[d] = per_sec(c->groups[g].iobytes[d], c->groups[g].max_run[d]);
+	return 0;
+}
+
+static const struct group *group_of(const struct ctx *c, const struct view *v)
+{
+	int g = v->first->groupid;
+
+	return g >= 0 && g < c->nr_groups ? &c->groups[g] : NULL;
+}
+
+/* fio's convert_agg_kbytes_percent(): the mean taken as an int, as fio passes it */
+static double agg_percent(const struct group *g, int d, double mean)
+{
+	double p = 100.0;
+
+	if (g && g->agg[d] > 1024) {
+		p = (double)(int)mean * 100.0 / ((double)g->agg[d] / 1024.0);
+		if (p > 100.0)
+			p = 100.0;
+	}
+	return p;
+}
+
+/* fio's stat_calc_dist(): percent of @total, a non-zero count at least 0.1 */
+static void calc_dist(const uint64_t *map, uint64_t total, double *out)
+{
+	for (int i = 0; i < RQ_DEPTH_BUCKETS; i++) {
+		out[i] = 0.0;
+		if (!total)
+			continue;
+		out[i] = (double)map[i] / (double)total * 100.0;
+		if (out[i] < 0.1 && map[i])
+			out[i] = 0.1;
+	}
+}
+
+static uint64_t view_total_ios(const struct view *v)
+{
+	return v->dir[0].total_ios + v->dir[1].total_ios;
+}
+
+#define LAT_N_NR 10
+#define LAT_U_NR 10
+#define LAT_M_NR 12
+
+/* fio's io_u_mark_lat_*: bucket of a value under 1000 of its unit */
+static int lat_bucket(uint64_t x)
+{
+	static const uint64_t edge[] = { 2, 4, 10, 20, 50, 100, 250, 500, 750, 1000, 2000 };
+	int i = 0;
+
+	while (i < (int)(sizeof(edge) / sizeof(edge[0])) && x >= edge[i])
+		i++;
+	return i;
+}
+
+/*
+ * fio's latency_ns/us/ms percentages (stat_calc_lat*), from the completion
+ * histograms: each histogram bucket is counted at its reported value.
+ * Returns the count of I/Os under a microsecond (the terse format adds
+ * them into its first microsecond bucket).
+ */
+static uint64_t calc_lat_buckets(const struct view *v, double *n, double *u, double *m)
+{
+	uint64_t cn[LAT_N_NR] = { 0 }, cu[LAT_U_NR] = { 0 }, cm[LAT_M_NR] = { 0 };
+	uint64_t total = view_total_ios(v);
+
+	for (int d = 0; d < RQ_DDIR_NR; d++) {
+		const struct rq_lat_stat *s = &v->dir[d].clat;
+
+		if (!s->n)
+			continue;
+		for (unsigned int i = 0; i < RQ_PLAT_NR; i++) {
+			uint64_t ns;
+
+			if (!s->plat[i])
+				continue;
+			ns = rq_plat_idx_to_val(i);
+			if (ns < 1000)
+				cn[lat_bucket(ns) < LAT_N_NR ? lat_bucket(ns) : LAT_N_NR - 1] += s->plat[i];
+			else if (ns < 1000000)
+				cu[lat_bucket(ns / 1000) < LAT_U_NR ? lat_bucket(ns / 1000) : LAT_U_NR - 1] += s->plat[i];
+			else
+				cm[lat_bucket(ns / 1000000)] += s->plat[i];
+		}
+	}
+	for (int i = 0; i < LAT_M_NR; i++) {
+		double *out[3] = { i < LAT_N_NR ? &n[i] : NULL, i < LAT_U_NR ? &u[i] : NULL, &m[i] };
+		const uint64_t cnt[3] = { i < LAT_N_NR ? cn[i] : 0, i < LAT_U_NR ? cu[i] : 0, cm[i] };
+
+		for (int k = 0; k < 3; k++) {
+			if (!out[k])
+				continue;
+			*out[k] = total ? (double)cnt[k] / (double)total * 100.0 : 0.0;
+			if (total && *out[k] < 0.01 && cnt[k])
+				*out[k] = 0.01;
+		}
+	}
+	total = 0;
+	for (int i = 0; i < LAT_N_NR; i++)
+		total += cn[i];
+	return total;
+}
+
+static void view_cpu(const struct view *v, double *usr, double *sys)
+{
+	*usr = *sys = 0.0;
+	if (v->total_run_time) {
+		*usr = v->usr_ms * 100.0 / (double)v->total_run_time;
+		*sys = v->sys_ms * 100.0 / (double)v->total_run_time;
+	}
+}
+
+/* Percentiles of @s over the view's list; 0 filled when @s is empty, as fio's walk gives. */
+static unsigned int view_pcts(const struct view *v, const struct rq_lat_stat *s, uint64_t *out)
+{
+	if (rq_lat_percentiles(s, v->pct, (int)v->nr_pct, out) <= 0)
+		memset(out, 0, v->nr_pct * sizeof(*out));
+	return v->nr_pct;
+}
+
 /* ---------------------------------------------------------------- JSON */
 
-static void json_lat(struct rq_json *j, const char *key, const struct rq_lat_stat *s, bool pct)
+
+static const struct rq_dir_report zero_dir;
+static const struct sstat zero_sstat;
+
+/* fio's add_ddir_lat_json() */
+static void json_lat(struct ctx *c, const struct view *v, const char *key,
+		     const struct rq_lat_stat *s, bool pct)
 {
-	uint64_t v[RQ_NR_PERCENTILES];
+	struct rq_json *j = c->j;
+	uint64_t val[LIST_MAX];
 	char name[32];
-	int i, nr;
+	unsigned int i, nr;
 
 	rq_json_obj_open(j, key);
 	rq_json_u64(j, "min", s->n ? s->min_ns : 0);
@@ -75,72 +490,185 @@ static void json_lat(struct rq_json *j, const char *key, const struct rq_lat_sta
 	rq_json_dbl(j, "mean", rq_lat_mean(s));
 	rq_json_dbl(j, "stddev", rq_lat_stddev(s));
 	rq_json_u64(j, "N", s->n);
-
 	/* as fio: no "percentile" object for an empty distribution */
-	nr = pct ? rq_lat_percentiles(s, rq_default_percentiles, RQ_NR_PERCENTILES, v) : 0;
-	if (nr > 0) {
+	if (pct && s->n) {
+		nr = view_pcts(v, s, val);
 		rq_json_obj_open(j, "percentile");
 		for (i = 0; i < nr; i++) {
-			snprintf(name, sizeof(name), "%f", rq_default_percentiles[i]);
-			rq_json_u64(j, name, v[i]);
+			snprintf(name, sizeof(name), "%f", v->pct[i]);
+			rq_json_u64(j, name, val[i]);
 		}
 		rq_json_obj_close(j);
+		if (c->json_plus) {
+			rq_json_obj_open(j, "bins");
+			for (i = 0; i < RQ_PLAT_NR; i++) {
+				if (!s->plat[i])
+					continue;
+				snprintf(name, sizeof(name), "%" PRIu64, rq_plat_idx_to_val(i));
+				rq_json_u64(j, name, s->plat[i]);
+			}
+			rq_json_obj_close(j);
+		}
 	}
 	rq_json_obj_close(j);
 }
 
-static void json_dir(struct rq_json *j, const char *key, const struct rq_dir_report *d)
+/* fio's add_ddir_status_json() for a read/write direction; @d < 0 is the (idle) trim one */
+static void json_dir(struct ctx *c, const struct view *v, const char *key, int d)
 {
-	uint64_t runt = dir_runtime_ms(d), bw_bytes = 0;
-	double iops = 0.0;
+	struct rq_json *j = c->j;
+	const struct rq_dir_report *dr = d >= 0 ? &v->dir[d] : &zero_dir;
+	const struct sstat *bw = d >= 0 ? &v->bw[d] : &zero_sstat;
+	const struct sstat *io = d >= 0 ? &v->iops[d] : &zero_sstat;
+	uint64_t runt = d >= 0 ? v->runtime_ms[d] : 0, bw_bytes = 0, min, max;
+	double iops = 0.0, mean, dev, p;
 
 	if (runt) {
-		bw_bytes = per_sec(d->io_bytes, runt);
-		iops = 1000.0 * (double)d->total_ios / (double)runt;
+		bw_bytes = per_sec(dr->io_bytes, runt);
+		iops = 1000.0 * (double)dr->total_ios / (double)runt;
 	}
-
 	rq_json_obj_open(j, key);
-	rq_json_u64(j, "io_bytes", d->io_bytes);
-	rq_json_u64(j, "io_kbytes", d->io_bytes >> 10);
+	rq_json_u64(j, "io_bytes", dr->io_bytes);
+	rq_json_u64(j, "io_kbytes", dr->io_bytes >> 10);
 	rq_json_u64(j, "bw_bytes", bw_bytes);
 	rq_json_u64(j, "bw", bw_bytes / 1024);
 	rq_json_dbl(j, "iops", iops);
 	rq_json_u64(j, "runtime", runt);
-	rq_json_u64(j, "total_ios", d->total_ios);
+	rq_json_u64(j, "total_ios", dr->total_ios);
 	rq_json_u64(j, "short_ios", 0);
 	rq_json_u64(j, "drop_ios", 0);
-	json_lat(j, "slat_ns", &d->slat, false);
-	json_lat(j, "clat_ns", &d->clat, true);
-	json_lat(j, "lat_ns", &d->lat, true);
+	json_lat(c, v, "slat_ns", &dr->slat, v->slat_pct);
+	json_lat(c, v, "clat_ns", &dr->clat, v->clat_pct);
+	json_lat(c, v, "lat_ns", &dr->lat, v->lat_pct);
+
+	if (sstat_calc(bw, &min, &max, &mean, &dev)) {
+		p = agg_percent(group_of(c, v), d, mean);
+	} else {
+		min = max = 0;
+		p = mean = dev = 0.0;
+	}
+	rq_json_u64(j, "bw_min", min);
+	rq_json_u64(j, "bw_max", max);
+	rq_json_dbl(j, "bw_agg", p);
+	rq_json_dbl(j, "bw_mean", mean);
+	rq_json_dbl(j, "bw_dev", dev);
+	rq_json_u64(j, "bw_samples", bw->n);
+	if (!sstat_calc(io, &min, &max, &mean, &dev)) {
+		min = max = 0;
+		mean = dev = 0.0;
+	}
+	rq_json_u64(j, "iops_min", min);
+	rq_json_u64(j, "iops_max", max);
+	rq_json_dbl(j, "iops_mean", mean);
+	rq_json_dbl(j, "iops_stddev", dev);
+	rq_json_u64(j, "iops_samples", io->n);
 	rq_json_obj_close(j);
 }
 
-static void json_job(struct rq_json *j, const struct rq_job_report *jr)
+static void json_opts(struct rq_json *j, const char *key, const char *const *keys,
+		      const char *const *vals, unsigned int nr)
 {
-	unsigned int i;
-	int d;
+	/* fio leaves the object out when no option was given */
+	if (!nr || !keys)
+		return;
+	rq_json_obj_open(j, key);
+	for (unsigned int i = 0; i < nr; i++)
+		if (keys[i])
+			rq_json_str(j, keys[i], vals ? vals[i] : "");
+	rq_json_obj_close(j);
+}
+
+static void json_dist(struct rq_json *j, const char *key, const char *const *names,
+		      const uint64_t *map, uint64_t total)
+{
+	double dist[RQ_DEPTH_BUCKETS];
+
+	calc_dist(map, total, dist);
+	rq_json_obj_open(j, key);
+	for (int i = 0; i < RQ_DEPTH_BUCKETS; i++)
+		rq_json_dbl(j, names[i], dist[i]);
+	rq_json_obj_close(j);
+}
+
+/* fio's show_thread_status_json() */
+static void json_job(struct ctx *c, const struct view *v)
+{
+	static const char *const level[] = { "1", "2", "4", "8", "16", "32", ">=64" };
+	static const char *const batch[] = { "0", "4", "8", "16", "32", "64", ">=64" };
+	static const char *const ranges[] = { "2", "4", "10", "20", "50", "100", "250", "500",
+					      "750", "1000", "2000", ">=2000" };
+	struct rq_json *j = c->j;
+	const struct rq_job_report *m = v->first;
+	double lat_n[LAT_N_NR], lat_u[LAT_U_NR], lat_m[LAT_M_NR], usr, sys;
+	uint64_t elapsed = (c->r->elapsed_ms + 999) / 1000;
+	int i;
 
 	rq_json_obj_open(j, NULL);
-	rq_json_strn(j, "jobname", jr->name, sizeof(jr->name));
-	rq_json_i64(j, "groupid", jr->groupid);
-	rq_json_i64(j, "error", jr->error);
+	rq_json_strn(j, "jobname", m->name, sizeof(m->name));
+	rq_json_i64(j, "groupid", m->groupid);
+	rq_json_i64(j, "error", v->error);
+	/* fio's ETA: none before 3 s have passed, and nothing is left at the end */
+	rq_json_i64(j, "eta", elapsed >= 3 ? 0 : INT_MAX);
+	rq_json_u64(j, "elapsed", elapsed);
+	json_opts(j, "job options", v->last->opt_keys, v->last->opt_vals, v->last->nr_opts);
 
-	/* fio leaves "job options" out when the job set none */
-	if (jr->nr_opts && jr->opt_keys) {
-		rq_json_obj_open(j, "job options");
-		for (i = 0; i < jr->nr_opts; i++) {
-			if (!jr->opt_keys[i])
-				continue;
-			rq_json_str(j, jr->opt_keys[i], jr->opt_vals ? jr->opt_vals[i] : "");
-		}
+	if (v->unified == UNIFIED_MIXED) {
+		json_dir(c, v, "mixed", 0);
+	} else {
+		for (int d = 0; d < RQ_DDIR_NR; d++)
+			json_dir(c, v, ddir_name[d], d);
+		json_dir(c, v, "trim", -1);
+	}
+	/* fio leaves "sync" out too when everything is reported as mixed */
+	if (v->unified != UNIFIED_MIXED) {
+		rq_json_obj_open(j, "sync");
+		rq_json_u64(j, "total_ios", 0);
+		json_lat(c, v, "lat_ns", &zero_dir.lat, false);
 		rq_json_obj_close(j);
 	}
+	if (v->unified == UNIFIED_BOTH) {
+		view_mixed(c->mix, v);
+		json_dir(c, c->mix, "mixed", 0);
+	}
 
-	for (d = 0; d < RQ_DDIR_NR; d++)
-		json_dir(j, ddir_name[d], &jr->dir[d]);
+	view_cpu(v, &usr, &sys);
+	rq_json_u64(j, "job_runtime", v->total_run_time);
+	rq_json_dbl(j, "usr_cpu", usr);
+	rq_json_dbl(j, "sys_cpu", sys);
+	rq_json_u64(j, "ctx", v->ctx);
+	rq_json_u64(j, "majf", v->majf);
+	rq_json_u64(j, "minf", v->minf);
+	json_dist(j, "iodepth_level", level, v->depth, view_total_ios(v));
+	json_dist(j, "iodepth_submit", batch, v->submit, v->total_submit);
+	json_dist(j, "iodepth_complete", batch, v->complete, v->total_complete);
 
-	/* fio's total_run_time: whole milliseconds, truncated */
-	rq_json_u64(j, "job_runtime", jr->job_runtime_ns / 1000000);
+	calc_lat_buckets(v, lat_n, lat_u, lat_m);
+	rq_json_obj_open(j, "latency_ns");
+	for (i = 0; i < LAT_N_NR; i++)
+		rq_json_dbl(j, ranges[i], lat_n[i]);
+	rq_json_obj_close(j);
+	rq_json_obj_open(j, "latency_us");
+	for (i = 0; i < LAT_U_NR; i++)
+		rq_json_dbl(j, ranges[i], lat_u[i]);
+	rq_json_obj_close(j);
+	rq_json_obj_open(j, "latency_ms");
+	for (i = 0; i < LAT_M_NR; i++)
+		rq_json_dbl(j, ranges[i], lat_m[i]);
+	rq_json_obj_close(j);
+
+	if (v->coe) {
+		rq_json_u64(j, "total_err", v->total_err);
+		rq_json_i64(j, "first_error", v->first_error);
+	}
+	/* fio writes its latency_target block whenever the job has a depth */
+	if (v->iodepth) {
+		rq_json_u64(j, "latency_depth", v->iodepth);
+		rq_json_u64(j, "latency_target", 0);
+		rq_json_dbl(j, "latency_percentile", 100.0);
+		rq_json_u64(j, "latency_window", 0);
+	}
+	if (m->description && m->description[0])
+		rq_json_str(j, "desc", m->description);
 	rq_json_obj_close(j);
 }
 
@@ -155,6 +683,9 @@ static void json_rqlock(struct rq_json *j, const struct rq_run_report *r)
 	rq_json_u64(j, "bios_submitted", r->bios_submitted);
 	rq_json_u64(j, "bios_completed", r->bios_completed);
 	rq_json_u64(j, "sectors_verified", r->sectors_verified);
+	rq_json_str(j, "clock", r->clock ? r->clock : "clock_gettime");
+	rq_json_i64(j, "interrupted", r->interrupted);
+	rq_json_i64(j, "stalled", r->stalled);
 
 	rq_json_arr_open(j, "locks");
 	for (i = 0; i < r->nr_locks; i++) {
@@ -197,34 +728,43 @@ static void json_rqlock(struct rq_json *j, const struct rq_run_report *r)
 		rq_json_u64(j, "size", dv->size);
 		rq_json_u64(j, "logical_block_size", dv->logical_block_size);
 		rq_json_u64(j, "queue_depth", dv->queue_depth);
+		rq_json_strn(j, "serial", dv->serial, sizeof(dv->serial));
+		rq_json_strn(j, "transport", dv->transport, sizeof(dv->transport));
+		rq_json_i64(j, "rotational", dv->rotational);
+		rq_json_strn(j, "registered", dv->registered, sizeof(dv->registered));
 		rq_json_obj_close(j);
 	}
 	rq_json_arr_close(j);
 
+	rq_lockstat_json(j, r);
 	rq_json_obj_close(j);
 }
 
-static int write_json(const struct rq_run_report *r, FILE *f)
+static int write_json(struct ctx *c, FILE *f)
 {
+	const struct rq_run_report *r = c->r;
 	struct rq_json j;
-	unsigned int i;
+	unsigned int i = 0;
 
 	rq_json_begin(&j, f);
+	c->j = &j;
 	rq_json_obj_open(&j, NULL);
 	rq_json_str(&j, "rqlock version", r->version ? r->version : "rqlock");
 	rq_json_u64(&j, "timestamp", r->timestamp);
 	rq_json_u64(&j, "timestamp_ms", r->timestamp_ms);
 	rq_json_strn(&j, "time", r->time, sizeof(r->time));
+	json_opts(&j, "global options", r->global_opt_keys, r->global_opt_vals, r->nr_global_opts);
 	rq_json_arr_open(&j, "jobs");
-	for (i = 0; i < r->nr_jobs; i++)
-		json_job(&j, &r->jobs[i]);
+	while (view_next(r, &i, c->v, true))
+		json_job(c, c->v);
 	rq_json_arr_close(&j);
 	json_rqlock(&j, r);
 	rq_json_obj_close(&j);
+	c->j = NULL;
 	return rq_json_end(&j);
 }
 
-/* -------------------------------------------------------------- normal */
+/* ------------------------------------------------------- text helpers */
 
 /* Text sink with a sticky error, as the JSON writer has. */
 struct txt {
@@ -289,6 +829,138 @@ static const char *n2s(char *buf, size_t len, uint64_t num, unsigned int maxlen,
 	return buf;
 }
 
+/* Copy @s (at most @max bytes) for the terminal: control bytes become '?'. */
+static const char *clean(char *buf, size_t len, const char *s, size_t max)
+{
+	size_t i, n;
+
+	if (!s)
+		s = "";
+	n = strnlen(s, max);
+	if (n >= len)
+		n = len - 1;
+	for (i = 0; i < n; i++)
+		buf[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
+	buf[n] = '\0';
+	return buf;
+}
+
+/* ---------------------------------------------------------------- terse */
+
+/* fio's calc_lat() in microseconds, for the terse fields */
+static void terse_lat(struct txt *t, const struct rq_lat_stat *s)
+{
+	if (s->n)
+		out(t, ";%" PRIu64 ";%" PRIu64 ";%f;%f", s->min_ns / 1000, s->max_ns / 1000,
+		    rq_lat_mean(s) / 1000.0, rq_lat_stddev(s) / 1000.0);
+	else
+		out(t, ";%llu;%llu;%f;%f", 0ULL, 0ULL, 0.0, 0.0);
+}
+
+/* fio's show_ddir_status_terse(), version 3 */
+static void terse_dir(struct txt *t, const struct ctx *c, const struct view *v, int d)
+{
+	const struct rq_dir_report *dr = &v->dir[d];
+	const struct group *g = group_of(c, v);
+	uint64_t runt = v->runtime_ms[d], bw = 0, iops = 0, min, max, val[LIST_MAX];
+	const struct rq_lat_stat *ps = NULL;
+	unsigned int nr = 0, i;
+	double mean, dev;
+
+	if (runt) {
+		bw = per_sec(dr->io_bytes, runt) / 1024;
+		iops = per_sec(dr->total_ios, runt);
+	}
+	out(t, ";%" PRIu64 ";%" PRIu64 ";%" PRIu64 ";%" PRIu64, dr->io_bytes >> 10, bw, iops, runt);
+	terse_lat(t, &dr->slat);
+	terse_lat(t, &dr->clat);
+	if (v->lat_pct)
+		ps = &dr->lat;
+	else if (v->clat_pct)
+		ps = &dr->clat;
+	if (ps)
+		nr = view_pcts(v, ps, val);
+	for (i = 0; i < LIST_MAX; i++) {
+		if (i >= nr)
+			out(t, ";0%%=0");
+		else
+			out(t, ";%f%%=%" PRIu64, v->pct[i], val[i] / 1000);
+	}
+	terse_lat(t, &dr->lat);
+	if (sstat_calc(&v->bw[d], &min, &max, &mean, &dev)) {
+		double p = 100.0;
+
+		if (g && g->agg[d]) {
+			p = mean * 100.0 / (double)(g->agg[d] / 1024);
+			if (p > 100.0)
+				p = 100.0;
+		}
+		out(t, ";%" PRIu64 ";%" PRIu64 ";%f%%;%f;%f", min, max, p, mean, dev);
+	} else {
+		out(t, ";%llu;%llu;%f%%;%f;%f", 0ULL, 0ULL, 0.0, 0.0, 0.0);
+	}
+}
+
+/* fio's show_thread_status_terse_all(), version 3 */
+static void terse_job(struct txt *t, struct ctx *c, const struct view *v)
+{
+	const struct rq_job_report *m = v->first;
+	double usr, sys, dist[RQ_DEPTH_BUCKETS], lat_n[LAT_N_NR], lat_u[LAT_U_NR], lat_m[LAT_M_NR];
+	uint64_t total = view_total_ios(v), ns;
+	int i;
+
+	/* the terse format is ';'-separated: a ';' in a name would shift every field */
+	out(t, "%d;%s;", TERSE_VERSION, c->r->version ? c->r->version : "rqlock");
+	for (i = 0; i < (int)sizeof(m->name) && m->name[i]; i++)
+		out(t, "%c", m->name[i] == ';' || (unsigned char)m->name[i] < 0x20 ? '_' : m->name[i]);
+	out(t, ";%d;%d", m->groupid, v->error);
+	terse_dir(t, c, v, 0);
+	if (v->unified != UNIFIED_MIXED)
+		terse_dir(t, c, v, 1);
+	if (v->unified == UNIFIED_BOTH) {
+		view_mixed(c->mix, v);
+		terse_dir(t, c, c->mix, 0);
+	}
+	view_cpu(v, &usr, &sys);
+	out(t, ";%f%%;%f%%;%" PRIu64 ";%" PRIu64 ";%" PRIu64, usr, sys, v->ctx, v->majf, v->minf);
+	calc_dist(v->depth, total, dist);
+	for (i = 0; i < RQ_DEPTH_BUCKETS; i++)
+		out(t, ";%3.1f%%", dist[i]);
+	ns = calc_lat_buckets(v, lat_n, lat_u, lat_m);
+	/* fio adds the nanosecond buckets into the first microsecond one */
+	if (total)
+		lat_u[0] += 100.0 * (double)ns / (double)total;
+	for (i = 0; i < LAT_U_NR; i++)
+		out(t, ";%3.2f%%", lat_u[i]);
+	for (i = 0; i < LAT_M_NR; i++)
+		out(t, ";%3.2f%%", lat_m[i]);
+	if (v->coe)
+		out(t, ";%" PRIu64 ";%d", v->total_err, v->first_error);
+	if (m->description && m->description[0]) {
+		char d[256];
+
+		out(t, ";%s", clean(d, sizeof(d), m->description, sizeof(d)));
+	}
+	out(t, "\n");
+}
+
+static int write_terse(struct ctx *c, FILE *f)
+{
+	struct txt t = { .f = f };
+	unsigned int i = 0;
+
+	while (view_next(c->r, &i, c->v, true))
+		terse_job(&t, c, c->v);
+	return t.err;
+}
+
+/* -------------------------------------------------------------- normal */
+
+static bool pow2_base(unsigned int kb_base)
+{
+	return kb_base && !(kb_base & (kb_base - 1));
+}
+
 /* fio's display_lat(): pick nsec, usec or msec by fio's thresholds. */
 static void text_lat(struct txt *t, const char *name, const struct rq_lat_stat *s)
 {
@@ -317,22 +989,21 @@ static void text_lat(struct txt *t, const char *name, const struct rq_lat_stat *
 	    mean, dev);
 }
 
-/* fio's show_clat_percentiles() with the default list and precision. */
-static void text_percentiles(struct txt *t, const char *name, const struct rq_lat_stat *s)
+/* fio's show_clat_percentiles() with the view's list and precision. */
+static void text_percentiles(struct txt *t, const struct view *v, const char *name,
+			     const struct rq_lat_stat *s)
 {
-	uint64_t v[RQ_NR_PERCENTILES], minv = UINT64_MAX, maxv = 0, div = 1;
-	unsigned int scale = 0, width, per_line, k;
+	uint64_t val[LIST_MAX], minv = UINT64_MAX, maxv = 0, div = 1;
+	unsigned int scale = 0, width, per_line, k, nr, i, prec = v->precision;
 	const char *unit = "nsec";
-	int i, nr;
 
-	nr = rq_lat_percentiles(s, rq_default_percentiles, RQ_NR_PERCENTILES, v);
-	if (nr <= 0)
+	if (!s->n)
 		return;
+	nr = view_pcts(v, s, val);
 	for (i = 0; i < nr; i++) {
-		minv = v[i] < minv ? v[i] : minv;
-		maxv = v[i] > maxv ? v[i] : maxv;
+		minv = val[i] < minv ? val[i] : minv;
+		maxv = val[i] > maxv ? val[i] : maxv;
 	}
-
 	if (minv > 2000000 && maxv > 99999999ULL) {
 		scale = 2;
 		div = 1000000;
@@ -345,7 +1016,7 @@ static void text_percentiles(struct txt *t, const char *name, const struct rq_la
 	width = ndigits(maxv / div);
 	if (width < 5)
 		width = 5;
-	per_line = (80 - 7) / (PCT_PRECISION + 10 + width);
+	per_line = (80 - 7) / (prec + 10 + width);
 
 	out(t, "    %s percentiles (%s):\n     |", name, unit);
 	for (i = 0; i < nr; i++) {
@@ -355,130 +1026,204 @@ static void text_percentiles(struct txt *t, const char *name, const struct rq_la
 			out(t, "     |");
 		/* each scale step rounds up, as fio does */
 		for (k = 0; k < scale; k++)
-			v[i] = (v[i] + 999) / 1000;
-		out(t, " %*.*fth=[%*" PRIu64 "]%c", PCT_PRECISION + 3, PCT_PRECISION,
-		    rq_default_percentiles[i], (int)width, v[i], last ? '\n' : ',');
+			val[i] = (val[i] + 999) / 1000;
+		out(t, " %*.*fth=[%*" PRIu64 "]%c", (int)prec + 3, (int)prec, v->pct[i],
+		    (int)width, val[i], last ? '\n' : ',');
 		if (!last && i % per_line == per_line - 1)
 			out(t, "\n");
 	}
 }
 
-static void text_dir(struct txt *t, const struct rq_dir_report *d, const char *name)
+/* fio's show_ddir_status() */
+static void text_dir(struct txt *t, const struct ctx *c, const struct view *v, int d)
 {
-	uint64_t runt = dir_runtime_ms(d);
+	const struct rq_dir_report *dr = &v->dir[d];
+	const struct group *g = group_of(c, v);
+	unsigned int kb_base = g ? g->kb_base : v->kb_base;
+	bool i2p = pow2_base(kb_base);
+	uint64_t runt = v->runtime_ms[d], bps, min, max;
 	char io[32], bw[32], bw_alt[32], iops[32];
-	uint64_t bps;
+	double mean, dev;
 
-	/* as fio: a direction with no bytes or no time is not shown */
-	if (!d->io_bytes || !runt)
+	if (!runt)
 		return;
+	bps = per_sec(dr->io_bytes, runt);
+	/* fio's write line always ends with its zoned-device count (zbd_write_status) */
+	out(t, "  %s: IOPS=%s, BW=%s (%s)(%s/%" PRIu64 "msec)%s\n",
+	    v->unified == UNIFIED_MIXED ? "mixed" : ddir_name[d],
+	    n2s(iops, sizeof(iops), per_sec(dr->total_ios, runt), SIG_FIGS, false, ""),
+	    n2s(bw, sizeof(bw), bps, SIG_FIGS, i2p, "B/s"),
+	    n2s(bw_alt, sizeof(bw_alt), bps, SIG_FIGS, !i2p, "B/s"),
+	    n2s(io, sizeof(io), dr->io_bytes, SIG_FIGS, i2p, "B"), runt,
+	    d == RQ_DDIR_WRITE && v->unified != UNIFIED_MIXED ? "; 0 zone resets" : "");
+	text_lat(t, "slat", &dr->slat);
+	text_lat(t, "clat", &dr->clat);
+	text_lat(t, " lat", &dr->lat);
+	if (v->slat_pct)
+		text_percentiles(t, v, "slat", &dr->slat);
+	if (v->clat_pct)
+		text_percentiles(t, v, "clat", &dr->clat);
+	if (v->lat_pct)
+		text_percentiles(t, v, "lat", &dr->lat);
 
-	bps = per_sec(d->io_bytes, runt);
-	out(t, "  %s: IOPS=%s, BW=%s (%s)(%s/%" PRIu64 "msec)\n", name,
-	    n2s(iops, sizeof(iops), per_sec(d->total_ios, runt), SIG_FIGS, false, ""),
-	    n2s(bw, sizeof(bw), bps, SIG_FIGS, true, "B/s"),
-	    n2s(bw_alt, sizeof(bw_alt), bps, SIG_FIGS, false, "B/s"),
-	    n2s(io, sizeof(io), d->io_bytes, SIG_FIGS, true, "B"), runt);
-	text_lat(t, "slat", &d->slat);
-	text_lat(t, "clat", &d->clat);
-	text_lat(t, " lat", &d->lat);
-	text_percentiles(t, "clat", &d->clat);
+	if (sstat_calc(&v->bw[d], &min, &max, &mean, &dev)) {
+		double p = agg_percent(g, d, mean), kb = (double)kb_base;
+		const char *unit = i2p ? "KiB" : "kB";
+
+		if (mean > kb * kb) {
+			min = (uint64_t)((double)min / kb);
+			max = (uint64_t)((double)max / kb);
+			mean /= kb;
+			dev /= kb;
+			unit = "MiB";
+		}
+		out(t, "   bw (%5s/s): min=%5" PRIu64 ", max=%5" PRIu64 ", per=%3.2f%%, avg=%5.02f, "
+		    "stdev=%5.02f, samples=%" PRIu64 "\n", unit, min, max, p, mean, dev, v->bw[d].n);
+	}
+	if (sstat_calc(&v->iops[d], &min, &max, &mean, &dev))
+		out(t, "   iops        : min=%5" PRIu64 ", max=%5" PRIu64 ", avg=%5.02f, stdev=%5.02f, "
+		    "samples=%" PRIu64 "\n", min, max, mean, dev, v->iops[d].n);
 }
 
-/* Copy @s (at most @max bytes) for the terminal: control bytes become '?'. */
-static const char *clean(char *buf, size_t len, const char *s, size_t max)
+/* fio's show_lat(): the buckets that have I/Os, five to a line */
+static void text_lat_line(struct txt *t, const double *lat, int nr, const char *const *ranges,
+			  const char *unit)
 {
-	size_t i, n;
+	bool new_line = true, shown = false;
+	int i, line = 0;
 
-	if (!s)
-		s = "";
-	n = strnlen(s, max);
-	if (n >= len)
-		n = len - 1;
-	for (i = 0; i < n; i++)
-		buf[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
-	buf[n] = '\0';
-	return buf;
+	for (i = 0; i < nr; i++) {
+		if (lat[i] <= 0.0)
+			continue;
+		shown = true;
+		if (new_line) {
+			if (line)
+				out(t, "\n");
+			out(t, "  lat (%s)   : ", unit);
+			new_line = false;
+			line = 0;
+		}
+		if (line)
+			out(t, ", ");
+		out(t, "%s%3.2f%%", ranges[i], lat[i]);
+		line++;
+		if (line == 5)
+			new_line = true;
+	}
+	if (shown)
+		out(t, "\n");
 }
 
-static void text_job(struct txt *t, const struct rq_job_report *jr, const char *when)
+static void text_dist(struct txt *t, const char *head, const char *const *names,
+		      const uint64_t *map, uint64_t total)
 {
-	char name[sizeof(jr->name)];
+	double dist[RQ_DEPTH_BUCKETS];
+
+	calc_dist(map, total, dist);
+	out(t, "%s", head);
+	for (int i = 0; i < RQ_DEPTH_BUCKETS; i++)
+		out(t, "%s%s=%3.1f%%", i ? ", " : "", names[i], dist[i]);
+	out(t, "\n");
+}
+
+/* fio's show_thread_status_normal() */
+static void text_job(struct txt *t, struct ctx *c, const struct view *v, const char *when)
+{
+	static const char *const ranges[] = { "2=", "4=", "10=", "20=", "50=", "100=", "250=",
+					      "500=", "750=", "1000=", "2000=", ">=2000=" };
+	static const char *const level[] = { "1", "2", "4", "8", "16", "32", ">=64" };
+	static const char *const batch[] = { "0", "4", "8", "16", "32", "64", ">=64" };
+	const struct rq_job_report *m = v->first;
+	double lat_n[LAT_N_NR], lat_u[LAT_U_NR], lat_m[LAT_M_NR], usr, sys;
+	char name[sizeof(m->name)], desc[256];
 	int d;
 
-	clean(name, sizeof(name), jr->name, sizeof(jr->name));
+	if (!v->dir[0].io_bytes && !v->dir[1].io_bytes && !view_total_ios(v))
+		return;
+	clean(name, sizeof(name), m->name, sizeof(m->name));
 	/* fio prints the pid here; a clone has no process of its own */
-	if (jr->error)
-		out(t, "%s: (groupid=%d, jobs=1): err=%2d (%s): clone=%u%s%s\n", name,
-		    jr->groupid, jr->error, strerror(jr->error), jr->clone,
+	if (v->error)
+		out(t, "%s: (groupid=%d, jobs=%u): err=%2d (%s): clone=%u%s%s\n", name,
+		    m->groupid, v->members, v->error, strerror(v->error), m->clone,
 		    *when ? ": " : "", when);
 	else
-		out(t, "%s: (groupid=%d, jobs=1): err=%2d: clone=%u%s%s\n", name,
-		    jr->groupid, jr->error, jr->clone, *when ? ": " : "", when);
+		out(t, "%s: (groupid=%d, jobs=%u): err=%2d: clone=%u%s%s\n", name,
+		    m->groupid, v->members, v->error, m->clone, *when ? ": " : "", when);
+	if (m->description && m->description[0])
+		out(t, "  Description  : [%s]\n", clean(desc, sizeof(desc), m->description, sizeof(desc)));
 	for (d = 0; d < RQ_DDIR_NR; d++)
-		text_dir(t, &jr->dir[d], ddir_name[d]);
+		if (v->dir[d].io_bytes)
+			text_dir(t, c, v, d);
+	if (v->unified == UNIFIED_BOTH) {
+		view_mixed(c->mix, v);
+		text_dir(t, c, c->mix, 0);
+	}
+	calc_lat_buckets(v, lat_n, lat_u, lat_m);
+	text_lat_line(t, lat_n, LAT_N_NR, ranges, "nsec");
+	text_lat_line(t, lat_u, LAT_U_NR, ranges, "usec");
+	text_lat_line(t, lat_m, LAT_M_NR, ranges, "msec");
+
+	view_cpu(v, &usr, &sys);
+	out(t, "  cpu          : usr=%3.2f%%, sys=%3.2f%%, ctx=%" PRIu64 ", majf=%" PRIu64
+	    ", minf=%" PRIu64 "\n", usr, sys, v->ctx, v->majf, v->minf);
+	text_dist(t, "  IO depths    : ", level, v->depth, view_total_ios(v));
+	text_dist(t, "     submit    : ", batch, v->submit, v->total_submit);
+	text_dist(t, "     complete  : ", batch, v->complete, v->total_complete);
+	out(t, "     issued rwts: total=%" PRIu64 ",%" PRIu64 ",0,0 short=0,0,0,0 dropped=0,0,0,0\n",
+	    v->dir[0].total_ios, v->dir[1].total_ios);
+	if (v->coe)
+		out(t, "     errors    : total=%" PRIu64 ", first_error=%d/<%s>\n", v->total_err,
+		    v->first_error, strerror(v->first_error));
+	if (v->iodepth)
+		out(t, "     latency   : target=0, window=0, percentile=100.00%%, depth=%u\n", v->iodepth);
 }
 
-/*
- * fio's show_group_stats(): one "Run status group" block per group id
- * that has jobs, in ascending order (fio skips jobs with a negative id).
- */
-static void text_groups(struct txt *t, const struct rq_run_report *r)
+static void text_group_line(struct txt *t, const char *label, bool i2p, uint64_t agg, uint64_t min_bw,
+			    uint64_t max_bw, uint64_t io, uint64_t min_run, uint64_t max_run)
+{
+	char s[8][32];
+
+	out(t, "%s: bw=%s (%s), %s-%s (%s-%s), io=%s (%s), run=%" PRIu64 "-%" PRIu64 "msec\n",
+	    label,
+	    n2s(s[0], 32, agg, SIG_FIGS, i2p, "B/s"), n2s(s[1], 32, agg, SIG_FIGS, !i2p, "B/s"),
+	    n2s(s[2], 32, min_bw, SIG_FIGS, i2p, "B/s"), n2s(s[3], 32, max_bw, SIG_FIGS, i2p, "B/s"),
+	    n2s(s[4], 32, min_bw, SIG_FIGS, !i2p, "B/s"), n2s(s[5], 32, max_bw, SIG_FIGS, !i2p, "B/s"),
+	    n2s(s[6], 32, io, SIG_FIGS, i2p, "B"), n2s(s[7], 32, io, SIG_FIGS, !i2p, "B"),
+	    min_run, max_run);
+}
+
+/* fio's show_group_stats(): one "Run status group" block per group id. */
+static void text_groups(struct txt *t, const struct ctx *c)
 {
 	static const char *const label[RQ_DDIR_NR] = { "   READ", "  WRITE" };
-	int gid = -1, d;
-	unsigned int i;
 
-	for (;;) {
-		bool found = false;
-		int next = 0;
-
-		/* the smallest id above the last one shown */
-		for (i = 0; i < r->nr_jobs; i++) {
-			int g = r->jobs[i].groupid;
-
-			if (g > gid && (!found || g < next)) {
-				next = g;
-				found = true;
-			}
-		}
-		if (!found)
-			break;
-		gid = next;
+	for (int gid = 0; gid < c->nr_groups; gid++) {
+		const struct group *g = &c->groups[gid];
+		bool i2p = pow2_base(g->kb_base ? g->kb_base : 1024);
 
 		out(t, "\nRun status group %d (all jobs):\n", gid);
-		for (d = 0; d < RQ_DDIR_NR; d++) {
-			uint64_t io = 0, min_run = 0, max_run = 0, min_bw = UINT64_MAX, max_bw = 0;
-			char s[8][32];
-
-			for (i = 0; i < r->nr_jobs; i++) {
-				const struct rq_dir_report *dr = &r->jobs[i].dir[d];
-				uint64_t runt = dir_runtime_ms(dr), bw;
-
-				if (r->jobs[i].groupid != gid || !runt)
-					continue;
-				if (!min_run || runt < min_run)
-					min_run = runt;
-				if (runt > max_run)
-					max_run = runt;
-				bw = per_sec(dr->io_bytes, runt);
-				min_bw = bw < min_bw ? bw : min_bw;
-				max_bw = bw > max_bw ? bw : max_bw;
-				io += dr->io_bytes;
-			}
-			if (!max_run)
+		for (int d = 0; d < RQ_DDIR_NR; d++) {
+			if (!g->max_run[d])
 				continue;
-			out(t, "%s: bw=%s (%s), %s-%s (%s-%s), io=%s (%s), run=%" PRIu64 "-%" PRIu64 "msec\n",
-			    label[d],
-			    n2s(s[0], 32, per_sec(io, max_run), SIG_FIGS, true, "B/s"),
-			    n2s(s[1], 32, per_sec(io, max_run), SIG_FIGS, false, "B/s"),
-			    n2s(s[2], 32, min_bw, SIG_FIGS, true, "B/s"),
-			    n2s(s[3], 32, max_bw, SIG_FIGS, true, "B/s"),
-			    n2s(s[4], 32, min_bw, SIG_FIGS, false, "B/s"),
-			    n2s(s[5], 32, max_bw, SIG_FIGS, false, "B/s"),
-			    n2s(s[6], 32, io, SIG_FIGS, true, "B"),
-			    n2s(s[7], 32, io, SIG_FIGS, false, "B"),
-			    min_run, max_run);
+			text_group_line(t, g->unified == UNIFIED_MIXED ? "  MIXED" : label[d], i2p,
+					g->agg[d], g->min_bw[d], g->max_bw[d], g->iobytes[d],
+					g->min_run[d], g->max_run[d]);
+		}
+		if (g->unified == UNIFIED_BOTH) {
+			uint64_t io = 0, agg = 0, min_bw = UINT64_MAX, max_bw = 0;
+			uint64_t min_run = UINT64_MAX, max_run = 0;
+
+			for (int d = 0; d < RQ_DDIR_NR; d++) {
+				if (!g->max_run[d])
+					continue;
+				io += g->iobytes[d];
+				agg += g->agg[d];
+				min_bw = g->min_bw[d] < min_bw ? g->min_bw[d] : min_bw;
+				max_bw = g->max_bw[d] > max_bw ? g->max_bw[d] : max_bw;
+				min_run = g->min_run[d] < min_run ? g->min_run[d] : min_run;
+				max_run = g->max_run[d] > max_run ? g->max_run[d] : max_run;
+			}
+			text_group_line(t, "  MIXED", i2p, agg, min_bw, max_bw, io, min_run, max_run);
 		}
 	}
 }
@@ -624,20 +1369,23 @@ static void text_rqlock(struct txt *t, const struct rq_run_report *r)
 		out(t, "  devices:\n");
 		text_table(t, r, dev_hdr, 8, 0x1f, r->nr_devices, device_cell);
 	}
+	if (!t->err && rq_lockstat_text(t->f, r))
+		t->err = -EIO;
 }
 
-static int write_normal(const struct rq_run_report *r, FILE *f)
+static int write_normal(struct ctx *c, FILE *f)
 {
+	const struct rq_run_report *r = c->r;
 	struct txt t = { .f = f };
 	char when[sizeof(r->time)];
-	unsigned int i;
+	unsigned int i = 0;
 
 	clean(when, sizeof(when), r->time, sizeof(r->time));
 	/* fio starts its results with an empty line */
 	out(&t, "\n");
-	for (i = 0; i < r->nr_jobs; i++)
-		text_job(&t, &r->jobs[i], when);
-	text_groups(&t, r);
+	while (view_next(r, &i, c->v, true))
+		text_job(&t, c, c->v, when);
+	text_groups(&t, c);
 	text_rqlock(&t, r);
 	return t.err;
 }
@@ -646,13 +1394,15 @@ static int write_normal(const struct rq_run_report *r, FILE *f)
 
 static const struct {
 	const char *name;
-	unsigned int flag;
+	unsigned int flags;
 } formats_table[] = {
 	{ "normal", RQ_OUTPUT_NORMAL },
 	{ "json", RQ_OUTPUT_JSON },
+	{ "json+", RQ_OUTPUT_JSON | RQ_OUTPUT_JSON_PLUS },
+	{ "terse", RQ_OUTPUT_TERSE },
 };
 
-#define ALL_FORMATS (RQ_OUTPUT_NORMAL | RQ_OUTPUT_JSON)
+#define ALL_FORMATS (RQ_OUTPUT_NORMAL | RQ_OUTPUT_JSON | RQ_OUTPUT_JSON_PLUS | RQ_OUTPUT_TERSE)
 
 int rq_output_parse_format(const char *s, unsigned int *formats)
 {
@@ -670,7 +1420,7 @@ int rq_output_parse_format(const char *s, unsigned int *formats)
 		for (i = 0; i < sizeof(formats_table) / sizeof(formats_table[0]); i++) {
 			if (strlen(formats_table[i].name) == len &&
 			    !strncmp(formats_table[i].name, p, len)) {
-				set |= formats_table[i].flag;
+				set |= formats_table[i].flags;
 				found = true;
 				break;
 			}
@@ -693,22 +1443,42 @@ static bool report_ok(const struct rq_run_report *r)
 
 int rq_output_write(const struct rq_run_report *r, unsigned int formats, FILE *f)
 {
+	struct ctx c = { .r = r };
 	int ret = 0, err;
 
 	if (!r || !f || !formats || (formats & ~ALL_FORMATS) || !report_ok(r))
 		return -EINVAL;
+	/* json+ is json with bins */
+	c.json_plus = formats & RQ_OUTPUT_JSON_PLUS;
+	if (c.json_plus)
+		formats |= RQ_OUTPUT_JSON;
+	c.v = malloc(sizeof(*c.v));
+	c.mix = malloc(sizeof(*c.mix));
+	if (!c.v || !c.mix || groups_build(&c)) {
+		ret = -ENOMEM;
+		goto out;
+	}
 
-	if (formats & RQ_OUTPUT_JSON)
-		ret = write_json(r, f);
+	/* fio's order: terse, then JSON, then normal */
+	if (formats & RQ_OUTPUT_TERSE)
+		ret = write_terse(&c, f);
+	if (!ret && (formats & RQ_OUTPUT_JSON))
+		ret = write_json(&c, f);
 	if (!ret && (formats & RQ_OUTPUT_NORMAL))
-		ret = write_normal(r, f);
+		ret = write_normal(&c, f);
 	if (ret)
-		return ret;
+		goto out;
 
 	/* a full disk shows only when the stdio buffer is written out */
 	if (fflush(f)) {
 		err = errno;
-		return err ? -err : -EIO;
+		ret = err ? -err : -EIO;
+		goto out;
 	}
-	return ferror(f) ? -EIO : 0;
+	ret = ferror(f) ? -EIO : 0;
+out:
+	free(c.v);
+	free(c.mix);
+	free(c.groups);
+	return ret;
 }

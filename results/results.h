@@ -89,7 +89,7 @@ struct rq_dir_report {
 struct rq_job_report {
 	char name[128];
 	int groupid;
-	int error;			/* first error seen, as a positive errno; 0 = none */
+	int error;			/* the error that stopped the job, positive errno; 0 = none */
 	uint64_t job_runtime_ns;	/* wall time the clone ran, ramp excluded */
 	unsigned int clone;		/* clone index within the job (numjobs) */
 	bool group_reporting;		/* merge with the rest of the group in output */
@@ -104,6 +104,22 @@ struct rq_job_report {
 	double usr_cpu, sys_cpu;	/* percent of job_runtime */
 	uint64_t ctx;			/* context switches */
 	bool interrupted;		/* stopped by a signal before its end */
+	/* ---- more of fio's per-job keys (0 where the engine has none) ---- */
+	unsigned int kb_base;		/* the job's kb_base: units of the normal output; 0 = 1024 */
+	unsigned int percentile_precision;	/* decimals of a custom percentile list */
+	bool slat_percentiles;
+	unsigned int iodepth;		/* fio's "latency_depth": the job's iodepth */
+	uint64_t majf, minf;		/* page faults, as ctx */
+	/*
+	 * fio's iodepth_submit / iodepth_complete: I/Os handed to the kernel
+	 * per submission call, and reaped per completion call, bucketed 0,
+	 * 1-4, 5-8, 9-16, 17-32, 33-64, >64; one count per call.
+	 */
+	uint64_t submit_hist[RQ_DEPTH_BUCKETS];
+	uint64_t complete_hist[RQ_DEPTH_BUCKETS];
+	int continue_on_error;		/* the job's continue_on_error (enum rq_coe bits) */
+	uint64_t total_err;		/* errors continued past */
+	int first_error;		/* the first of them, positive errno */
 	struct rq_dir_report dir[RQ_DDIR_NR];
 	/* "job options" as fio prints them (key/value pairs, as written) */
 	const char *const *opt_keys;
@@ -127,6 +143,100 @@ struct rq_queue_report {
 	uint64_t completed;
 };
 
+/* A queue as the lock mode sees it; the fields of other modes stay 0. */
+struct rq_mode_queue_report {
+	char name[128];			/* device name */
+	unsigned int hw_queues;		/* mq: hardware queues */
+	unsigned int tags;		/* mq: tags per hardware queue */
+	uint64_t tag_waits;		/* mq: bios refused for want of a tag (retried) */
+	uint64_t sw_queued;		/* mq: requests that waited in a software queue */
+	uint64_t remote_dispatch;	/* mq: requests dispatched by another worker than their submitter */
+	int owner_partition;		/* cluster: partition owning the device, -1 other modes */
+	uint64_t local;			/* cluster: bios submitted inside the owner partition */
+	uint64_t forwarded;		/* cluster: bios forwarded from another partition */
+	uint64_t ring_full;		/* cluster: forwards refused by a full ring (retried) */
+};
+
+/*
+ * lockstat, per lock class, as Linux's /proc/lock_stat.  Wait time is
+ * measured on every contended acquisition (from the failed first attempt
+ * to the acquisition); hold time on a random 1 in hold_sample
+ * acquisitions, so hold.samples < acquisitions and hold.total_ns is
+ * avg_ns x acquisitions, an estimate.  Times are clock ticks converted to
+ * ns with a rate measured over the whole run; the cost of one clock read
+ * (overhead_ns, measured at set-up) is subtracted from every sample.
+ */
+#define RQ_LOCKSTAT_HIST_NR 368		/* buckets; see queues/queue.h RQ_LOCK_HIST_NR */
+#define RQ_LOCKSTAT_SITES 4		/* top contention sites reported */
+
+struct rq_lockstat_bucket {
+	uint64_t lo_ns;			/* the bucket's lower bound */
+	uint64_t count;
+};
+
+struct rq_lockstat_time {
+	uint64_t samples;
+	uint64_t min_ns, max_ns, total_ns;
+	double avg_ns;
+	unsigned int nr_buckets;	/* non-empty buckets, in order */
+	struct rq_lockstat_bucket buckets[RQ_LOCKSTAT_HIST_NR];
+};
+
+struct rq_lockstat_site {
+	char site[128];			/* "queues/legacy.c:95" */
+	uint64_t contentions;
+};
+
+struct rq_lockstat_class {
+	char name[64];
+	unsigned int locks;		/* instances of the class */
+	uint64_t acquisitions;
+	uint64_t contentions;
+	uint64_t acq_bounces;		/* taken after another worker held it */
+	uint64_t con_bounces;		/* contended, and another worker held it before */
+	struct rq_lockstat_time wait;	/* samples = contended acquisitions */
+	struct rq_lockstat_time hold;	/* samples = sampled acquisitions */
+	unsigned int nr_sites;
+	struct rq_lockstat_site sites[RQ_LOCKSTAT_SITES];	/* most contended first */
+};
+
+struct rq_lockstat_report {
+	bool enabled;
+	const char *clock;		/* "tsc" or "clock_gettime" */
+	unsigned int hold_sample;	/* hold time measured on 1 in N acquisitions */
+	double overhead_ns;		/* one clock read, subtracted from each sample */
+	uint64_t elapsed_ns;		/* set-up to report */
+	unsigned int nr_classes;
+	struct rq_lockstat_class *classes;
+};
+
+struct rq_lockdep_edge {
+	char from[64], to[64];		/* "held from while taking to" */
+	char from_site[128], to_site[128];
+	int cpu;			/* the worker that first did it */
+};
+
+struct rq_lockdep_report {
+	bool enabled;			/* --lockdep: edges followed, a cycle fails the run */
+	unsigned int classes;		/* lock classes acquired at least once */
+	unsigned int edges;		/* ordering edges exercised (0 without lockdep) */
+	unsigned int cycles;		/* order cycles and recursive classes found */
+	unsigned int nr_edges;
+	struct rq_lockdep_edge *edge_list;
+	char cycle[1024];		/* the first cycle's report, "" if none */
+};
+
+/* The lock mode's run-wide facts. */
+struct rq_mode_report {
+	unsigned int partitions;	/* cluster: worker partitions; 0 other modes */
+	unsigned int cluster_size;	/* cluster: workers per partition */
+	uint64_t forwarded;		/* cluster: bios sent to another partition */
+	uint64_t local;			/* cluster: bios run in their own partition */
+	unsigned int hw_queues;		/* mq: the --hw-queues asked for, 0 = per device default */
+	unsigned int nr_queues;
+	struct rq_mode_queue_report *queues;
+};
+
 struct rq_device_report {
 	char name[128];			/* as written in the job (filename) */
 	char kind[32];			/* null, file, blkdev */
@@ -136,6 +246,10 @@ struct rq_device_report {
 	uint64_t size;
 	uint32_t logical_block_size;
 	uint32_t queue_depth;
+	char serial[64];
+	char transport[16];		/* pcie, sata, scsi, virtio, loop, usb, file, memory, model */
+	int rotational;			/* 1, 0, -1 unknown */
+	char registered[24];		/* io_uring registration: files+buffers, files, none, n/a */
 };
 
 struct rq_run_report {
@@ -162,16 +276,42 @@ struct rq_run_report {
 	uint64_t sectors_verified;	/* read sectors whose offset stamp was checked */
 	int interrupted;		/* signal that stopped the run early, 0 = none */
 	bool stalled;			/* the stall watchdog ended the run */
+	/* fio's "global options": the last job's global_keys/global_vals (engine/job.h) */
+	const char *const *global_opt_keys;
+	const char *const *global_opt_vals;
+	unsigned int nr_global_opts;
+	uint64_t elapsed_ms;		/* run start to report (fio's "elapsed", "eta") */
+	/* Filled by rq_queues_report() (queues/); rendered by results/lockstat.c. */
+	struct rq_lockstat_report lockstat;
+	struct rq_lockdep_report lockdep;
+	struct rq_mode_report mode;
 };
 
 enum rq_output_format {
 	RQ_OUTPUT_NORMAL = 1 << 0,
 	RQ_OUTPUT_JSON = 1 << 1,
+	RQ_OUTPUT_JSON_PLUS = 1 << 2,	/* json with "bins"; always set with RQ_OUTPUT_JSON */
+	RQ_OUTPUT_TERSE = 1 << 3,	/* fio's --minimal, version 3 */
 };
 
-/* "normal", "json" or a comma list of them; -EINVAL if unknown. */
+/*
+ * "normal", "json", "json+", "terse" or a comma list of them, as fio's
+ * --output-format; -EINVAL if unknown.
+ */
 int rq_output_parse_format(const char *s, unsigned int *formats);
 /* Render @r in each format set in @formats to @f.  Returns 0 or -errno. */
 int rq_output_write(const struct rq_run_report *r, unsigned int formats, FILE *f);
+
+/*
+ * results/lockstat.c: the lockstat, lockdep and lock-mode parts of a
+ * report.  rq_lockstat_text() writes the normal-output section (a table
+ * per class as /proc/lock_stat, top contention sites, lockdep's counts,
+ * the mode's facts) and returns 0 or -EIO.  rq_lockstat_json() writes
+ * the members "lockstat", "lockdep" and "mode" into the open "rqlock"
+ * object of results/json_internal.h's writer.
+ */
+int rq_lockstat_text(FILE *f, const struct rq_run_report *r);
+struct rq_json;
+void rq_lockstat_json(struct rq_json *j, const struct rq_run_report *r);
 
 #endif /* RQ_RESULTS_H */

@@ -32,8 +32,8 @@ expect no-device "nodev.fio:1.*rqlock-no-such-device" run "${out[@]}" "$TMP/node
 printf '[a]\nfilename=%s/no/such/dir/f\nsize=1m\nrw=write\n' "$TMP" >"$TMP/nodir.fio"
 expect no-dir "nodir.fio:1.*directory does not exist" run "${out[@]}" "$TMP/nodir.fio"
 
-printf '[a]\nfilename=@floppy9\nrw=read\n' >"$TMP/builtin.fio"
-expect unknown-builtin "builtin.fio:1.*@floppy9" run "${out[@]}" "$TMP/builtin.fio"
+printf '[a]\nfilename=@tape9\nrw=read\n' >"$TMP/builtin.fio"
+expect unknown-builtin "builtin.fio:1.*@tape9" run "${out[@]}" "$TMP/builtin.fio"
 
 printf '[a]\nioengine=null\nsize=1m\n' >"$TMP/ok.fio"
 expect bad-lock "--lock=bogus" run --lock=bogus "${out[@]}" "$TMP/ok.fio"

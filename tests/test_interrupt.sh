@@ -32,9 +32,10 @@ for sig in INT TERM; do
 	took=$(( $(date +%s) - start ))
 	[ $rc -eq $want ] || fail "SIG$sig: exit $rc, expected $want ($(cat "$TMP/err"))"
 	[ $took -lt 20 ] || fail "SIG$sig: took ${took}s to stop"
-	python3 - "$TMP/$sig.json" <<'PY' || fail "SIG$sig: JSON check"
+	python3 - "$TMP/$sig.json" $([ $sig = INT ] && echo 2 || echo 15) <<'PY' || fail "SIG$sig: JSON check"
 import json, sys
 j = json.load(open(sys.argv[1]))
+assert j["rqlock"]["interrupted"] == int(sys.argv[2]), j["rqlock"]["interrupted"]
 slow, later = j["jobs"]
 assert slow["jobname"] == "slow" and slow["read"]["total_ios"] > 0, slow["read"]
 assert slow["read"]["runtime"] < 20000, slow["read"]["runtime"]

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: MIT
+/*
+ * aio.c - files and block devices through libaio (ioengine=libaio), so
+ * that the kernel's two submission interfaces can be compared under the
+ * same lock mode.  Opening, layout and the write-safety checks are the
+ * io_uring devices' own (devices/blk.c).
+ *
+ * Each worker has its own aio context per device (io_setup of `depth`
+ * events; fs.aio-max-nr bounds workers x depth x devices), its own pool of
+ * `depth` iocbs and its own batch.  The split mirrors the io_uring path:
+ *   queue_rq (dispatch lock held): take an iocb from the dispatching
+ *       worker's pool, prepare it and append it to that worker's batch;
+ *       no system call under the lock (RQ_Q_BUSY when the pool is empty);
+ *   poll (no lock, every round, only the worker's own context):
+ *       io_submit the batch, then io_getevents with a zero timeout
+ *       (libaio answers from the user-space ring when nothing is there)
+ *       and end each reaped request with rq_end_request().
+ * So io_submit plays io_uring_enter's part, outside the lock, once per
+ * round for everything dispatched in it.  Per-worker state is touched only
+ * by its worker: no lock of its own.
+ */
+#include <errno.h>
+#include <libaio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "devices/dev_internal.h"
+#include "engine/job.h"
+
+struct aio_cpu {
+	io_context_t ctx;
+	struct iocb *iocbs;		/* the pool */
+	struct iocb **free;		/* free stack */
+	unsigned int nr_free;
+	struct iocb **batch;		/* prepared, not yet submitted */
+	unsigned int nr_batch;
+	unsigned int inflight;		/* submitted, not yet reaped */
+	struct io_event *events;
+} __attribute__((aligned(RQ_CACHELINE)));
+
+struct aio_dev {
+	unsigned int nr_cpus;
+	unsigned int per_cpu;		/* iocbs and events per worker */
+	struct aio_cpu *cpus;
+};
+
+static bool aio_probe(const struct rq_dev_open *o)
+{
+	return o->ioengine == RQ_IOENGINE_LIBAIO && o->spec[0] != '@';
+}
+
+static void aio_free(struct aio_dev *a)
+{
+	if (!a)
+		return;
+	for (unsigned int i = 0; a->cpus && i < a->nr_cpus; i++) {
+		struct aio_cpu *c = &a->cpus[i];
+
+		if (c->ctx)
+			io_destroy(c->ctx);
+		free(c->iocbs);
+		free(c->free);
+		free(c->batch);
+		free(c->events);
+	}
+	free(a->cpus);
+	free(a);
+}
+
+static int aio_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
+{
+	struct aio_dev *a;
+	int ret;
+
+	ret = rq_path_is_blk(o->spec) ? rq_blk_open(dev, o, err) : rq_file_open(dev, o, err);
+	if (ret)
+		return ret;
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	dev->priv = a;
+	a->nr_cpus = o->nr_cpus ? o->nr_cpus : 1;
+	a->per_cpu = dev->depth;
+	a->cpus = aligned_alloc(RQ_CACHELINE, sizeof(*a->cpus) * a->nr_cpus);
+	if (!a->cpus)
+		return -ENOMEM;
+	memset(a->cpus, 0, sizeof(*a->cpus) * a->nr_cpus);
+	for (unsigned int i = 0; i < a->nr_cpus; i++) {
+		struct aio_cpu *c = &a->cpus[i];
+
+		c->iocbs = calloc(a->per_cpu, sizeof(*c->iocbs));
+		c->free = calloc(a->per_cpu, sizeof(*c->free));
+		c->batch = calloc(a->per_cpu, sizeof(*c->batch));
+		c->events = calloc(a->per_cpu, sizeof(*c->events));
+		if (!c->iocbs || !c->free || !c->batch || !c->events)
+			return -ENOMEM;
+		for (unsigned int k = 0; k < a->per_cpu; k++)
+			c->free[c->nr_free++] = &c->iocbs[k];
+		ret = io_setup((int)a->per_cpu, &c->ctx);
+		if (ret) {
+			c->ctx = 0;
+			if (ret == -EAGAIN)
+				fprintf(err, "%s: %s: io_setup: fs.aio-max-nr is too small for %u workers "
+					"x depth %u (raise it with sysctl, or use fewer --workers)\n",
+					o->where, o->spec, a->nr_cpus, a->per_cpu);
+			else
+				fprintf(err, "%s: %s: io_setup: %s\n", o->where, o->spec, strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static void aio_close(struct rq_dev *dev)
+{
+	aio_free(dev->priv);
+	dev->priv = NULL;
+}
+
+static int aio_queue_rq(struct rq_dev *dev, struct rq_cpu *cpu, struct rq_request *rq)
+{
+	struct aio_dev *a = dev->priv;
+	int id = rq_cpu_id(cpu);
+	struct aio_cpu *c;
+	struct iocb *cb;
+
+	if (id < 0 || (unsigned int)id >= a->nr_cpus) {
+		rq->res = -EINVAL;
+		return RQ_Q_DONE;
+	}
+	c = &a->cpus[id];
+	if (!c->nr_free)
+		return RQ_Q_BUSY;
+	cb = c->free[--c->nr_free];
+	if (rq->nr_segs == 1) {
+		if (rq->op == RQ_OP_READ)
+			io_prep_pread(cb, dev->fd, rq->iov[0].iov_base, rq->len, (long long)rq->offset);
+		else
+			io_prep_pwrite(cb, dev->fd, rq->iov[0].iov_base, rq->len, (long long)rq->offset);
+	} else {
+		if (rq->op == RQ_OP_READ)
+			io_prep_preadv(cb, dev->fd, rq->iov, rq->nr_segs, (long long)rq->offset);
+		else
+			io_prep_pwritev(cb, dev->fd, rq->iov, rq->nr_segs, (long long)rq->offset);
+	}
+	cb->data = rq;
+	c->batch[c->nr_batch++] = cb;
+	return RQ_Q_QUEUED;
+}
+
+static void end_one(struct aio_cpu *c, struct iocb *cb, struct rq_cpu *cpu, long res)
+{
+	struct rq_request *rq = cb->data;
+
+	c->free[c->nr_free++] = cb;
+	rq->res = res > 0x7fffffffL ? -EOVERFLOW : (int)res;
+	rq_end_request(rq, cpu, 0);
+}
+
+static int aio_poll(struct rq_dev *dev, struct rq_cpu *cpu)
+{
+	struct aio_dev *a = dev->priv;
+	int id = rq_cpu_id(cpu), n = 0;
+	struct aio_cpu *c;
+
+	if (id < 0 || (unsigned int)id >= a->nr_cpus)
+		return 0;
+	c = &a->cpus[id];
+	while (c->nr_batch) {
+		int ret = io_submit(c->ctx, (long)c->nr_batch, c->batch);
+
+		if (ret == -EAGAIN || ret == -EINTR || ret == 0)
+			break;		/* the kernel is full: next round */
+		if (ret < 0) {
+			/* the first iocb was refused: end it with the error, go on */
+			struct iocb *cb = c->batch[0];
+
+			memmove(c->batch, c->batch + 1, sizeof(*c->batch) * --c->nr_batch);
+			end_one(c, cb, cpu, ret);
+			n++;
+			continue;
+		}
+		c->inflight += (unsigned int)ret;
+		c->nr_batch -= (unsigned int)ret;
+		memmove(c->batch, c->batch + ret, sizeof(*c->batch) * c->nr_batch);
+	}
+	if (c->inflight) {
+		struct timespec zero = { 0, 0 };
+		int got = io_getevents(c->ctx, 0, (long)a->per_cpu, c->events, &zero);
+
+		for (int i = 0; i < got; i++) {
+			c->inflight--;
+			end_one(c, c->events[i].obj, cpu, (long)c->events[i].res);
+			n++;
+		}
+	}
+	return n;
+}
+
+static bool aio_pending(struct rq_dev *dev, struct rq_cpu *cpu)
+{
+	const struct aio_dev *a = dev->priv;
+	int id = rq_cpu_id(cpu);
+
+	if (id < 0 || (unsigned int)id >= a->nr_cpus)
+		return false;
+	return a->cpus[id].nr_batch || a->cpus[id].inflight;
+}
+
+static int aio_prepare(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
+{
+	return rq_path_is_blk(o->spec) ? 0 : rq_file_prepare(dev, o, err);
+}
+
+const struct rq_dev_ops rq_dev_aio = {
+	.name = "aio",
+	.flags = RQ_DEV_HAS_DATA,
+	.probe = aio_probe,
+	.open = aio_open,
+	.prepare = aio_prepare,
+	.close = aio_close,
+	.queue_rq = aio_queue_rq,
+	.poll = aio_poll,
+	.pending = aio_pending,
+};

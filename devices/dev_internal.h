@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * dev_internal.h - helpers shared by the device drivers of devices/ (and
+ * by nothing outside it): sysfs facts, the write-safety checks, the open
+ * paths of files and block devices that several ioengines share, and the
+ * backing stores of the RAM disk and the disk models.
+ */
+#ifndef RQ_DEV_INTERNAL_H
+#define RQ_DEV_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "devices/device.h"
+
+/* ---- specs ---- */
+
+/* Is @spec "@KIND", "@KIND<digits>" or either followed by ",options"? */
+bool rq_dev_spec_is(const char *spec, const char *kind);
+/* The options part of a built-in spec (after the first ','), or NULL. */
+static inline const char *rq_dev_spec_opts(const char *spec)
+{
+	const char *c = spec;
+
+	while (*c && *c != ',')
+		c++;
+	return *c ? c + 1 : NULL;
+}
+
+/* ---- sysfs ---- */
+
+/* Read @dir/@file, trailing blanks stripped.  0 or -errno. */
+int rq_sysfs_read(const char *dir, const char *file, char *buf, size_t len);
+uint64_t rq_sysfs_u64(const char *dir, const char *file, uint64_t def);
+/* The sysfs directory of the disk holding block dev_t @rdev (a partition's parent). */
+int rq_sysfs_disk_dir(dev_t rdev, char *out, size_t len);
+/* The sysfs directory of block dev_t @rdev itself (the partition, if one). */
+int rq_sysfs_blk_dir(dev_t rdev, char *out, size_t len);
+/*
+ * Fill @dev's subkind, transport, model, serial and rotational from the
+ * disk's sysfs directory @sys (/sys/devices/.../block/NAME).
+ */
+void rq_blk_facts(const char *sys, struct rq_dev *dev);
+/* Alignment O_DIRECT needs for @path (statx DIOALIGN, else the disk's lbs). */
+uint32_t rq_dio_align(const char *path);
+bool rq_path_is_blk(const char *path);
+
+/* ---- write safety ---- */
+
+/*
+ * May a job write to block device @rdev (named @path)?  Refused, with one
+ * line "WHERE: refusing to write to PATH: REASON (--allow-mounted-write
+ * to override)", when it or one of its partitions is mounted or used as
+ * swap, when something holds it (device mapper, md, LVM), when the
+ * kernel says it is in use (O_EXCL), or when it carries a filesystem,
+ * swap, RAID/LVM/LUKS or partition-table signature.  Checked by reading
+ * only.  @read_head (optional) reads the first bytes for the signature
+ * scan when the path cannot be read with pread() (a character device).
+ * Returns 0, or -EBUSY after printing the line.
+ */
+typedef ssize_t (*rq_read_head_fn)(void *arg, void *buf, size_t len);
+int rq_blk_check_write(const struct rq_dev_open *o, const char *path, dev_t rdev,
+		       rq_read_head_fn read_head, void *arg, FILE *err);
+/* Mounted (it or a partition), swap, or held: true with the reason in @why. */
+bool rq_blk_in_use(dev_t rdev, char *why, size_t len);
+/* The name of the signature in the first @n bytes of @buf, or NULL. */
+const char *rq_blk_signature(const void *buf, size_t n);
+#define RQ_SIGNATURE_SCAN_BYTES (65600 + 16)
+/* Where a signature scan reads: enough for btrfs's superblock magic. */
+
+/*
+ * One line for a failed open(2) of @path: permission problems are said
+ * plainly (which access was asked for and why).  Returns -@e.
+ */
+int rq_open_error(const struct rq_dev_open *o, const char *path, int e, FILE *err);
+int rq_open_flags(const struct rq_dev_open *o);
+
+/*
+ * The open paths shared by io_uring's file/blkdev and by aio: a regular
+ * file (laid out in rq_file_prepare when short or missing) and a block
+ * device (safety checks, size, logical block size, sysfs facts).
+ */
+int rq_file_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err);
+int rq_file_prepare(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err);
+int rq_blk_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err);
+
+/* ---- backing stores: memory or a file ---- */
+
+/*
+ * A store holds a device's data.  Memory is an anonymous private mapping
+ * that the kernel fills with zero pages on first touch (so a large RAM
+ * disk costs what is written); a file is read and written with
+ * pread/pwrite.  Callers serialise overlapping writes, as a disk would
+ * (the queue lock in the legacy modes).
+ */
+struct rq_store {
+	char *mem;			/* NULL when file-backed */
+	int fd;				/* -1 when memory */
+	uint64_t size;
+	char path[256];
+};
+
+int rq_store_mem(struct rq_store *s, uint64_t size, const char *name, FILE *err);
+/* Open @path (created/extended to @size in rq_store_prepare, not here). */
+int rq_store_file(struct rq_store *s, const struct rq_dev_open *o, const char *path,
+		  uint64_t size, FILE *err);
+int rq_store_prepare(struct rq_store *s, const struct rq_dev_open *o, FILE *err);
+void rq_store_close(struct rq_store *s);
+/* Move @rq's data: returns rq->len or -errno. */
+int rq_store_rw(struct rq_store *s, const struct rq_request *rq);
+
+/* ---- time ---- */
+uint64_t rq_dev_clock_ns(void);
+
+#endif /* RQ_DEV_INTERNAL_H */

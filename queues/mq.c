@@ -1,0 +1,571 @@
+// SPDX-License-Identifier: MIT
+/*
+ * mq.c - the blk-mq lock mode (Linux 3.13 on): per-worker software
+ * queues, per-device hardware queues, a tag set per hardware queue.
+ *
+ * Structure, per request queue (device):
+ *   - a software queue (ctx) per worker: a lock-free list that only its
+ *     worker pushes to and a dispatcher empties whole;
+ *   - H hardware queues (hctx): --hw-queues, default one per worker for
+ *     the null and ram devices (null_blk's submit_queues = nr_cpus), one
+ *     for every other device; worker w maps to hctx w mod H;
+ *   - a tag set per hctx: an atomic bitmap, one 64-bit word per cache
+ *     line, with a per-worker starting word (sbitmap's alloc hint).  A tag
+ *     is a request: the hctx's request array is indexed by it.  There are
+ *     q->nr_requests tags per hctx (blk-mq's sched_tags: a request exists
+ *     once it has one); the device's queue depth is the hctx's dispatch
+ *     budget (at most dev->depth of its requests in flight, the driver tag).
+ *
+ * Locks (lockdep: one class, no edges):
+ *   hctx->lock ("hctx_lock"): protects the hctx's dispatch list, its
+ *   dispatched counter and the decision to dispatch; the device's
+ *   queue_rq runs under it.  It is held only around dispatch: taking a
+ *   tag, inserting into a software queue and completing a request take
+ *   no lock.  Submitters only *try* it (rq_trylock): a worker that finds
+ *   another dispatching leaves its request in its software queue and
+ *   raises need_run, and the dispatcher looks again before it leaves (the
+ *   protocol is written at hctx_run()).  So nobody waits for this lock.
+ *   No lock is taken while it is held: no ordering to keep.
+ *
+ * Lock-free state and its ordering:
+ *   ctx->list      pushed (CAS, release) by the ctx's worker, taken whole
+ *                  (xchg) by a dispatcher holding hctx->lock;
+ *   hctx->ctx_map  a bit per mapped ctx with a non-empty list;
+ *   hctx->need_run someone wants a dispatch round;
+ *   hctx->budget_used, hctx->async_done: the budget.  Requests in
+ *                  flight = budget_used (counted under the lock, less the
+ *                  ones the driver completed at once) - async_done
+ *                  (counted by completions, which take no lock);
+ *   hctx->waiting  requests wait on the dispatch list for budget;
+ *   hctx->stopped  the device said BUSY; the next completion restarts.
+ *   The handshakes (push/need_run against unlock, async_done against
+ *   waiting) use seq_cst operations and fences: each side writes its
+ *   flag, then reads the other's, so at least one of them sees the work.
+ *
+ * Merging: none.  blk-mq merges in the plug or under ctx->lock; here the
+ * software queue is lock-free and requests are issued at once, so every
+ * bio is a request (the queue table shows no merges for mq).
+ *
+ * Counters are kept per ctx (written by its worker) and per hctx (under
+ * its lock) and folded into the queue's by check_idle() after the run.
+ *
+ * Cost, uncontended, one worker per hctx: a tag (one RMW), a trylock, the
+ * dispatch, an unlock and a fence, then a tag free (and a count of the
+ * completion when it comes later): more atomics than the 2.5 path's lock,
+ * all on lines this worker owns; what it buys is that no two workers
+ * share a line unless they share an hctx.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "devices/device.h"
+#include "queues/queue_internal.h"
+#include "results/results.h"
+
+static const struct rq_lock_class hctx_lock_class = { .name = "hctx_lock" };
+
+struct tag_word {
+	_Atomic uint64_t bits;		/* 1 = taken; bits past the tag count stay 1 */
+} __attribute__((aligned(RQ_CACHELINE)));
+
+struct mq_ctx {
+	_Atomic(struct rq_request *) list;	/* LIFO; the dispatcher reverses it */
+	struct rq_hw_queue *hctx;
+	unsigned int hbit;		/* this ctx's bit in hctx->ctx_map */
+	unsigned int tag_hint;		/* tag word to look in first */
+	/* written by this ctx's worker only */
+	uint64_t nr_bios, nr_alloc, nr_completed;
+	uint64_t tag_waits, sw_queued;
+} __attribute__((aligned(RQ_CACHELINE)));
+
+struct rq_hw_queue {
+	struct rq_lock lock;
+	/* lock: */
+	struct rq_request *head, *tail;	/* the dispatch list */
+	uint32_t nr_waiting_rqs;	/* on the dispatch list */
+	uint32_t budget_used;		/* dispatched and not completed at once */
+	uint64_t nr_dispatched, remote;
+	/* set at init */
+	struct rq_queue *q;
+	unsigned int index, depth, nr_tags, nr_words, nr_ctxs;
+	struct mq_ctx **ctxs;
+	struct tag_word *tags;
+	struct rq_request *rqs;		/* nr_tags, indexed by tag */
+	_Atomic uint64_t *ctx_map;	/* (nr_ctxs + 63) / 64 words */
+	/* lock-free, each on its own line */
+	_Atomic uint32_t async_done __attribute__((aligned(RQ_CACHELINE)));
+	_Atomic uint32_t need_run __attribute__((aligned(RQ_CACHELINE)));
+	_Atomic uint32_t waiting;
+	_Atomic uint32_t stopped;
+} __attribute__((aligned(RQ_CACHELINE)));
+
+struct mq_queue {
+	unsigned int nr_hw;
+	struct rq_hw_queue *hw;
+	struct mq_ctx *ctx;		/* one per worker */
+};
+
+static struct {
+	unsigned int nr_cpus;
+	unsigned int hw_queues;
+} mq_cfg;
+
+static int mq_setup(const struct rq_mode_config *cfg)
+{
+	mq_cfg.nr_cpus = cfg->nr_cpus ? cfg->nr_cpus : 1;
+	mq_cfg.hw_queues = cfg->hw_queues;
+	return rq_lock_setup(cfg);
+}
+
+static void mq_free(struct mq_queue *mq)
+{
+	if (!mq)
+		return;
+	for (unsigned int i = 0; mq->hw && i < mq->nr_hw; i++) {
+		free(mq->hw[i].ctxs);
+		free(mq->hw[i].tags);
+		free(mq->hw[i].rqs);
+		free((void *)mq->hw[i].ctx_map);
+	}
+	free(mq->hw);
+	free(mq->ctx);
+	free(mq);
+}
+
+static void *zalloc_aligned(size_t n)
+{
+	void *p;
+
+	n = (n + RQ_CACHELINE - 1) & ~(size_t)(RQ_CACHELINE - 1);
+	p = aligned_alloc(RQ_CACHELINE, n ? n : RQ_CACHELINE);
+	if (p)
+		memset(p, 0, n);
+	return p;
+}
+
+static unsigned int default_hw_queues(const struct rq_queue *q)
+{
+	const char *kind = q->dev->ops->name;
+
+	if (mq_cfg.hw_queues)
+		return mq_cfg.hw_queues < mq_cfg.nr_cpus ? mq_cfg.hw_queues : mq_cfg.nr_cpus;
+	return !strcmp(kind, "null") || !strcmp(kind, "ram") ? mq_cfg.nr_cpus : 1;
+}
+
+static int hctx_init(struct rq_queue *q, struct mq_queue *mq, struct rq_hw_queue *h, unsigned int i)
+{
+	char name[sizeof(h->lock.name)];
+
+	h->q = q;
+	h->index = i;
+	h->depth = q->depth;
+	h->nr_tags = q->nr_requests;
+	h->nr_words = (h->nr_tags + 63) / 64;
+	h->tags = zalloc_aligned(sizeof(*h->tags) * h->nr_words);
+	h->rqs = zalloc_aligned(sizeof(*h->rqs) * h->nr_tags);
+	for (unsigned int c = 0; c < mq_cfg.nr_cpus; c++)
+		if (c % mq->nr_hw == i)
+			h->nr_ctxs++;
+	h->ctxs = calloc(h->nr_ctxs ? h->nr_ctxs : 1, sizeof(*h->ctxs));
+	h->ctx_map = zalloc_aligned(sizeof(*h->ctx_map) * ((h->nr_ctxs + 63) / 64));
+	if (!h->tags || !h->rqs || !h->ctxs || !h->ctx_map)
+		return -ENOMEM;
+	for (unsigned int w = 0; w < h->nr_words; w++) {
+		unsigned int used = h->nr_tags - w * 64;
+
+		atomic_init(&h->tags[w].bits, used >= 64 ? 0 : ~0ULL << used);
+	}
+	for (unsigned int t = 0; t < h->nr_tags; t++) {
+		h->rqs[t].q = q;
+		h->rqs[t].tag = t;
+		h->rqs[t].hctx = h;
+	}
+	atomic_init(&h->async_done, 0);
+	atomic_init(&h->need_run, 0);
+	atomic_init(&h->waiting, 0);
+	atomic_init(&h->stopped, 0);
+	snprintf(name, sizeof(name), "hctx_lock:%.24s/%u", q->name, i % 10000);
+	rq_lock_init(&h->lock, &hctx_lock_class, name);
+	return 0;
+}
+
+static int mq_queue_init(struct rq_queue *q)
+{
+	struct mq_queue *mq = calloc(1, sizeof(*mq));
+	int ret;
+
+	if (!mq)
+		return -ENOMEM;
+	q->lock = NULL;
+	mq->nr_hw = default_hw_queues(q);
+	mq->hw = zalloc_aligned(sizeof(*mq->hw) * mq->nr_hw);
+	mq->ctx = zalloc_aligned(sizeof(*mq->ctx) * mq_cfg.nr_cpus);
+	ret = mq->hw && mq->ctx ? 0 : -ENOMEM;
+	for (unsigned int i = 0; !ret && i < mq->nr_hw; i++)
+		ret = hctx_init(q, mq, &mq->hw[i], i);
+	if (ret) {
+		mq_free(mq);
+		return ret;
+	}
+	q->mode_priv = mq;
+	for (unsigned int c = 0; c < mq_cfg.nr_cpus; c++) {
+		struct mq_ctx *ctx = &mq->ctx[c];
+		struct rq_hw_queue *h = &mq->hw[c % mq->nr_hw];
+
+		atomic_init(&ctx->list, NULL);
+		ctx->hctx = h;
+		ctx->hbit = c / mq->nr_hw;
+		h->ctxs[ctx->hbit] = ctx;
+		ctx->tag_hint = ctx->hbit % h->nr_words;
+	}
+	return 0;
+}
+
+static void mq_queue_exit(struct rq_queue *q)
+{
+	mq_free(q->mode_priv);
+	q->mode_priv = NULL;
+}
+
+/* ---- tags -------------------------------------------------------------- */
+
+static int tag_get(struct rq_hw_queue *h, struct mq_ctx *ctx)
+{
+	unsigned int w = ctx->tag_hint;
+
+	for (unsigned int i = 0; i < h->nr_words; i++) {
+		struct tag_word *tw = &h->tags[w];
+		uint64_t v = atomic_load_explicit(&tw->bits, memory_order_relaxed);
+
+		while (~v) {
+			uint64_t bit = 1ULL << __builtin_ctzll(~v);
+
+			v = atomic_fetch_or_explicit(&tw->bits, bit, memory_order_acquire);
+			if (!(v & bit)) {
+				ctx->tag_hint = w;
+				return (int)(w * 64 + (unsigned int)__builtin_ctzll(bit));
+			}
+		}
+		if (++w == h->nr_words)
+			w = 0;
+	}
+	return -1;
+}
+
+static void tag_put(struct rq_hw_queue *h, uint32_t tag)
+{
+	atomic_fetch_and_explicit(&h->tags[tag / 64].bits, ~(1ULL << (tag % 64)), memory_order_release);
+}
+
+/* ---- dispatch ------------------------------------------------------------ */
+
+/* Requests of @h in flight; under h->lock. */
+static inline uint32_t in_flight(const struct rq_hw_queue *h, memory_order mo)
+{
+	return h->budget_used - atomic_load_explicit(&h->async_done, mo);
+}
+
+/* The request's device work is over: free its tag.  No lock. */
+static struct rq_bio *mq_complete(struct mq_queue *mq, struct rq_request *rq, int id, int error)
+{
+	struct rq_bio *bios = rq_request_bios_done(rq->q, rq, error);
+
+	rq->state = RQ_STATE_FREE;
+	rq->bio = rq->biotail = NULL;
+	mq->ctx[id].nr_completed++;
+	tag_put(rq->hctx, rq->tag);
+	return bios;
+}
+
+static void dispatch_add(struct rq_hw_queue *h, struct rq_request *rq)
+{
+	rq->next = NULL;
+	if (h->tail)
+		h->tail->next = rq;
+	else
+		h->head = rq;
+	h->tail = rq;
+	h->nr_waiting_rqs++;
+}
+
+/* Move every pending software queue of @h to its dispatch list, oldest first. */
+static void flush_ctxs(struct rq_hw_queue *h)
+{
+	for (unsigned int w = 0; w < (h->nr_ctxs + 63) / 64; w++) {
+		uint64_t map;
+
+		if (!atomic_load_explicit(&h->ctx_map[w], memory_order_relaxed))
+			continue;
+		map = atomic_exchange_explicit(&h->ctx_map[w], 0, memory_order_seq_cst);
+		while (map) {
+			struct mq_ctx *ctx = h->ctxs[w * 64 + (unsigned int)__builtin_ctzll(map)];
+			struct rq_request *rq = atomic_exchange_explicit(&ctx->list, NULL, memory_order_seq_cst);
+			struct rq_request *rev = NULL;
+
+			map &= map - 1;
+			while (rq) {
+				struct rq_request *next = rq->next;
+
+				rq->next = rev;
+				rev = rq;
+				rq = next;
+			}
+			while (rev) {
+				struct rq_request *next = rev->next;
+
+				dispatch_add(h, rev);
+				rev = next;
+			}
+		}
+	}
+}
+
+/*
+ * One dispatch round, hctx->lock held: take the software queues, hand the
+ * dispatch list to the driver within the budget.  Requests the driver
+ * completes at once are completed here (their tag and budget freed) and
+ * their bios put on @done.
+ */
+static void hctx_dispatch(struct mq_queue *mq, struct rq_hw_queue *h, struct rq_cpu *cpu,
+			  struct rq_bio **done)
+{
+	struct rq_dev *dev = h->q->dev;
+	int id = rq_cpu_id(cpu);
+
+	rq_lock_assert_held(&h->lock, id);
+again:
+	/* a push after this raises it again; one before it is in the flush below */
+	if (atomic_load_explicit(&h->need_run, memory_order_relaxed))
+		atomic_store_explicit(&h->need_run, 0, memory_order_seq_cst);
+	flush_ctxs(h);
+	while (h->head && !atomic_load_explicit(&h->stopped, memory_order_relaxed) &&
+	       in_flight(h, memory_order_relaxed) < h->depth) {
+		struct rq_request *rq = h->head;
+		int st;
+
+		h->head = rq->next;
+		if (!h->head)
+			h->tail = NULL;
+		h->nr_waiting_rqs--;
+		rq->next = NULL;
+		rq_request_prep(rq);
+		rq->state = RQ_STATE_DISPATCHED;
+		h->budget_used++;
+		st = dev->ops->queue_rq(dev, cpu, rq);
+		if (st == RQ_Q_BUSY) {
+			h->budget_used--;
+			rq->state = RQ_STATE_QUEUED;
+			rq->next = h->head;
+			h->head = rq;
+			if (!h->tail)
+				h->tail = rq;
+			h->nr_waiting_rqs++;
+			atomic_store_explicit(&h->stopped, 1, memory_order_seq_cst);
+			break;
+		}
+		h->nr_dispatched++;
+		h->remote += rq->submit_cpu != id;
+		if (st == RQ_Q_DONE) {
+			h->budget_used--;
+			rq_bios_splice(done, mq_complete(mq, rq, id, rq->error));
+		}
+	}
+	if (h->head) {
+		/* budget full: say so, then look again (a completion may have missed the flag) */
+		atomic_store_explicit(&h->waiting, 1, memory_order_seq_cst);
+		if (!atomic_load_explicit(&h->stopped, memory_order_seq_cst) &&
+		    in_flight(h, memory_order_seq_cst) < h->depth)
+			goto again;
+	} else if (atomic_load_explicit(&h->waiting, memory_order_relaxed)) {
+		atomic_store_explicit(&h->waiting, 0, memory_order_relaxed);
+	}
+}
+
+/*
+ * Run @h: dispatch if nobody else is, else make sure the one who is looks
+ * again.  The protocol:
+ *   wanting a run:  need_run = 1; fence; if the lock is held, leave;
+ *   after a round:  unlock; fence; if need_run, try again.
+ * With both fences seq_cst, either the one who leaves sees the lock free
+ * (and tries it again) or the holder sees need_run (and runs again), so no
+ * request is left in a software queue with nobody to dispatch it.  A
+ * round starts with need_run = 0 before it takes the software queues, so a
+ * push after that raises it again.
+ */
+static void hctx_run(struct mq_queue *mq, struct rq_hw_queue *h, struct rq_cpu *cpu, struct rq_bio **done)
+{
+	int id = rq_cpu_id(cpu);
+
+	for (;;) {
+		if (!rq_trylock(&h->lock, id)) {
+			atomic_store_explicit(&h->need_run, 1, memory_order_seq_cst);
+			atomic_thread_fence(memory_order_seq_cst);
+			if (rq_lock_is_locked(&h->lock))
+				return;		/* its holder will look again */
+			continue;
+		}
+		hctx_dispatch(mq, h, cpu, done);
+		rq_unlock(&h->lock, id);
+		atomic_thread_fence(memory_order_seq_cst);
+		if (!atomic_load_explicit(&h->need_run, memory_order_seq_cst))
+			return;
+	}
+}
+
+static int mq_submit_bio(struct rq_queue *q, struct rq_cpu *cpu, struct rq_bio *bio)
+{
+	struct mq_queue *mq = q->mode_priv;
+	int id = rq_cpu_id(cpu);
+	struct mq_ctx *ctx = &mq->ctx[id];
+	struct rq_hw_queue *h = ctx->hctx;
+	struct rq_bio *done = NULL;
+	struct rq_request *rq;
+	int tag = tag_get(h, ctx);
+
+	if (tag < 0) {
+		ctx->tag_waits++;
+		return -EAGAIN;		/* the engine retries once a completion came back */
+	}
+	rq = &h->rqs[tag];
+	bio->next = NULL;
+	rq->bio = rq->biotail = bio;
+	rq->offset = bio->offset;
+	rq->len = bio->len;
+	rq->op = bio->op;
+	rq->nr_segs = 1;
+	rq->error = 0;
+	rq->res = 0;
+	rq->submit_cpu = id;
+	rq->state = RQ_STATE_QUEUED;
+	ctx->nr_bios++;
+	ctx->nr_alloc++;
+	if (!atomic_load_explicit(&ctx->list, memory_order_relaxed) && rq_trylock(&h->lock, id)) {
+		/* nobody dispatching and nothing of ours waiting: issue directly */
+		dispatch_add(h, rq);
+		hctx_dispatch(mq, h, cpu, &done);
+		rq_unlock(&h->lock, id);
+		atomic_thread_fence(memory_order_seq_cst);
+		if (atomic_load_explicit(&h->need_run, memory_order_seq_cst))
+			hctx_run(mq, h, cpu, &done);
+	} else {
+		struct rq_request *head = atomic_load_explicit(&ctx->list, memory_order_relaxed);
+		_Atomic uint64_t *word = &h->ctx_map[ctx->hbit / 64];
+		uint64_t bit = 1ULL << (ctx->hbit % 64);
+
+		do {
+			rq->next = head;
+		} while (!atomic_compare_exchange_weak_explicit(&ctx->list, &head, rq, memory_order_seq_cst,
+								memory_order_relaxed));
+		ctx->sw_queued++;
+		if (!(atomic_load_explicit(word, memory_order_seq_cst) & bit))
+			atomic_fetch_or_explicit(word, bit, memory_order_seq_cst);
+		hctx_run(mq, h, cpu, &done);
+	}
+	rq_bios_end(cpu, done);
+	return 0;
+}
+
+static void mq_end_request(struct rq_queue *q, struct rq_cpu *cpu, struct rq_request *rq, int error)
+{
+	struct mq_queue *mq = q->mode_priv;
+	struct rq_hw_queue *h = rq->hctx;
+	struct rq_bio *done = NULL, *bios = mq_complete(mq, rq, rq_cpu_id(cpu), error);
+
+	atomic_fetch_add_explicit(&h->async_done, 1, memory_order_seq_cst);
+
+	/* a restart: requests wait for the budget this freed, or the device was busy */
+	if (atomic_load_explicit(&h->waiting, memory_order_seq_cst) ||
+	    atomic_load_explicit(&h->stopped, memory_order_relaxed)) {
+		atomic_store_explicit(&h->stopped, 0, memory_order_relaxed);
+		hctx_run(mq, h, cpu, &done);
+	}
+	rq_bios_end(cpu, bios);
+	rq_bios_end(cpu, done);
+}
+
+static void mq_run_queue(struct rq_queue *q, struct rq_cpu *cpu)
+{
+	struct mq_queue *mq = q->mode_priv;
+	struct rq_bio *done = NULL;
+
+	for (unsigned int i = 0; i < mq->nr_hw; i++) {
+		struct rq_hw_queue *h = &mq->hw[i];
+
+		atomic_store_explicit(&h->stopped, 0, memory_order_relaxed);
+		hctx_run(mq, h, cpu, &done);
+	}
+	rq_bios_end(cpu, done);
+}
+
+/* After the run: fold the counters, check every tag is back and every list empty. */
+static int mq_check_idle(struct rq_queue *q, char *msg, size_t len)
+{
+	struct mq_queue *mq = q->mode_priv;
+	uint64_t held = 0;
+
+	q->nr_bios = q->nr_alloc = q->nr_completed = q->nr_dispatched = 0;
+	q->inflight = q->nr_queued = 0;
+	for (unsigned int c = 0; c < mq_cfg.nr_cpus; c++) {
+		const struct mq_ctx *ctx = &mq->ctx[c];
+
+		q->nr_bios += ctx->nr_bios;
+		q->nr_alloc += ctx->nr_alloc;
+		q->nr_completed += ctx->nr_completed;
+		for (const struct rq_request *rq = atomic_load(&ctx->list); rq; rq = rq->next)
+			q->nr_queued++;
+	}
+	for (unsigned int i = 0; i < mq->nr_hw; i++) {
+		const struct rq_hw_queue *h = &mq->hw[i];
+
+		q->nr_dispatched += h->nr_dispatched;
+		q->inflight += in_flight(h, memory_order_relaxed);
+		q->nr_queued += h->nr_waiting_rqs;
+		for (unsigned int w = 0; w < h->nr_words; w++) {
+			unsigned int used = h->nr_tags - w * 64;
+			uint64_t spare = used >= 64 ? 0 : ~0ULL << used;
+
+			held += (uint64_t)__builtin_popcountll(atomic_load(&h->tags[w].bits) & ~spare);
+		}
+	}
+	if (held) {
+		snprintf(msg, len, "queue %s: %" PRIu64 " tags still held after the run", q->name, held);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+static void mq_report(const struct rq_queue *q, struct rq_mode_queue_report *out)
+{
+	const struct mq_queue *mq = q->mode_priv;
+
+	out->hw_queues = mq->nr_hw;
+	out->tags = mq->nr_hw ? mq->hw[0].nr_tags : 0;
+	for (unsigned int c = 0; c < mq_cfg.nr_cpus; c++) {
+		out->tag_waits += mq->ctx[c].tag_waits;
+		out->sw_queued += mq->ctx[c].sw_queued;
+	}
+	for (unsigned int i = 0; i < mq->nr_hw; i++)
+		out->remote_dispatch += mq->hw[i].remote;
+}
+
+static void mq_report_run(struct rq_mode_report *out)
+{
+	out->hw_queues = mq_cfg.hw_queues;
+}
+
+const struct rq_queue_mode_ops rq_mode_mq = {
+	.name = "mq",
+	.help = "blk-mq: per-worker software queues, hardware queues, tag sets (Linux 3.13)",
+	.setup = mq_setup,
+	.queue_init = mq_queue_init,
+	.queue_exit = mq_queue_exit,
+	.submit_bio = mq_submit_bio,
+	.end_request = mq_end_request,
+	.run_queue = mq_run_queue,
+	.check_idle = mq_check_idle,
+	.report = mq_report,
+	.report_run = mq_report_run,
+};

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Fault injection through the @fault wrapper: EIO at a rate and at an
+# offset, short completions, refused dispatches (BUSY), late completions,
+# requests that never complete.  Each run must end (never hang), report
+# its errors per job as fio does, and keep exactly-once accounting.
+. "$(dirname "$0")/lib.sh"
+need python3
+
+# job NAME SPEC [EXTRA OPTIONS]: one 4 MiB randread job, QD 8, on SPEC
+job() {
+	printf '[%s]\nioengine=io_uring\nfilename=d0\nrw=randread\nbs=4k\nsize=4m\niodepth=8\n%s\n' "$1" "${3:-}" >"$TMP/$1.fio"
+	echo "d0=$2" >"$TMP/$1.dev"
+}
+# run NAME MODE: exit status of rqlock on job NAME
+run() {
+	local rc=0
+	timeout 60 "$RQLOCK" run --lock="$2" --workers 2 --device "$(cat "$TMP/$1.dev")" \
+		${STALL:+--stall-timeout $STALL} --output-format=json --output "$TMP/$1.json" \
+		"$TMP/$1.fio" 2>"$TMP/$1.err" || rc=$?
+	[ $rc -ne 124 ] || fail "$1 ($2): hung"
+	return $rc
+}
+check() {	# NAME PYTHON-EXPR over j (the JSON), job = j["jobs"][0]
+	python3 - "$TMP/$1.json" "$2" <<'PY' || fail "$1: $2"
+import json, sys
+j = json.load(open(sys.argv[1])); job = j["jobs"][0]; rq = j["rqlock"]
+assert rq["bios_submitted"] == rq["bios_completed"], rq
+assert eval(sys.argv[2]), (job.get("error"), job["read"]["total_ios"])
+PY
+}
+
+for mode in global per-queue; do
+	job eio "@fault,eio_every=50,of=@null0"
+	rc=0; run eio $mode || rc=$?
+	[ $rc -eq 1 ] || fail "eio ($mode): exit $rc, expected 1"
+	check eio 'job["error"] == 5'
+	grep -q "Input/output error" "$TMP/eio.err" || fail "eio: no error line: $(cat "$TMP/eio.err")"
+
+	job coe "@fault,eio_every=50,of=@null0" "continue_on_error=all"
+	run coe $mode || fail "coe ($mode): continue_on_error=all must not fail the run (fio reports the first error as the job's error): $(cat "$TMP/coe.err")"
+	check coe 'job["error"] == 5 and job["total_err"] == 20 and job["first_error"] == 5 and job["read"]["total_ios"] == 1024 - 20'
+
+	job off "@fault,eio_offset=40960,of=@ram0,size=4m"
+	rc=0; run off $mode || rc=$?
+	[ $rc -eq 1 ] || fail "offset ($mode): exit $rc"
+	grep -q "offset 40960" "$TMP/off.err" || fail "offset: error does not name offset 40960: $(cat "$TMP/off.err")"
+
+	job short "@fault,short_every=100,of=@null0"
+	rc=0; run short $mode || rc=$?
+	[ $rc -eq 1 ] || fail "short ($mode): exit $rc"
+	check short 'job["error"] == 5'
+
+	job busy "@fault,busy_every=3,of=@null0,irqmode=1"
+	run busy $mode || fail "busy ($mode): refused dispatches must be retried: $(cat "$TMP/busy.err")"
+	check busy 'job["error"] == 0 and job["read"]["total_ios"] == 1024'
+
+	job late "@fault,delay_us=200,of=@null0"
+	run late $mode || fail "delay ($mode): $(cat "$TMP/late.err")"
+	check late 'job["read"]["clat_ns"]["min"] >= 150000 and job["read"]["total_ios"] == 1024'
+
+	job hang "@fault,hang_every=100,of=@null0"
+	start=$(date +%s); rc=0; STALL=1 run hang $mode || rc=$?
+	[ $rc -eq 1 ] || fail "hang ($mode): exit $rc, expected 1"
+	[ $(( $(date +%s) - start )) -lt 15 ] || fail "hang ($mode): the watchdog took too long"
+	grep -q "stall: job 'hang'.*offset.*in flight" "$TMP/hang.err" || fail "hang: $(cat "$TMP/hang.err")"
+	python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["rqlock"]["stalled"] == 1' "$TMP/hang.json" \
+		|| fail "hang: JSON does not say stalled"
+done
+
+# delay over a device that completes through io_uring: refused up front
+job bad "@fault,delay_us=5,of=$TMP/x.dat"
+rc=0; run bad global || rc=$?
+[ $rc -eq 2 ] || fail "delay over a file: exit $rc, expected 2"
+job bad2 "@fault,eio_every=2"
+rc=0; run bad2 global || rc=$?
+[ $rc -eq 2 ] && grep -q "of=INNER" "$TMP/bad2.err" || fail "missing of=: exit $rc $(cat "$TMP/bad2.err")"
+echo "test_fault: ok"
