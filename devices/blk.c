@@ -25,6 +25,25 @@
 
 #include "devices/dev_internal.h"
 
+/*
+ * open(2), retrying an exclusive open of a block device that is busy for
+ * up to a second.  Callers have already checked mounts and holders, so a
+ * busy device here is most often one a previous run just closed: the
+ * kernel drops a ring's registered files, and with them the exclusive
+ * claim, from deferred work after the process exited.  Returns the fd or
+ * -1 with errno set, as open(2).
+ */
+int rq_open_excl(const char *path, int flags)
+{
+	for (int i = 0;; i++) {
+		int fd = open(path, flags);
+
+		if (fd >= 0 || errno != EBUSY || !(flags & O_EXCL) || i == 20)
+			return fd;
+		usleep(50000);
+	}
+}
+
 uint64_t rq_dev_clock_ns(void)
 {
 	struct timespec ts;
@@ -429,7 +448,7 @@ int rq_blk_check_write(const struct rq_dev_open *o, const char *path, dev_t rdev
 		goto refuse;
 	if (!read_head) {
 		/* O_EXCL on a block device: EBUSY while mounted or claimed by the kernel */
-		fd = open(path, O_RDONLY | O_EXCL | O_CLOEXEC);
+		fd = rq_open_excl(path, O_RDONLY | O_EXCL | O_CLOEXEC);
 		if (fd < 0) {
 			int e = errno;
 
@@ -607,7 +626,7 @@ int rq_blk_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
 	if (ret)
 		return ret;
 	/* O_EXCL while writing: nobody mounts it under the run */
-	dev->fd = open(o->spec, rq_open_flags(o) | (o->write && !o->allow_mounted_write ? O_EXCL : 0));
+	dev->fd = rq_open_excl(o->spec, rq_open_flags(o) | (o->write && !o->allow_mounted_write ? O_EXCL : 0));
 	if (dev->fd < 0)
 		return rq_open_error(o, o->spec, errno, err);
 	if (ioctl(dev->fd, BLKGETSIZE64, &size) || ioctl(dev->fd, BLKSSZGET, &lbs)) {

@@ -114,4 +114,7 @@ int rq_store_rw(struct rq_store *s, const struct rq_request *rq);
 /* ---- time ---- */
 uint64_t rq_dev_clock_ns(void);
 
+/* open(2), waiting up to a second for a just-released exclusive claim */
+int rq_open_excl(const char *path, int flags);
+
 #endif /* RQ_DEV_INTERNAL_H */

@@ -297,7 +297,8 @@ int rq_cpu_id(const struct rq_cpu *cpu)
 
 uint64_t rq_cpu_now(const struct rq_cpu *cpu)
 {
-	return cpu->now;
+	(void)cpu;
+	return now_ns();	/* fresh: a device model times its service from it */
 }
 
 static void futex_wake(_Atomic uint32_t *w);
@@ -331,7 +332,8 @@ void rq_cpu_complete_after(struct rq_cpu *cpu, struct rq_request *rq, int res, u
 	struct rq_request **pp;
 
 	rq->res = res;
-	rq->done_at = cpu->now + delay_ns;
+	/* a fresh clock: cpu->now may be a round old, which would shorten the delay */
+	rq->done_at = now_ns() + delay_ns;
 	rq->next = NULL;
 	if (!cpu->timer_tail || cpu->timer_tail->done_at <= rq->done_at) {
 		if (cpu->timer_tail)

@@ -410,7 +410,7 @@ void rq_bio_endio(struct rq_cpu *cpu, struct rq_bio *bio, int error);
 int rq_cpu_id(const struct rq_cpu *cpu);
 /* Provided by the engine: wake worker @id if it sleeps (work was left for it). */
 void rq_cpu_wake(int id);
-/* Provided by the engine: the worker's clock, read at least once a round (ns). */
+/* Provided by the engine: the clock (ns, the same on every worker), read now. */
 uint64_t rq_cpu_now(const struct rq_cpu *cpu);
 
 #endif /* RQ_QUEUE_H */
