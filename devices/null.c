@@ -61,7 +61,10 @@ static int null_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
 		irqmode = 2;
 	if (!size)
 		size = o->min_size ? o->min_size : 1ULL << 30;
-	nd = calloc(1, sizeof(*nd));
+	/* read on every request by whichever worker dispatches: a line of its own */
+	nd = aligned_alloc(RQ_CACHELINE, RQ_CACHELINE);
+	if (nd)
+		memset(nd, 0, RQ_CACHELINE);
 	if (!nd)
 		return -ENOMEM;
 	nd->irqmode = irqmode;

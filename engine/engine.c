@@ -66,7 +66,7 @@ struct vlog {
 #define BIO_VERIFY 0x1			/* a read issued by verification */
 
 struct clone {
-	const struct rq_job *job;
+	const struct rq_job *job __attribute__((aligned(RQ_CACHELINE)));
 	unsigned int job_index;
 	unsigned int index;		/* clone number within the job */
 	struct rq_cpu *cpu;
@@ -177,6 +177,17 @@ struct rq_engine {
 };
 
 static struct rq_cpu *g_cpus;
+
+/* zeroed memory on cache lines of its own (free() releases it) */
+static void *line_calloc(size_t n)
+{
+	size_t len = (n + RQ_CACHELINE - 1) / RQ_CACHELINE * RQ_CACHELINE;
+	void *p = aligned_alloc(RQ_CACHELINE, len ? len : RQ_CACHELINE);
+
+	if (p)
+		memset(p, 0, len ? len : RQ_CACHELINE);
+	return p;
+}
 static atomic_int g_stop_sig;		/* rq_engine_stop(): set from a signal handler */
 static atomic_bool g_stalled;		/* the watchdog found a request stuck */
 
@@ -1719,7 +1730,7 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 	if (ret)
 		goto fail;
 	e->devs = calloc(max_devs ? max_devs : 1, sizeof(*e->devs));
-	e->clones = calloc(e->nr_clones, sizeof(*e->clones));
+	e->clones = line_calloc((size_t)e->nr_clones * sizeof(*e->clones));
 	e->cpus = aligned_alloc(RQ_CACHELINE, sizeof(*e->cpus) * e->nr_cpus);
 	if (!e->devs || !e->clones || !e->cpus) {
 		ret = -ENOMEM;
@@ -1849,9 +1860,14 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 		c->max_bs = hi > c->max_bs ? hi : c->max_bs;
 	}
 	c->nr_files = job_nr_files(job);
-	c->files = calloc(c->nr_files, sizeof(*c->files));
-	c->bios = calloc(job->iodepth, sizeof(*c->bios));
-	c->bio_flags = calloc(job->iodepth, 1);
+	/*
+	 * Written on every I/O by the clone's worker: each on cache lines of
+	 * its own, or another worker's data on the same line bounces it
+	 * (measured: a device's private data beside bio_flags halved scaling).
+	 */
+	c->files = line_calloc((size_t)c->nr_files * sizeof(*c->files));
+	c->bios = line_calloc((size_t)job->iodepth * sizeof(*c->bios));
+	c->bio_flags = line_calloc(job->iodepth);
 	buf_bytes = (size_t)job->iodepth * ((c->max_bs + 4095) & ~4095u);
 	c->bufs = aligned_alloc(4096, buf_bytes);
 	c->buf_bytes = buf_bytes;
