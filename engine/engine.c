@@ -93,6 +93,7 @@ struct clone {
 	int pending_op;			/* op chosen but held back by the rate, or -1 */
 	uint64_t next_issue_ns[2];	/* rate_iops */
 	uint64_t think_until_ns;
+	uint64_t spin_until_ns;		/* thinktime_spin: the worker spins, not sleeps, until then */
 	unsigned int since_think;
 	unsigned int seq_left;		/* rw=rand...:N */
 	unsigned int unsubmitted;	/* iodepth_batch_submit */
@@ -587,6 +588,7 @@ static void clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
 		    ++c->since_think >= (job->thinktime_blocks ? job->thinktime_blocks : 1)) {
 			c->since_think = 0;
 			c->think_until_ns = bio->done_ns + job->thinktime_us * 1000;
+			c->spin_until_ns = bio->done_ns + job->thinktime_spin_us * 1000;
 		}
 		if (bio->op == RQ_OP_WRITE && job->verify != RQ_VERIFY_NONE && f->has_data)
 			vlog_add(c, f, bio->offset, bio->len);
@@ -905,6 +907,27 @@ static unsigned int account_ended(struct rq_cpu *cpu)
 }
 
 /*
+ * fio's iodepth_batch_complete_max: CQEs reaped per round, the largest of
+ * the running clones' (a worker serves several), UINT_MAX when unset.
+ */
+static unsigned int cpu_reap_max(const struct rq_cpu *cpu)
+{
+	unsigned int max = 0;
+
+	for (unsigned int i = 0; i < cpu->nr_clones; i++) {
+		const struct clone *c = cpu->clones[i];
+
+		if (c->finished)
+			continue;
+		if (!c->job->iodepth_batch_complete_max)
+			return UINT32_MAX;
+		if (c->job->iodepth_batch_complete_max > max)
+			max = c->job->iodepth_batch_complete_max;
+	}
+	return max ? max : UINT32_MAX;
+}
+
+/*
  * Reap everything that has completed for this worker: CQEs of its ring,
  * its deferred and timed completions, and bios handed back by others.
  */
@@ -917,7 +940,11 @@ static unsigned int cpu_reap(struct rq_cpu *cpu)
 		struct io_uring_cqe *cqe;
 		unsigned int head, seen = 0;
 
+		unsigned int max = cpu_reap_max(cpu);
+
 		io_uring_for_each_cqe(&cpu->ring, head, cqe) {
+			if (seen == max)
+				break;	/* iodepth_batch_complete_max: the rest next round */
 			struct rq_request *rq = io_uring_cqe_get_data(cqe);
 
 			const struct rq_dev_ops *ops = rq->q->dev->ops;
@@ -1051,6 +1078,11 @@ static bool cpu_has_pending(struct rq_cpu *cpu)
 /* Nothing happened this round: wait for the next thing that can. */
 static int cpu_wait(struct rq_cpu *cpu, unsigned int idle_rounds)
 {
+	/* a clone in the spin part of its thinktime keeps the worker on the CPU */
+	for (unsigned int i = 0; i < cpu->nr_clones; i++)
+		if (!cpu->clones[i]->finished && cpu->clones[i]->spin_until_ns > cpu->now)
+			return cpu_submit(cpu, false, 0);
+
 	uint64_t wait_ns = 200000;
 	uint64_t next = cpu->timer_head ? cpu->timer_head->done_at : UINT64_MAX;
 
