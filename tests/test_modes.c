@@ -140,8 +140,36 @@ static bool one(const char *mode, const char *type, unsigned int workers, unsign
 	return failures == before;
 }
 
+/*
+ * The engine must call rq_queues_report() (lockstat, lockdep, the mode's
+ * facts), rq_queue_check_idle() and honour RQ_MODE_F_ALL_WORKERS; without
+ * the first, say so at once rather than fail every case below.
+ */
+static bool engine_wired(void)
+{
+	struct rq_engine_opts o = { .lock_mode = "global", .lock_type = "ttas", .workers = 1, .lockstat = true };
+	struct rq_job_list jobs = { 0 };
+	struct rq_engine *e;
+	bool ok = false;
+
+	if (rq_jobs_parse_buf("probe", "[p]\nioengine=null\nsize=64k\nbs=4k\n", &jobs, stderr))
+		return false;
+	if (!rq_engine_setup(&e, &o, &jobs, stderr)) {
+		if (!rq_engine_run(e, stderr))
+			ok = rq_engine_report(e)->lockstat.classes != NULL;
+		rq_engine_free(e);
+	}
+	rq_jobs_free(&jobs);
+	if (!ok)
+		fprintf(stderr, "%s: the engine does not fill the lock reports (rq_queues_report() is not "
+			"called from build_report()): the queues/ wiring is missing\n", "test_modes");
+	return ok;
+}
+
 int main(void)
 {
+	if (!engine_wired())
+		return 1;
 	static const char *const modes[] = { "global", "per-queue", "mq", "cluster" };
 	static const char *const types[] = { "ttas", "ticket", "mcs", "mutex" };
 	static const char *const rws[] = { "randread", "write", "randrw" };
