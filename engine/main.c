@@ -19,6 +19,7 @@
 #include "devices/device.h"
 #include "engine/engine.h"
 #include "queues/queue.h"
+#include "server/server.h"
 
 enum { EXIT_JOB_FAILED = 1, EXIT_BAD_INPUT = 2 };
 
@@ -84,6 +85,7 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: rqlock run [OPTIONS] JOBFILE...\n"
 		   "       rqlock devices [--json] [--all]   list block and NVMe devices\n"
+		   "       rqlock server [ADDR] [OPTIONS]   serve fio --client (see rqlock server --help)\n"
 		   "       rqlock --help | --version\n\n"
 		   "Runs fio job files through a userspace block layer whose request-queue\n"
 		   "locking is switchable, and reports fio-compatible results.\n\n"
@@ -378,6 +380,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "devices"))
 		return rq_devices_cmd(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "server"))
+		return rq_server_cmd(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "run"))
 		return cmd_run(argc - 1, argv + 1);
 	fprintf(stderr, "rqlock: unknown command '%s' (see rqlock --help)\n", argv[1]);
