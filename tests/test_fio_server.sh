@@ -56,7 +56,8 @@ settle() {
 
 A="sock:$TMP/a.sock"
 B="sock:$TMP/b.sock"
-start a "$A" --lock=global
+mkdir "$TMP/ok"
+start a "$A" --lock=global --allow "$TMP/ok/"
 start b "$B" --lock=mq --read-timeout=1000
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 start t "ip:127.0.0.1,$port"
@@ -169,6 +170,15 @@ for f in w w2 w3; do
 done
 [ -z "$(ls -A "$TMP/out")" ] || fail "a refused job created $(ls "$TMP/out")"
 grep -q "refused: '$TMP/out/newfile' is not in the allow-list" "$TMP/a.log" || fail "no log line for the refusal"
+
+# an allowed directory: the write runs and its file is there, whole
+printf '[w]\nfilename=%s\nrw=write\nsize=1m\nbs=64k\n' "$TMP/ok/data" >"$TMP/ok.fio"
+fio --client="$A" "$TMP/ok.fio" >"$TMP/ok.out" 2>&1 || { cat "$TMP/ok.out"; fail "a write inside --allow was refused"; }
+[ "$(stat -c %s "$TMP/ok/data")" -eq 1048576 ] || fail "the allowed write left $(stat -c %s "$TMP/ok/data") bytes"
+# a path that climbs out of the allowed directory is still outside it
+printf '[w]\nfilename=%s/ok/../out/esc\nrw=write\nsize=1m\n' "$TMP" >"$TMP/esc.fio"
+fio --client="$A" "$TMP/esc.fio" >"$TMP/esc.out" 2>&1 && fail "ok/../out/esc escaped the allow-list"
+[ ! -e "$TMP/out/esc" ] || fail "a refused escape created its file"
 
 # --- non-loopback binds need --allow-nonlocal (refused before binding) ---
 "$RQLOCK" server ip:0.0.0.0,1 >/dev/null 2>"$TMP/nl.err"
