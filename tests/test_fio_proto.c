@@ -44,7 +44,8 @@ static void test_captured_headers(void)
 static size_t put_packet(uint8_t *out, uint16_t op, uint32_t flags, const void *pdu, uint32_t len)
 {
 	rq_fio_hdr_encode(out, op, flags, 42, pdu, len);
-	memcpy(out + FIO_NET_HDR_LEN, pdu, len);
+	if (len)
+		memcpy(out + FIO_NET_HDR_LEN, pdu, len);
 	return FIO_NET_HDR_LEN + len;
 }
 

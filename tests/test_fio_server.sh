@@ -187,10 +187,14 @@ rc=$?
 "$RQLOCK" server "sock:$TMP/out" >/dev/null 2>"$TMP/ns.err" && fail "a directory was taken for a socket"
 grep -q 'not a socket' "$TMP/ns.err" || fail "no message for a non-socket path"
 
-# --- SIGTERM ends a server cleanly and removes its socket ---
-kill "$pid_a"
-wait "$pid_a"
-rc=$?
-[ $rc -eq 0 ] || fail "server a exited $rc on SIGTERM"
-[ ! -e "$TMP/a.sock" ] || fail "server a left its socket behind"
+# --- SIGTERM ends a server cleanly (under ASan: without a leak) and removes its socket ---
+for s in a b t; do
+	eval "p=\$pid_$s"
+	kill "$p"
+	wait "$p"
+	rc=$?
+	[ $rc -eq 0 ] || { cat "$TMP/$s.log"; fail "server $s exited $rc on SIGTERM"; }
+	! grep -q 'Sanitizer' "$TMP/$s.log" || { cat "$TMP/$s.log"; fail "server $s: sanitizer report"; }
+done
+[ ! -e "$TMP/a.sock" ] && [ ! -e "$TMP/b.sock" ] || fail "a server left its socket behind"
 echo "PASS"
