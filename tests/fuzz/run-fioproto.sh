@@ -39,4 +39,8 @@ if [ $rc -ne 0 ] || ls "$work"/crash-* "$work"/leak-* "$work"/timeout-* "$work"/
 	echo "FAIL: the fuzzer found a problem; reproducer(s) and log in $work"
 	exit 1
 fi
-echo "fuzz_fioproto: ${FUZZ_RUNS:+$FUZZ_RUNS runs}${FUZZ_RUNS:-$secs s}, no finding"
+if [ -n "${FUZZ_RUNS:-}" ]; then
+	echo "fuzz_fioproto: $FUZZ_RUNS runs, no finding"
+else
+	echo "fuzz_fioproto: $secs s, no finding"
+fi
