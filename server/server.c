@@ -620,18 +620,55 @@ static void *run_thread(void *arg)
 	return NULL;
 }
 
+/*
+ * The seconds left when every job is time_based: per group (stonewall), the
+ * longest ramp + runtime, groups one after the other; 0 (unknown) otherwise.
+ */
+static uint64_t eta_total_sec(const struct rq_job_list *jobs)
+{
+	uint64_t total = 0, group = 0;
+	int gid = -1;
+
+	for (unsigned int i = 0; i < jobs->nr; i++) {
+		const struct rq_job *j = &jobs->jobs[i];
+		uint64_t t = (j->ramp_ns + j->runtime_ns) / 1000000000ULL;
+
+		if (!j->time_based || !j->runtime_ns)
+			return 0;
+		if (j->groupid != gid) {
+			total += group;
+			group = 0;
+			gid = j->groupid;
+		}
+		if (t > group)
+			group = t;
+	}
+	return total + group;
+}
+
 static void send_eta(struct conn *c, uint64_t tag)
 {
-	struct fio_eta_pdu p;
+	unsigned int running = atomic_load(&c->running);
+	unsigned int nr = running < 256 ? running : 256;
+	/* run_str after the struct, NUL-terminated: the client strcpy()s it */
+	struct {
+		struct fio_eta_pdu p;
+		char run_str[257];
+	} __attribute__((packed)) e;
+	uint64_t elapsed = 0, total;
 
-	/* fio sends a zeroed one when it has no estimate; elapsed and jobs running are known */
-	memset(&p, 0, sizeof(p));
-	p.nr_running = htole32(atomic_load(&c->running));
-	if (c->run_start_ns)
-		p.elapsed_sec = htole64((now_ns() - c->run_start_ns) / 1000000000ULL);
-	p.unit_base = htole32(4);
-	p.sig_figs = htole32(4);
-	send_cmd(c, FIO_NET_CMD_ETA, tag, &p, sizeof(p));
+	memset(&e, 0, sizeof(e));
+	if (c->run_start_ns && running)
+		elapsed = (now_ns() - c->run_start_ns) / 1000000000ULL;
+	total = running && c->have_jobs ? eta_total_sec(&c->jobs) : 0;
+	e.p.nr_running = htole32(running);
+	e.p.nr_threads = htole32(nr);
+	e.p.elapsed_sec = htole64(elapsed);
+	e.p.eta_sec = htole64(total > elapsed ? total - elapsed : 0);
+	e.p.unit_base = htole32(4);
+	e.p.sig_figs = htole32(4);
+	memset(e.run_str, 'R', nr);
+	send_cmd(c, FIO_NET_CMD_ETA, tag, &e, sizeof(e.p) + nr + 1);
 }
 
 /* Send a memstream's text as TEXT (and log it when it is an error), line by line for the log. */
