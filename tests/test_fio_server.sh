@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # rqlock server against the real fio 3.33 client (issue 16):
 # - fio --client talks to two `rqlock server sock:PATH` processes and one on a
-#   free loopback TCP port at once; JSON, json+ and normal output name every
+#   free loopback TCP port at once (and ::1 where there is IPv6); JSON, json+
+#   and normal output name every
 #   host plus "All clients", whose io_bytes/total_ios are the hosts' sums;
 # - garbage, bad checksums, a version mismatch, an oversized or slow partial
 #   packet and a client that vanishes mid-run each cost one log line, and both
@@ -11,7 +12,7 @@
 # - a non-loopback address is refused without --allow-nonlocal.
 # fio's own syntax for several hosts is --client=H1 job --client=H2 job (with
 # one job file after all --client, fio 3.33 runs only one host in normal mode).
-# Only unix sockets and 127.0.0.1 are used.  Skips (77) without fio or python3.
+# Only unix sockets, 127.0.0.1 and ::1 are used.  Skips (77) without fio or python3.
 . "$(dirname "$0")/lib.sh"
 need python3
 need fio
@@ -127,6 +128,18 @@ grep -q '^All clients: (groupid=0, jobs=4)' "$TMP/out.txt" || fail "no All clien
 grep -q '^rand: (groupid=0, jobs=1)' "$TMP/out.txt" || fail "no per-job block in the normal output"
 grep -q '<.*> rqlock: lock=mq' "$TMP/out.txt" || fail "no rqlock TEXT block from the mq server"
 grep -q 'lockstat' "$TMP/out.txt" || fail "no lockstat summary in the normal output"
+
+# --- IPv6 loopback, where the machine has it ---
+port6=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET6); s.bind(("::1", 0)); print(s.getsockname()[1])' 2>/dev/null)
+if [ -n "$port6" ]; then
+	start six "ip6:::1,$port6" --max-connections 1
+	fio --output-format=json --client="ip6:::1,$port6" "$TMP/j.fio" >"$TMP/six.json" 2>"$TMP/fio.err" \
+		|| { cat "$TMP/fio.err" "$TMP/six.log"; fail "fio --client over ip6 ::1 failed"; }
+	grep -q '"hostname" : "::1"' "$TMP/six.json" || fail "no ::1 host in the ip6 run"
+	wait "$pid_six" || fail "the ip6 server did not exit 0 after --max-connections 1"
+else
+	echo "note: no IPv6 loopback here, ip6 not tested"
+fi
 
 # --- bad peers: one log line each, and the servers go on ---
 for mode in garbage badcrc badpdu version oversize; do
