@@ -6,7 +6,7 @@ header, CRC-16/ARC, FIO_SERVER_VER 97) to test what rqlock server does
 with bad peers.  ADDR is sock:PATH or ip:HOST,PORT (loopback only).
 
 MODE:
-  garbage    random bytes, then close
+  garbage    an HTTP request and filler (a port scanner), then close
   badcrc     a PROBE whose header checksum is wrong
   badpdu     a PROBE whose payload checksum is wrong
   version    a PROBE with protocol version 96
@@ -18,7 +18,6 @@ MODE:
 Exit 0 when the exchange went as the mode expects (for slow: the server
 closed the connection), 1 otherwise.
 """
-import os
 import socket
 import struct
 import sys
@@ -104,7 +103,8 @@ def main():
     addr, mode = sys.argv[1], sys.argv[2]
     s = connect(addr)
     if mode == 'garbage':
-        s.sendall(os.urandom(4096))
+        # fixed bytes, so the log line is always the same: opcode 'T ' is no opcode
+        s.sendall(b'GET / HTTP/1.1\r\nHost: rqlock\r\n\r\n' + bytes(range(256)) * 16)
         return 0 if closed_by_server(s, 20) else 1
     if mode in ('badcrc', 'badpdu', 'version'):
         s.sendall(packet(OP['PROBE'], probe_pdu(), tag=7, bad_hdr=mode == 'badcrc',

@@ -67,8 +67,22 @@ B="sock:$TMP/b.sock"
 mkdir "$TMP/ok"
 start a "$A" --lock=global --allow "$TMP/ok/"
 start b "$B" --lock=mq --read-timeout=1000
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-start t "ip:127.0.0.1,$port"
+# a free loopback port: asked of the kernel, then bound by the server; another
+# process may take it in between, so try a few
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+for _ in 1 2 3 4 5; do
+	port=$(free_port)
+	"$RQLOCK" server "ip:127.0.0.1,$port" --workers 2 --no-pin 2>"$TMP/t.log" &
+	pid_t=$!
+	pids+=($pid_t)
+	for _ in $(seq 100); do
+		grep -q 'listening on' "$TMP/t.log" && break
+		kill -0 "$pid_t" 2>/dev/null || break
+		sleep 0.1
+	done
+	grep -q 'listening on' "$TMP/t.log" && break
+done
+grep -q 'listening on' "$TMP/t.log" || { cat "$TMP/t.log"; fail "no TCP server on a free loopback port"; }
 
 cat >"$TMP/j.fio" <<'JOB'
 [global]
