@@ -949,7 +949,17 @@ static int listen_unix(struct server *s, const char *path)
 		unlink(path);
 	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 8)) {
+	if (fd >= 0) {
+		/* owner only (umask 077): connecting means doing I/O here, so only the owner (and root) may */
+		mode_t old = umask(077);
+		int b = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
+
+		umask(old);
+		if (b)
+			goto fail;
+	}
+	if (fd < 0 || listen(fd, 8)) {
+fail:
 		fprintf(stderr, "rqlock server: sock:%s: %s\n", path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
