@@ -11,6 +11,7 @@ MODE:
   badpdu     a PROBE whose payload checksum is wrong
   version    a PROBE with protocol version 96
   oversize   a header announcing a 1 MiB fragment (fio's limit is 1 KiB)
+  malformed  a JOB whose buf_len runs past its payload
   slow       half a header, then silence until the server hangs up
   vanish     PROBE, JOB (JOBFILE), RUN, then close while the jobs run
   probe      a correct PROBE; prints the reply's hostname and version
@@ -113,6 +114,9 @@ def main():
     if mode == 'oversize':
         hdr = struct.pack('<HHIQI', VER, OP['JOB'], 0, 0, 1 << 20)
         s.sendall(hdr + struct.pack('<HH', crc16(hdr), 0) + b'x' * 4096)
+        return 0 if closed_by_server(s, 20) else 1
+    if mode == 'malformed':
+        s.sendall(packet(OP['JOB'], struct.pack('<II', 4096, 1) + b'[x]\n'))
         return 0 if closed_by_server(s, 20) else 1
     if mode == 'slow':
         s.sendall(packet(OP['PROBE'], probe_pdu())[:12])

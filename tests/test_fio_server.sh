@@ -4,8 +4,8 @@
 #   free loopback TCP port at once (and ::1 where there is IPv6); JSON, json+
 #   and normal output name every
 #   host plus "All clients", whose io_bytes/total_ios are the hosts' sums;
-# - garbage, bad checksums, a version mismatch, an oversized or slow partial
-#   packet and a client that vanishes mid-run each cost one log line, and both
+# - garbage, bad checksums, a version mismatch, an oversized, malformed or slow
+#   partial packet and a client that vanishes mid-run each cost one log line, and both
 #   servers still serve the next job, with no thread left behind;
 # - a write outside the allow-list (a path, a built-in's file=, an include) is
 #   refused with a message to the client and nothing is created;
@@ -156,7 +156,7 @@ else
 fi
 
 # --- bad peers: one log line each, and the servers go on ---
-for mode in garbage badcrc badpdu version oversize; do
+for mode in garbage badcrc badpdu version oversize malformed; do
 	python3 "$PEER" "$A" "$mode" || fail "server a did not drop a $mode peer"
 	python3 "$PEER" "$B" "$mode" || fail "server b did not drop a $mode peer"
 done
@@ -177,7 +177,7 @@ settle "$pid_b"
 for s in a b; do
 	log="$TMP/$s.log"
 	for what in 'header checksum mismatch (PROBE)' 'payload checksum mismatch' 'protocol version 96' \
-		    'oversized packet' 'client vanished mid-run'; do
+		    'oversized packet' 'malformed JOB payload' 'client vanished mid-run'; do
 		[ "$(grep -c "$what" "$log")" -eq 1 ] || { cat "$log"; fail "server $s: expected one '$what' line"; }
 	done
 done
