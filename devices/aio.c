@@ -26,7 +26,8 @@
 #include <time.h>
 
 #include "devices/dev_internal.h"
-#include "engine/job.h"
+#include "lib/alloc.h"
+#include "jobfile/job.h"
 
 struct aio_cpu {
 	io_context_t ctx;
@@ -82,10 +83,9 @@ static int aio_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
 	dev->priv = a;
 	a->nr_cpus = o->nr_cpus ? o->nr_cpus : 1;
 	a->per_cpu = dev->depth;
-	a->cpus = aligned_alloc(RQ_CACHELINE, sizeof(*a->cpus) * a->nr_cpus);
+	a->cpus = rq_zalloc_lines(sizeof(*a->cpus) * a->nr_cpus);
 	if (!a->cpus)
 		return -ENOMEM;
-	memset(a->cpus, 0, sizeof(*a->cpus) * a->nr_cpus);
 	for (unsigned int i = 0; i < a->nr_cpus; i++) {
 		struct aio_cpu *c = &a->cpus[i];
 

@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "devices/device.h"
-#include "engine/job.h"
+#include "jobfile/job.h"
 
 struct fault {
 	struct rq_dev inner;

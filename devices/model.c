@@ -82,14 +82,7 @@
 #include <string.h>
 
 #include "devices/dev_internal.h"
-
-#if defined(__x86_64__) || defined(__i386__)
-#define cpu_relax() __builtin_ia32_pause()
-#elif defined(__aarch64__)
-#define cpu_relax() __asm__ __volatile__("yield")
-#else
-#define cpu_relax() do { } while (0)
-#endif
+#include "lib/clock.h"
 
 enum model_kind { MODEL_FLOPPY, MODEL_HDD };
 
@@ -376,8 +369,8 @@ static void model_hold(uint64_t ns)
 
 	if (!ns)
 		return;
-	until = rq_dev_clock_ns() + ns;
-	while (rq_dev_clock_ns() < until)
+	until = rq_clock_ns() + ns;
+	while (rq_clock_ns() < until)
 		cpu_relax();
 }
 
@@ -390,7 +383,7 @@ static int model_queue_rq(struct rq_dev *dev, struct rq_cpu *cpu, struct rq_requ
 
 	model_hold(md->g.hold_ns);
 	base = rq_cpu_now(cpu);
-	now = rq_dev_clock_ns();
+	now = rq_clock_ns();
 	if (now < base)
 		now = base;
 	while (atomic_flag_test_and_set_explicit(&md->lock, memory_order_acquire))

@@ -19,7 +19,8 @@
 #include <string.h>
 
 #include "devices/device.h"
-#include "engine/job.h"
+#include "lib/alloc.h"
+#include "jobfile/job.h"
 
 struct null_dev {
 	uint64_t irqmode;
@@ -62,9 +63,7 @@ static int null_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
 	if (!size)
 		size = o->min_size ? o->min_size : 1ULL << 30;
 	/* read on every request by whichever worker dispatches: a line of its own */
-	nd = aligned_alloc(RQ_CACHELINE, RQ_CACHELINE);
-	if (nd)
-		memset(nd, 0, RQ_CACHELINE);
+	nd = rq_zalloc_lines(sizeof(*nd));
 	if (!nd)
 		return -ENOMEM;
 	nd->irqmode = irqmode;

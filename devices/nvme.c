@@ -41,7 +41,7 @@
 #include <linux/nvme_ioctl.h>
 
 #include "devices/dev_internal.h"
-#include "engine/job.h"
+#include "jobfile/job.h"
 
 #define NVME_CMD_WRITE 0x01
 #define NVME_CMD_READ 0x02

@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "devices/dev_internal.h"
-#include "engine/job.h"
+#include "jobfile/job.h"
 
 /* Per worker: the fixed-file slot of this device on its ring, or -1. */
 struct uring_dev {

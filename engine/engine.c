@@ -33,6 +33,8 @@
 #include "devices/device.h"
 #include "engine/engine.h"
 #include "engine/engine_internal.h"
+#include "lib/alloc.h"
+#include "lib/clock.h"
 #include "queues/queue.h"
 
 #define STAMP_MAGIC 0x72716c6f636b5354ULL	/* "rqlockST" */
@@ -179,16 +181,6 @@ struct rq_engine {
 
 static struct rq_cpu *g_cpus;
 
-/* zeroed memory on cache lines of its own (free() releases it) */
-static void *line_calloc(size_t n)
-{
-	size_t len = (n + RQ_CACHELINE - 1) / RQ_CACHELINE * RQ_CACHELINE;
-	void *p = aligned_alloc(RQ_CACHELINE, len ? len : RQ_CACHELINE);
-
-	if (p)
-		memset(p, 0, len ? len : RQ_CACHELINE);
-	return p;
-}
 static atomic_int g_stop_sig;		/* rq_engine_stop(): set from a signal handler */
 static atomic_bool g_stalled;		/* the watchdog found a request stuck */
 
@@ -207,99 +199,9 @@ int rq_engine_stopped(void)
 #define BIO_INFLIGHT 0x2		/* submitted, not yet accounted */
 #define WAIT_MAX_NS 50000000ULL		/* no wait longer: signals and the watchdog are seen */
 
-static inline uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-/*
- * The clock.  clock_gettime() costs ~27 ns here (vDSO); the TSC ~11 ns.
- * The TSC is used when the kernel itself trusts it (clocksource "tsc",
- * CPU flags constant_tsc and nonstop_tsc: the same rate on every CPU and
- * through idle states), calibrated against CLOCK_MONOTONIC over 20 ms at
- * start: ns = base_ns + (tsc - base_tsc) * mult >> 32.  The calibration's
- * error is the two clock reads' jitter over 20 ms, about 1e-5 relative:
- * 10 ns on a 1 ms latency.  Elsewhere CLOCK_MONOTONIC is used.
- */
-static struct {
-	bool tsc;
-	uint64_t base_tsc, base_ns, mult;
-} clk;
-
-#if defined(__x86_64__)
-#include <x86intrin.h>
-static bool tsc_trusted(void)
-{
-	char buf[4096];
-	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
-	bool ok = false, c = false, n = false;
-
-	if (f) {
-		ok = fgets(buf, sizeof(buf), f) && !strncmp(buf, "tsc", 3);
-		fclose(f);
-	}
-	f = ok ? fopen("/proc/cpuinfo", "r") : NULL;
-	while (f && fgets(buf, sizeof(buf), f) && !(c && n)) {
-		if (strncmp(buf, "flags", 5))
-			continue;
-		c = strstr(buf, " constant_tsc") != NULL;
-		n = strstr(buf, " nonstop_tsc") != NULL;
-		break;
-	}
-	if (f)
-		fclose(f);
-	return ok && c && n;
-}
-#endif
-
-#if defined(__x86_64__)
-static void calibrate(void)
-{
-	struct timespec pause = { 0, 20000000 };
-	uint64_t t0, n0, t1, n1;
-
-	if (getenv("RQLOCK_CLOCK") && !strcmp(getenv("RQLOCK_CLOCK"), "clock_gettime"))
-		return;
-	if (!tsc_trusted())
-		return;
-	n0 = mono_ns();
-	t0 = __rdtsc();
-	nanosleep(&pause, NULL);
-	n1 = mono_ns();
-	t1 = __rdtsc();
-	if (t1 <= t0 || n1 <= n0)
-		return;
-	clk.mult = (uint64_t)(((unsigned __int128)(n1 - n0) << 32) / (t1 - t0));
-	clk.base_tsc = t1;
-	clk.base_ns = n1;
-	clk.tsc = true;
-}
-#endif
-
-static void clock_setup(void)
-{
-#if defined(__x86_64__)
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	pthread_once(&once, calibrate);
-#endif
-}
-
-static inline uint64_t now_ns(void)
-{
-#if defined(__x86_64__)
-	if (__builtin_expect(clk.tsc, 1))
-		return clk.base_ns +
-		       (uint64_t)(((unsigned __int128)(__rdtsc() - clk.base_tsc) * clk.mult) >> 32);
-#endif
-	return mono_ns();
-}
-
 const char *rq_engine_clock(void)
 {
-	return clk.tsc ? "tsc" : "clock_gettime";
+	return rq_clock_name();
 }
 
 int rq_cpu_id(const struct rq_cpu *cpu)
@@ -310,7 +212,7 @@ int rq_cpu_id(const struct rq_cpu *cpu)
 uint64_t rq_cpu_now(const struct rq_cpu *cpu)
 {
 	(void)cpu;
-	return now_ns();	/* fresh: a device model times its service from it */
+	return rq_clock_ns();	/* fresh: a device model times its service from it */
 }
 
 static void futex_wake(_Atomic uint32_t *w);
@@ -345,7 +247,7 @@ void rq_cpu_complete_after(struct rq_cpu *cpu, struct rq_request *rq, int res, u
 
 	rq->res = res;
 	/* a fresh clock: cpu->now may be a round old, which would shorten the delay */
-	rq->done_at = now_ns() + delay_ns;
+	rq->done_at = rq_clock_ns() + delay_ns;
 	rq->next = NULL;
 	if (!cpu->timer_tail || cpu->timer_tail->done_at <= rq->done_at) {
 		if (cpu->timer_tail)
@@ -848,7 +750,7 @@ static unsigned int clone_fill(struct clone *c)
 			cpu->fatal = cpu_submit(cpu, false, 0);
 			c->unsubmitted = 0;
 		}
-		cpu->now = now_ns();
+		cpu->now = rq_clock_ns();
 		bio->issue_ns = cpu->now;
 		/* bios the device completed inside the submission end now */
 		if (cpu->ended)
@@ -935,7 +837,7 @@ static unsigned int cpu_reap(struct rq_cpu *cpu)
 {
 	unsigned int n = 0;
 
-	cpu->now = now_ns();
+	cpu->now = rq_clock_ns();
 	if (cpu->has_ring && cpu->ring_inflight) {
 		struct io_uring_cqe *cqe;
 		unsigned int head, seen = 0;
@@ -1281,7 +1183,7 @@ static void *worker_main(void *arg)
 	if (atomic_load(&e->start_failed))
 		return NULL;	/* every worker sees it: nobody starts */
 	getrusage(RUSAGE_THREAD, &cpu->ru_start);
-	cpu->now = now_ns();
+	cpu->now = rq_clock_ns();
 	for (unsigned int i = 0; i < cpu->nr_clones; i++) {
 		struct clone *c = cpu->clones[i];
 
@@ -1732,7 +1634,7 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 	e = calloc(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
-	clock_setup();
+	rq_clock_setup();
 	e->o = *o;
 	e->jobs = jobs;
 	if (!e->o.stall_timeout_ns)
@@ -1762,7 +1664,7 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 	if (ret)
 		goto fail;
 	e->devs = calloc(max_devs ? max_devs : 1, sizeof(*e->devs));
-	e->clones = line_calloc((size_t)e->nr_clones * sizeof(*e->clones));
+	e->clones = rq_zalloc_lines((size_t)e->nr_clones * sizeof(*e->clones));
 	e->cpus = aligned_alloc(RQ_CACHELINE, sizeof(*e->cpus) * e->nr_cpus);
 	if (!e->devs || !e->clones || !e->cpus) {
 		ret = -ENOMEM;
@@ -1897,9 +1799,9 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 	 * its own, or another worker's data on the same line bounces it
 	 * (measured: a device's private data beside bio_flags halved scaling).
 	 */
-	c->files = line_calloc((size_t)c->nr_files * sizeof(*c->files));
-	c->bios = line_calloc((size_t)job->iodepth * sizeof(*c->bios));
-	c->bio_flags = line_calloc(job->iodepth);
+	c->files = rq_zalloc_lines((size_t)c->nr_files * sizeof(*c->files));
+	c->bios = rq_zalloc_lines((size_t)job->iodepth * sizeof(*c->bios));
+	c->bio_flags = rq_zalloc_lines(job->iodepth);
 	buf_bytes = (size_t)job->iodepth * ((c->max_bs + 4095) & ~4095u);
 	c->bufs = aligned_alloc(4096, buf_bytes);
 	c->buf_bytes = buf_bytes;
@@ -1917,7 +1819,7 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 		c->free_bios = b;
 	}
 	/* randrepeat: the same offsets run after run; else seeded from the clock */
-	c->seed = (job->randrepeat ? job->randseed : now_ns()) * 0x100000001b3ULL +
+	c->seed = (job->randrepeat ? job->randseed : rq_clock_ns()) * 0x100000001b3ULL +
 		  (uint64_t)(c - e->clones) * 0x9e3779b97f4a7c15ULL;
 	c->rng = c->seed;
 	if (job->size && !job->size_pct)
@@ -2215,7 +2117,7 @@ static void build_report(struct rq_engine *e)
 		r->global_opt_vals = (const char *const *)last->global_vals;
 		r->nr_global_opts = last->nr_global;
 	}
-	r->elapsed_ms = (mono_ns() - e->start_mono_ns) / 1000000;
+	r->elapsed_ms = (rq_clock_mono_ns() - e->start_mono_ns) / 1000000;
 	r->jobs = e->jrep;
 	r->nr_jobs = e->nr_clones;
 	nl = rq_locks_report(e->locks, e->nr_locks_max);
@@ -2262,7 +2164,7 @@ int rq_engine_run(struct rq_engine *e, FILE *err)
 {
 	int ret = 0, failed = 0;
 
-	e->start_mono_ns = mono_ns();
+	e->start_mono_ns = rq_clock_mono_ns();
 	for (unsigned int i = 0; i < e->nr_cpus; i++) {
 		e->cpus[i].id = (int)i;
 		e->cpus[i].e = e;

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine/job.h"
+#include "jobfile/job.h"
 
 #define RQ_VHDR_LEN 64
 

@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "devices/device.h"
+#include "lib/alloc.h"
 #include "queues/queue_internal.h"
 #include "results/results.h"
 
@@ -114,10 +115,9 @@ static int cl_setup(const struct rq_mode_config *cfg)
 	if (cl.k > cl.nr_cpus)
 		cl.k = cl.nr_cpus;
 	cl.nr_parts = (cl.nr_cpus + cl.k - 1) / cl.k;
-	cl.cpus = aligned_alloc(RQ_CACHELINE, sizeof(*cl.cpus) * cl.nr_cpus);
+	cl.cpus = rq_zalloc_lines(sizeof(*cl.cpus) * cl.nr_cpus);
 	if (!cl.cpus)
 		return -ENOMEM;
-	memset(cl.cpus, 0, sizeof(*cl.cpus) * cl.nr_cpus);
 	for (unsigned int i = 0; i < cl.nr_cpus; i++) {
 		struct cl_cpu *c = &cl.cpus[i];
 
@@ -139,12 +139,11 @@ static int cl_queue_init(struct rq_queue *q)
 
 	if (!cq)
 		return -ENOMEM;
-	cq->count = aligned_alloc(RQ_CACHELINE, sizeof(*cq->count) * cl.nr_cpus);
+	cq->count = rq_zalloc_lines(sizeof(*cq->count) * cl.nr_cpus);
 	if (!cq->count) {
 		free(cq);
 		return -ENOMEM;
 	}
-	memset(cq->count, 0, sizeof(*cq->count) * cl.nr_cpus);
 	if (cl.nr_queues == cl.queues_cap) {
 		unsigned int cap = cl.queues_cap ? cl.queues_cap * 2 : 16;
 		struct rq_queue **qs = realloc(cl.queues, cap * sizeof(*qs));

@@ -61,12 +61,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/alloc.h"
+#include "lib/clock.h"
 #include "queues/queue_internal.h"
 #include "results/results.h"
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <x86intrin.h>
-#endif
 
 #define SPIN_LIMIT 128
 #define MCS_NODES 8			/* mcs locks one worker may hold at once */
@@ -77,15 +76,6 @@
 _Static_assert(RQ_LOCK_HIST_NR == RQ_LOCKSTAT_HIST_NR, "lockstat histogram sizes differ");
 
 struct rq_lock rq_io_request_lock;
-
-static inline void cpu_relax(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	__builtin_ia32_pause();
-#elif defined(__aarch64__)
-	__asm__ __volatile__("yield" ::: "memory");
-#endif
-}
 
 /* Spin then yield: call once per failed look at the lock. */
 static inline void spin_wait(unsigned int *spins)
@@ -110,74 +100,28 @@ static struct {
 /* ---- clock ticks for lockstat ------------------------------------- */
 
 /*
- * lockstat reads the TSC (~11 ns here) where the kernel trusts it
- * (clocksource "tsc", constant_tsc and nonstop_tsc), else CLOCK_MONOTONIC
- * (~27 ns).  Ticks become ns with the rate measured between rq_lock_setup()
- * and the report, against CLOCK_MONOTONIC: over a run of seconds the rate's
- * error is the two clock reads' jitter, under 1e-6.  A sample is the
- * difference of two reads minus the cost of one read back to back
- * (measured at set-up); the TSC read is not serialising, so a single sample
- * is good to about one read (~10 ns) either way; averages are better.
+ * lockstat reads lib/clock's raw counter (the TSC where the kernel trusts
+ * it, else CLOCK_MONOTONIC) and converts ticks to ns only for the report,
+ * with the clock's calibrated rate.  A sample is the difference of two
+ * reads minus the cost of one read back to back (measured at set-up); the
+ * TSC read is not serialising, so a single sample is good to about one
+ * read (~10 ns) either way; averages are better.
  */
 static struct {
-	bool tsc;
-	uint64_t t0, ns0;		/* ticks and ns at set-up */
+	uint64_t ns0;			/* ns at set-up */
 	uint64_t overhead;		/* ticks of one read, back to back */
 } clk;
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static inline uint64_t ticks(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
-	if (__builtin_expect(clk.tsc, 1))
-		return __rdtsc();
-#endif
-	return mono_ns();
-}
-
-static bool tsc_trusted(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	char buf[4096];
-	FILE *f;
-	bool ok = false, c = false, n = false;
-	const char *env = getenv("RQLOCK_CLOCK");
-
-	if (env && !strcmp(env, "clock_gettime"))
-		return false;
-	f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
-	if (f) {
-		ok = fgets(buf, sizeof(buf), f) && !strncmp(buf, "tsc", 3);
-		fclose(f);
-	}
-	f = ok ? fopen("/proc/cpuinfo", "r") : NULL;
-	while (f && fgets(buf, sizeof(buf), f)) {
-		if (strncmp(buf, "flags", 5))
-			continue;
-		c = strstr(buf, " constant_tsc") != NULL;
-		n = strstr(buf, " nonstop_tsc") != NULL;
-		break;
-	}
-	if (f)
-		fclose(f);
-	return ok && c && n;
-#else
-	return false;
-#endif
+	return rq_clock_ticks();
 }
 
 static void clock_setup(void)
 {
 	uint64_t best = UINT64_MAX;
 
-	clk.tsc = tsc_trusted();
+	rq_clock_setup();
 	for (int i = 0; i < 1000; i++) {
 		uint64_t a = ticks(), b = ticks();
 
@@ -185,29 +129,14 @@ static void clock_setup(void)
 			best = b - a;
 	}
 	clk.overhead = best == UINT64_MAX ? 0 : best;
-	clk.ns0 = mono_ns();
-	clk.t0 = ticks();
+	clk.ns0 = rq_clock_mono_ns();
 }
 
-/* ns per tick over set-up .. now; sleeps 2 ms if the run was too short to tell. */
+/* ns per tick, and the ns since set-up */
 static double clock_rate(uint64_t *elapsed_ns)
 {
-	uint64_t ns1, t1;
-
-	if (!clk.tsc) {
-		*elapsed_ns = mono_ns() - clk.ns0;
-		return 1.0;
-	}
-	ns1 = mono_ns();
-	if (ns1 - clk.ns0 < 2000000) {
-		struct timespec pause = { 0, 2000000 };
-
-		nanosleep(&pause, NULL);
-		ns1 = mono_ns();
-	}
-	t1 = ticks();
-	*elapsed_ns = ns1 - clk.ns0;
-	return t1 > clk.t0 ? (double)(ns1 - clk.ns0) / (double)(t1 - clk.t0) : 1.0;
+	*elapsed_ns = rq_clock_mono_ns() - clk.ns0;
+	return rq_clock_ns_per_tick();
 }
 
 /* ---- primitives ----------------------------------------------------- */
@@ -542,10 +471,9 @@ int rq_lock_setup(const struct rq_mode_config *c)
 	ld_cpus = NULL;
 	ld_nr_cpus = 0;
 	if (cfg.lockdep && c->nr_cpus) {
-		ld_cpus = aligned_alloc(RQ_CACHELINE, sizeof(*ld_cpus) * c->nr_cpus);
+		ld_cpus = rq_zalloc_lines(sizeof(*ld_cpus) * c->nr_cpus);
 		if (!ld_cpus)
 			return -ENOMEM;
-		memset(ld_cpus, 0, sizeof(*ld_cpus) * c->nr_cpus);
 		ld_nr_cpus = c->nr_cpus;
 	}
 	clock_setup();
@@ -1058,7 +986,7 @@ static int lockstat_fill(struct rq_lockstat_report *out, unsigned int *classes_u
 
 	memset(out, 0, sizeof(*out));
 	out->enabled = cfg.lockstat;
-	out->clock = clk.tsc ? "tsc" : "clock_gettime";
+	out->clock = rq_clock_name();
 	out->hold_sample = cfg.hold_sample;
 	out->overhead_ns = (double)clk.overhead * rate;
 	out->elapsed_ns = elapsed;

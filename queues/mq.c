@@ -62,6 +62,7 @@
 #include <string.h>
 
 #include "devices/device.h"
+#include "lib/alloc.h"
 #include "queues/queue_internal.h"
 #include "results/results.h"
 
@@ -135,17 +136,6 @@ static void mq_free(struct mq_queue *mq)
 	free(mq);
 }
 
-static void *zalloc_aligned(size_t n)
-{
-	void *p;
-
-	n = (n + RQ_CACHELINE - 1) & ~(size_t)(RQ_CACHELINE - 1);
-	p = aligned_alloc(RQ_CACHELINE, n ? n : RQ_CACHELINE);
-	if (p)
-		memset(p, 0, n);
-	return p;
-}
-
 static unsigned int default_hw_queues(const struct rq_queue *q)
 {
 	const char *kind = q->dev->ops->name;
@@ -164,13 +154,13 @@ static int hctx_init(struct rq_queue *q, struct mq_queue *mq, struct rq_hw_queue
 	h->depth = q->depth;
 	h->nr_tags = q->nr_requests;
 	h->nr_words = (h->nr_tags + 63) / 64;
-	h->tags = zalloc_aligned(sizeof(*h->tags) * h->nr_words);
-	h->rqs = zalloc_aligned(sizeof(*h->rqs) * h->nr_tags);
+	h->tags = rq_zalloc_lines(sizeof(*h->tags) * h->nr_words);
+	h->rqs = rq_zalloc_lines(sizeof(*h->rqs) * h->nr_tags);
 	for (unsigned int c = 0; c < mq_cfg.nr_cpus; c++)
 		if (c % mq->nr_hw == i)
 			h->nr_ctxs++;
 	h->ctxs = calloc(h->nr_ctxs ? h->nr_ctxs : 1, sizeof(*h->ctxs));
-	h->ctx_map = zalloc_aligned(sizeof(*h->ctx_map) * ((h->nr_ctxs + 63) / 64));
+	h->ctx_map = rq_zalloc_lines(sizeof(*h->ctx_map) * ((h->nr_ctxs + 63) / 64));
 	if (!h->tags || !h->rqs || !h->ctxs || !h->ctx_map)
 		return -ENOMEM;
 	for (unsigned int w = 0; w < h->nr_words; w++) {
@@ -201,8 +191,8 @@ static int mq_queue_init(struct rq_queue *q)
 		return -ENOMEM;
 	q->lock = NULL;
 	mq->nr_hw = default_hw_queues(q);
-	mq->hw = zalloc_aligned(sizeof(*mq->hw) * mq->nr_hw);
-	mq->ctx = zalloc_aligned(sizeof(*mq->ctx) * mq_cfg.nr_cpus);
+	mq->hw = rq_zalloc_lines(sizeof(*mq->hw) * mq->nr_hw);
+	mq->ctx = rq_zalloc_lines(sizeof(*mq->ctx) * mq_cfg.nr_cpus);
 	ret = mq->hw && mq->ctx ? 0 : -ENOMEM;
 	for (unsigned int i = 0; !ret && i < mq->nr_hw; i++)
 		ret = hctx_init(q, mq, &mq->hw[i], i);

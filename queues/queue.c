@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "devices/device.h"
+#include "lib/alloc.h"
 #include "queues/queue_internal.h"
 #include "results/results.h"
 
@@ -116,12 +117,9 @@ int rq_queue_init(struct rq_queue *q, const struct rq_queue_mode_ops *mode,
 	q->max_bytes = dev->max_bytes ? dev->max_bytes : 512 * 1024;
 	q->nr_requests = nr_requests;
 	snprintf(q->name, sizeof(q->name), "%s", dev->name);
-	q->pool = aligned_alloc(RQ_CACHELINE,
-				((sizeof(*q->pool) * nr_requests) + RQ_CACHELINE - 1) &
-					~(size_t)(RQ_CACHELINE - 1));
+	q->pool = rq_zalloc_lines(sizeof(*q->pool) * nr_requests);
 	if (!q->pool)
 		return -ENOMEM;
-	memset(q->pool, 0, sizeof(*q->pool) * nr_requests);
 	for (uint32_t i = nr_requests; i-- > 0;) {
 		struct rq_request *rq = &q->pool[i];
 

@@ -26,14 +26,12 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
+#include "lib/compiler.h"
+
 struct rq_cpu;
 struct rq_dev;
 struct rq_hw_queue;
 
-#define RQ_CACHELINE 64
-
-#define container_of(ptr, type, member) \
-	((type *)((char *)(ptr) - offsetof(type, member)))
 
 /* Backpressure from a device's queue_rq (fio's fio_q_status). */
 enum rq_q_status {

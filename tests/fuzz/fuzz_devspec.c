@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "devices/device.h"
-#include "engine/job.h"
+#include "jobfile/job.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 

@@ -16,7 +16,7 @@ trap '$keep || rm -rf "$work"' EXIT
 printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { (void)d; (void)n; return 0; }\n' >"$work/probe.c"
 "$cc" -fsanitize=fuzzer "$work/probe.c" -o "$work/probe" >/dev/null 2>&1 \
 	|| skip "$cc cannot build with -fsanitize=fuzzer (libFuzzer missing)"
-srcs=$(ls "$src"/engine/*.c "$src"/queues/*.c "$src"/devices/*.c "$src"/results/*.c | grep -v '/engine/main.c$')
+srcs=$(ls "$src"/lib/*.c "$src"/jobfile/*.c "$src"/engine/*.c "$src"/locks/*.c "$src"/queues/*.c "$src"/devices/*.c "$src"/results/*.c | grep -v '/engine/main.c$')
 # shellcheck disable=SC2086
 "$cc" -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 	-I"$src" "$src/tests/fuzz/fuzz_devspec.c" $srcs $(pkg-config --cflags --libs liburing) -laio -lpthread -lm \
