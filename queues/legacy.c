@@ -24,6 +24,9 @@
 #include "devices/device.h"
 #include "queues/queue_internal.h"
 
+/* 2.4's one lock for every queue (global mode) */
+struct rq_lock rq_io_request_lock;
+
 static const struct rq_lock_class io_request_lock_class = { .name = "io_request_lock" };
 static const struct rq_lock_class queue_lock_class = { .name = "queue_lock" };
 

@@ -56,7 +56,4 @@ void rq_request_fn(struct rq_queue *q, struct rq_cpu *cpu, struct rq_bio **done)
 /* Merge @bio or start a request for it; false if the pool is empty. */
 bool rq_elv_insert_bio(struct rq_queue *q, struct rq_bio *bio);
 
-/* lock.c: fill r->lockstat and r->lockdep.  0 or -ENOMEM. */
-int rq_locks_fill_report(struct rq_run_report *r);
-
 #endif
