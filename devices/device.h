@@ -200,7 +200,7 @@ struct rq_dev_opt {
 };
 int rq_dev_parse_opts(const char *spec, const char *opts, struct rq_dev_opt *tab, int nr, FILE *err);
 
-/* Services the engine provides to devices (engine/engine.c). */
+/* Services the engine provides to devices (engine/worker.c). */
 struct io_uring *rq_cpu_ring(struct rq_cpu *cpu);
 /* The request completes on @cpu's next reap, with @res bytes or -errno. */
 void rq_cpu_complete(struct rq_cpu *cpu, struct rq_request *rq, int res);

@@ -4,7 +4,7 @@
  *
  * The parser (jobfile/) turns fio job files into a list of
  * struct rq_job, one per job section, with [global] options and defaults
- * already applied.  The runner (engine/engine.c) clones each job numjobs
+ * already applied.  The runner (engine/) clones each job numjobs
  * times.  Nothing here knows about queues or devices.
  */
 #ifndef RQ_JOB_H

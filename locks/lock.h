@@ -15,8 +15,8 @@
 #include "lib/compiler.h"
 
 /*
- * Lock primitives (locks/primitives.c, the layer in locks/lock.c).  One struct for every primitive so that a mode
- * can embed it; the primitive's ops (struct rq_lock_ops) decide how the
+ * Lock primitives (locks/primitives.c; the layer: locks/lock.c).  One
+ * struct for every primitive so that a mode can embed it; the primitive's ops (struct rq_lock_ops) decide how the
  * word at the head of the struct is used:
  *
  *   ttas    test-and-test-and-set on one word
