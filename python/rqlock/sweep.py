@@ -383,8 +383,10 @@ class Sweep:
         meter = CpuMeter()
         t0 = time.time()
         with open(lp, "w") as err:
+            # its own session (a ^C reaches the sweep, which stops the runner
+            # cleanly), and killed with the sweep if the sweep itself is killed
             self.child = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=err,
-                                          start_new_session=True)
+                                          start_new_session=True, preexec_fn=_die_with_parent)
             rc = self.child.wait()
             self.child = None
         wall = time.time() - t0
@@ -393,14 +395,22 @@ class Sweep:
             _unlink(tmp_json)
             return None
         ok = rc == 0
+        why = None
+        if rc < 0:
+            # killed from outside (the OOM killer, a user's kill -9): the
+            # point failed; whatever the runner left half-written goes
+            why = "killed by %s" % _signame(-rc)
+        elif rc:
+            why = "exit %d" % rc
         if ok:
             try:
                 load_json(tmp_json)
             except (OSError, ValueError) as e:
                 ok = False
+                why = "the output is not JSON: %s" % e
                 with open(lp, "a") as err:
                     err.write("sweep: the output is not JSON: %s\n" % e)
-        meta = {"point": pt["id"], "repeat": rep, "command": cmd, "exit": rc, "ok": ok,
+        meta = {"point": pt["id"], "repeat": rep, "command": cmd, "exit": rc, "ok": ok, "why": why,
                 "env": {k: env[k] for k in sorted(set(pt["info"]["refs"]) | {"RUNTIME", "NDRIVES", "WORKERS", "DISKS"})
                         if k in env},
                 "started": datetime.datetime.fromtimestamp(t0).isoformat(timespec="seconds"),
@@ -470,8 +480,9 @@ class Sweep:
             if not meta["ok"]:
                 failed += 1
                 progress_end()
-                say("sweep: %s rep %d failed (exit %d): %s" % (pt["id"], rep, meta["exit"],
-                                                               meta["stderr_tail"].strip().splitlines()[-1:] or ""))
+                last = meta["stderr_tail"].strip().splitlines()[-1:]
+                say("sweep: %s rep %d failed (%s)%s; recorded, not retried on resume without --retry-failed" % (
+                    pt["id"], rep, meta["why"], ": " + last[0] if last else ""))
             write_summary(self.dir, self.man, pts)
         progress_end()
         write_summary(self.dir, self.man, pts)
@@ -503,6 +514,41 @@ class Sweep:
 def runtime_str(s):
     """fio's time value: whole seconds, or milliseconds (fractions are refused)."""
     return str(int(s)) if float(s).is_integer() else "%dms" % round(s * 1000)
+
+
+def _signame(sig):
+    try:
+        return signal.Signals(sig).name
+    except ValueError:
+        return "signal %d" % sig
+
+
+def _die_with_parent():
+    """In the runner, before exec: SIGKILL when the sweep dies (prctl
+    PR_SET_PDEATHSIG), so a killed sweep leaves no runner behind to write
+    into the run it resumes later."""
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+
+
+def lock_run(run_dir):
+    """Hold RUN/.lock for the life of this process: two sweeps never write
+    one run.  Returns the open file; dies when another sweep holds it."""
+    import fcntl
+    f = open(os.path.join(run_dir, ".lock"), "a+")
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        f.seek(0)
+        die("%s is being run by another sweep (pid %s)" % (run_dir, f.read().strip() or "?"))
+    f.seek(0)
+    f.truncate()
+    f.write("%d\n" % os.getpid())
+    f.flush()
+    return f
 
 
 def _unlink(p):
@@ -805,7 +851,7 @@ def main(argv=None, prog=None):
             say("sweep: resuming %s with its own parameters; the job files given are ignored" % man["id"])
         man.setdefault("resumed", []).append({
             "at": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
-            "command": command_line()})
+            "command": command_line(), "previous_status": man.get("status")})
     else:
         jobfiles = a.jobfiles or [os.path.join(store.jobs_dir(), j) for j in DEFAULT_JOBS]
         for j in jobfiles:
@@ -819,6 +865,10 @@ def main(argv=None, prog=None):
         man = new_manifest(a, run_id, run_dir, jobfiles, store.find_rqlock(a.rqlock))
     os.makedirs(os.path.join(run_dir, "json"), exist_ok=True)
     os.makedirs(os.path.join(run_dir, "log"), exist_ok=True)
+    lock = lock_run(run_dir)  # noqa: F841 (held until exit)
+    for t in store.stale_tmp_files(run_dir):
+        say("sweep: removing %s, left by a sweep or runner that was killed" % os.path.relpath(t, run_dir))
+        _unlink(t)
     for n in man.get("notes", []):
         say("sweep: note: " + n)
     man["status"] = "running"
