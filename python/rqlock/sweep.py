@@ -89,7 +89,8 @@ def parse_list(s, conv=str):
 
 def job_info(path):
     """Sections, referenced ${VARS}, device vars and driveN sections of a job file."""
-    text = open(path).read()
+    with open(path) as f:
+        text = f.read()
     sections = []
     for line in text.splitlines():
         m = re.match(r"\s*\[([^\]]+)\]", line)
@@ -797,6 +798,13 @@ def resolve_run(r):
         die(str(e))
 
 
+def load_manifest(run_dir):
+    try:
+        return store.load_manifest(run_dir)
+    except store.StoreError as e:
+        die(str(e))
+
+
 _command = []
 
 
@@ -840,13 +848,13 @@ def main(argv=None, prog=None):
 
     if a.summarize:
         run_dir = resolve_run(a.summarize)
-        man = json.load(open(os.path.join(run_dir, "manifest.json")))
+        man = load_manifest(run_dir)
         write_summary(run_dir, man, Sweep(a, run_dir, man).points())
         print(os.path.join(run_dir, "summary.csv"))
         return 0
     if a.resume or (a.id and os.path.exists(os.path.join(a.out, a.id, "manifest.json"))):
         run_dir = resolve_run(a.resume) if a.resume else os.path.join(a.out, a.id)
-        man = json.load(open(os.path.join(run_dir, "manifest.json")))
+        man = load_manifest(run_dir)
         if a.jobfiles:
             say("sweep: resuming %s with its own parameters; the job files given are ignored" % man["id"])
         man.setdefault("resumed", []).append({
