@@ -241,8 +241,8 @@ def scaling_section(out, rows, labels, order, mans):
         out.table(head, body)
 
 
-def main(argv=None, prog=None):
-    prog = prog or store.rel(sys.argv[0])
+def parser(prog=None):
+    """The command line (also read by manpage.py)."""
     ap = argparse.ArgumentParser(prog=prog, description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("runs", nargs="+", metavar="RUN")
@@ -252,7 +252,12 @@ def main(argv=None, prog=None):
     ap.add_argument("--output", help="write here instead of stdout")
     ap.add_argument("--busy", type=float, default=0.25, metavar="CORES",
                     help="flag points whose bg_cpu (load from elsewhere) exceeds this (default 0.25)")
-    a = ap.parse_args(argv)
+    return ap
+
+
+def main(argv=None, prog=None):
+    prog = prog or store.rel(sys.argv[0])
+    a = parser(prog).parse_args(argv)
     metrics = [m for m in a.metric.split(",") if m]
     for m in metrics:
         if m not in METRIC_KEYS:

@@ -365,14 +365,19 @@ def gp_str(s):
     return str(s).replace("\\", "\\\\").replace("\"", "\\\"").replace("'", "’")
 
 
-def main(argv=None, prog=None):
-    prog = prog or store.rel(sys.argv[0])
+def parser(prog=None):
+    """The command line (also read by manpage.py)."""
     ap = argparse.ArgumentParser(prog=prog, description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("run", metavar="RUN")
     ap.add_argument("--out", help="output directory (default RUN/plots)")
     ap.add_argument("--workers", type=int, help="the worker count of the against-drives plots (default: the most)")
-    a = ap.parse_args(argv)
+    return ap
+
+
+def main(argv=None, prog=None):
+    prog = prog or store.rel(sys.argv[0])
+    a = parser(prog).parse_args(argv)
     try:
         run = store.resolve_run(a.run)
         man = store.load_manifest(run)

@@ -813,10 +813,8 @@ def command_line():
     return list(_command)
 
 
-def main(argv=None, prog=None):
-    argv = sys.argv[1:] if argv is None else argv
-    prog = prog or store.rel(sys.argv[0])
-    _command[:] = [prog] + argv
+def parser(prog=None):
+    """The command line (also read by manpage.py)."""
     ap = argparse.ArgumentParser(prog=prog, description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("jobfiles", nargs="*", metavar="JOBFILE")
@@ -844,7 +842,14 @@ def main(argv=None, prog=None):
                     help="before each run wait up to S s for the rest of the machine to go quiet (default 0)")
     ap.add_argument("--quiet-threshold", type=float, default=0.2, metavar="CORES",
                     help="what counts as quiet for --quiet-wait (default 0.2 cores busy)")
-    a = ap.parse_args(argv)
+    return ap
+
+
+def main(argv=None, prog=None):
+    argv = sys.argv[1:] if argv is None else argv
+    prog = prog or store.rel(sys.argv[0])
+    _command[:] = [prog] + argv
+    a = parser(prog).parse_args(argv)
 
     if a.summarize:
         run_dir = resolve_run(a.summarize)
