@@ -22,7 +22,9 @@ Then, where the runs have them:
   scaling         per mode: IOPS at D = W = k over k x IOPS at D = W = 1, for
                   k up to the CPU count (expected >= 0.8 for per-queue, mq,
                   cluster); and IOPS at the most drives over IOPS at one drive
-                  with the most workers (global: flat)
+                  with the most workers (global: flat); with points at D = 1
+                  and W > 1 (sweep --scaling), IOPS at D = 1, W = k over
+                  D = 1, W = 1: one drive's lock under k workers
 """
 import argparse
 import sys
@@ -209,12 +211,14 @@ def scaling_section(out, rows, labels, order, mans):
         if len({d for d, _ in dws}) < 2:
             continue
         ks = [n for n in range(2, ncpu + 1) if (n, n) in dws and (1, 1) in dws]
+        # D = 1 (every worker on one drive, sweep --scaling): W = n against W = 1
+        k1 = sorted(n for d, n in dws if d == 1 and n > 1 and (1, 1) in dws)
         wmax = max(w for _, w in dws)
         dmax = max(d for d, w in dws if w == wmax)
         vtxt = "".join(", %s=%s" % (v[4:], x) for v, x in zip(vcols, k[2:]) if x)
         out.heading("%s: scaling%s" % (k[0], vtxt))
         head = ["mode"] + ["D=W=%d vs %dx D=W=1" % (n, n) for n in ks] + [
-            "D=%d vs D=1 at W=%d" % (dmax, wmax), "expected"]
+            "D=1: W=%d vs W=1" % n for n in k1] + ["D=%d vs D=1 at W=%d" % (dmax, wmax), "expected"]
         body = []
         for c in order:
             if c not in g:
@@ -227,6 +231,9 @@ def scaling_section(out, rows, labels, order, mans):
                 e = a / (n * b) if a is not None and b else None
                 effs.append(e)
                 line.append("%.2f" % e if e is not None else "-")
+            for n in k1:
+                a, b = p.get((1, n)), p.get((1, 1))
+                line.append("%.2f" % (a / b) if a is not None and b else "-")
             a, b = p.get((dmax, wmax)), p.get((1, wmax))
             line.append("%.2f" % (a / b) if a is not None and b else "-")
             mode = c.split("/")[0].split("@")[0]

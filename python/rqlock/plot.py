@@ -14,6 +14,9 @@ summary.csv and manifest.json; writes DIR (default RUN/plots/):
   <job>-lock-share       lock wait share per mode (lockstat), grouped by
                          drives; contention share (contentions/acquisitions)
                          when the run has no lockstat, and the title says so
+  <job>-scaling          a run of `sweep --scaling` (points at D = 1 and D = W):
+                         IOPS against workers, one curve per mode and
+                         primitive, in two panels, D = 1 and D = W
   floppy-vs-disk         the disk's p99 and IOPS with the floppy idle and
                          busy, per mode, as grouped bars
 
@@ -286,6 +289,82 @@ class Plotter:
         body += "plot " + ", \\\n     ".join(plots) + "\n"
         self.gnuplot(name, body)
 
+    # lock scaling: IOPS against workers at D = 1 and D = W ------------------
+    def scaling(self):
+        """<job>-scaling: for a run of `sweep --scaling` (points at D = 1 and
+        D = W only), IOPS against workers, one curve per mode and primitive:
+        colour by mode, line and point by primitive; two panels, D = 1 (all
+        workers on one drive) and D = W (each worker its own drive)."""
+        for jf in sorted({r["jobfile"] for r in self.rows}):
+            rows = [r for r in self.rows if r["jobfile"] == jf]
+            pairs = {(int(r["drives"]), int(r["workers"])) for r in rows}
+            ws = sorted({w for _, w in pairs})
+            if len(ws) < 2 or any(d not in (1, w) for d, w in pairs):
+                continue
+            vcols = sorted({k for r in rows for k in r if k.startswith("var_")})
+            if any(len({r.get(v, "") for r in rows}) > 1 for v in vcols):
+                continue        # one --var value per plot; more: not a scaling run
+            modes = sorted({r["mode"] for r in rows}, key=mode_key)
+            prims = sorted({r["primitive"] for r in rows})
+            series = [(m, t) for m in modes for t in prims
+                      if any(r["mode"] == m and r["primitive"] == t for r in rows)]
+            dat = os.path.join(self.out, jf + "-scaling.dat")
+            idx = {}
+            with open(dat, "w") as f:
+                f.write("# %s: IOPS against workers W; blocks per (panel, mode/primitive); "
+                        "columns: W median fastest slowest\n" % jf)
+                i = 0
+                for panel in ("d1", "dw"):
+                    for m, t in series:
+                        pts = sorted((int(r["workers"]), num(r["iops"]), num(r.get("iops_min")), num(r.get("iops_max")))
+                                     for r in rows if r["mode"] == m and r["primitive"] == t and
+                                     int(r["drives"]) == (1 if panel == "d1" else int(r["workers"])) and
+                                     num(r["iops"]) is not None)
+                        f.write("\n\n# %s %s/%s\n" % (panel, m, t))
+                        for w, v, lo, hi in pts:
+                            f.write("%d %.6g %.6g %.6g\n" % (w, v, lo if lo is not None else v,
+                                                              hi if hi is not None else v))
+                        if not pts:
+                            f.write("nan nan nan nan\n")
+                        idx[(panel, m, t)] = i
+                        i += 1
+            ncpu = self.man.get("axes", {}).get("cpus_usable") or self.man["machine"].get("cpus")
+            rt, reps = self.man["axes"]["runtime"], self.man["axes"]["repeat"]
+            note = "%s.fio, %g s per point, median of %d (bars: fastest..slowest)%s" % (
+                jf, rt, reps, self.dev_note(jf))
+            if ncpu and int(ncpu) < 16:
+                note += "; %s CPUs: the ticket-lock collapse and the global plateau need tens of cores" % ncpu
+            dashes = {"ttas": 1, "ticket": 2, "mcs": 4, "mutex": 5}
+            points = {"ttas": 7, "ticket": 5, "mcs": 9, "mutex": 13}
+            # the note is the title's third line: the key takes the bottom margin
+            body = "set multiplot layout 1,2 title \"{/:Bold Lock scaling: IOPS against workers, per mode and " \
+                   "primitive}\\n{/*0.85 %s}\\n{/*0.7 %s}\" font ',12'\n" % (
+                       gp_str(self.machine), gp_str(note).replace("_", "\\\\_").replace("{", "\\\\{")
+                       .replace("}", "\\\\}").replace("@", "\\\\@").replace("^", "\\\\^"))
+            body += "set xlabel 'workers (W, CPUs)'\nset ylabel 'IOPS (4 KiB random reads, all drives)'\n"
+            body += "set xtics (%s)\n" % ", ".join("'%d' %d" % (w, w) for w in ws)
+            body += "set xrange [%g:%g]\nset logscale y\nset format y '%%.0s%%c'\nset mytics 10\n" % (
+                ws[0] * 0.8 if ws[0] > 1 else 0.8, ws[-1] * 1.2)
+            if len(ws) > 2 and ws[-1] >= 4:
+                body += "set logscale x 2\n"
+            # one key, under the left panel (the same curves are in both); the note below it
+            body += "set bmargin %d\nset key outside bottom center horizontal maxrows %d noenhanced font ',9'\n" % (
+                5 + len(prims), max(1, len(prims)))
+            for panel, title in (("d1", "D = 1: every worker on one drive"),
+                                 ("dw", "D = W: each worker its own drive")):
+                body += "set title '%s'\n" % title
+                plots = []
+                for m, t in series:
+                    col = STYLE.get(m, (EXTRA_COLOURS[modes.index(m) % len(EXTRA_COLOURS)], 0))[0]
+                    plots.append("'%s' index %d using 1:2:3:4 with yerrorlines lw 2 dt %d pt %d ps 1.1 "
+                                 "lc rgb '%s' title '%s/%s'" % (
+                                     os.path.basename(dat), idx[(panel, m, t)], dashes.get(t, 3),
+                                     points.get(t, 11), col, m, t))
+                body += "plot " + ", \\\n     ".join(plots) + "\n"
+                body += "unset key\n"
+            body += "unset multiplot\n"
+            self.gnuplot(jf + "-scaling", body, width=1300, height=700)
+
     # floppy-vs-disk ---------------------------------------------------------------
     def floppy(self):
         rs = [r for r in self.rows if r["job"].startswith("disk") and ("idle" in r["job"] or "busy" in r["job"])]
@@ -394,6 +473,7 @@ def main(argv=None, prog=None):
     p = Plotter(run, out, man, rows)
     p.want_workers = a.workers
     p.drive_worker_plots()
+    p.scaling()
     p.floppy()
     if not p.made:
         die("nothing to plot: the run has no drive or worker axis and no floppy-vs-disk job")

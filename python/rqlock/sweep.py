@@ -36,7 +36,16 @@ drive axis: its D is the number of DISKn devices it names.
 Devices: a job file names devices as ${PREFIXn} (DISK0, FLOPPY0, ...).  Each
 prefix maps to a template, --dev PREFIX=TEMPLATE with {n} for the number
 (defaults DISK=@null{n}, FLOPPY=@floppy{n}).  The sweep also exports DISKS
-(the D disks joined with ':'), NDRIVES, WORKERS and RUNTIME, and each --var.
+(the D disks joined with ':'), NDRIVES, WORKERS, PER_DRIVE (W / D, at least 1:
+the clones per drive that give every worker a submitter), RUNTIME, and each --var.
+
+Scaling (--scaling): jobs/lock-scaling.fio over W = 1, 2, 4, ... up to the
+CPUs this process may use, with D = W and D = 1 at each W, every lock mode
+and every lock primitive rqlock has (any axis given explicitly wins).  More
+workers than CPUs draw a warning: spinning locks under oversubscription
+measure the scheduler, not the lock.  On a machine with fewer than
+16 CPUs the sweep says what it cannot show (the ticket-lock collapse, the
+global lock's plateau).
 
 Repeats are the outer loop (every point once, then every point again), so a
 burst of load from elsewhere on the machine spreads over points rather than
@@ -68,6 +77,9 @@ from .store import load_json, save_manifest
 RQ_MODES = ["global", "per-queue", "mq", "cluster"]
 FIO_MODE = "fio-kernel"
 DEFAULT_JOBS = ["floppy-vs-disk.fio", "multi-drive-scaling.fio"]
+SCALING_JOB = "lock-scaling.fio"
+SCALING_MAX_W = 64      # the drive sections of jobs/lock-scaling.fio
+SCALING_MIN_CPUS = 16   # fewer: the sweep says what it cannot show
 DEFAULT_DEVS = {"DISK": "@null{n}", "FLOPPY": "@floppy{n}"}
 # loop-device backing sizes for the kernel baseline, per device prefix
 LOOP_SIZES = {"DISK": 256 << 20, "FLOPPY": 1440 << 10}
@@ -96,7 +108,9 @@ def job_info(path):
         m = re.match(r"\s*\[([^\]]+)\]", line)
         if m and m.group(1) != "global":
             sections.append(m.group(1))
-    refs = sorted(set(re.findall(r"\$\{(\w+)\}", text)))
+    # fio ignores lines starting with ';' or '#': their ${VARS} are not references
+    live = "\n".join(ln for ln in text.splitlines() if not ln.lstrip().startswith((";", "#")))
+    refs = sorted(set(re.findall(r"\$\{(\w+)\}", live)))
     drive_secs = {}
     for s in sections:
         m = re.match(r"drive(\d+)(?:$|-)", s)
@@ -302,6 +316,8 @@ class Sweep:
             for vals in combos:
                 for w in man["axes"]["workers"]:
                     for d in drive_axis(info, man["axes"]["drives"]):
+                        if man["axes"].get("pairs") == "D=1 or D=W" and d not in (1, w):
+                            continue
                         for mode in man["modes"]:
                             types = ["kernel"] if mode == FIO_MODE else man["lock_types"]
                             for t in types:
@@ -332,6 +348,7 @@ class Sweep:
         env = dict(os.environ)
         env["RUNTIME"] = runtime_str(man["axes"]["runtime"])
         env["NDRIVES"] = str(pt["drives"])
+        env["PER_DRIVE"] = str(max(1, pt["workers"] // pt["drives"]))
         env["WORKERS"] = str(pt["workers"])
         for k, v in pt["vars"].items():
             env[k] = str(v)
@@ -412,7 +429,7 @@ class Sweep:
                 with open(lp, "a") as err:
                     err.write("sweep: the output is not JSON: %s\n" % e)
         meta = {"point": pt["id"], "repeat": rep, "command": cmd, "exit": rc, "ok": ok, "why": why,
-                "env": {k: env[k] for k in sorted(set(pt["info"]["refs"]) | {"RUNTIME", "NDRIVES", "WORKERS", "DISKS"})
+                "env": {k: env[k] for k in sorted(set(pt["info"]["refs"]) | {"RUNTIME", "NDRIVES", "WORKERS", "DISKS", "PER_DRIVE"})
                         if k in env},
                 "started": datetime.datetime.fromtimestamp(t0).isoformat(timespec="seconds"),
                 "wall_s": round(wall, 3), "bg_cpu": None if bg is None else round(bg, 3),
@@ -663,13 +680,63 @@ def base_row(man, pt, varnames, job, extra):
 
 # ---------------------------------------------------------------- manifest
 
+def usable_cpus():
+    """The CPUs this process may run on (its affinity), else the online count."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def scaling_workers(ncpu, most=SCALING_MAX_W):
+    """W = 1, 2, 4, ... up to ncpu, and ncpu itself (at most `most`)."""
+    n = min(ncpu, most)
+    ws, w = [], 1
+    while w < n:
+        ws.append(w)
+        w *= 2
+    return ws + [n]
+
+
+def lock_types_of(rqlock):
+    """Every lock primitive rqlock has, from its own refusal of an unknown one
+    ("unknown lock type (ttas|ticket|...)"), else the four known today."""
+    p = sh([rqlock, "run", "--lock-type=?", "x.fio"])
+    m = re.search(r"unknown lock type \(([^)]*)\)", p.stderr)
+    types = re.split(r"[|, ]+", m.group(1).strip()) if m else []
+    return [t for t in types if t] or ["ttas", "ticket", "mcs", "mutex"]
+
+
+def scaling_notes(ncpu, workers, scaling):
+    """What the machine cannot show, and oversubscribed worker counts."""
+    notes = []
+    over = [w for w in workers if w > ncpu]
+    if over:
+        notes.append("warning: W=%s workers on %d CPUs: more workers than CPUs; spinning locks under "
+                     "oversubscription measure the scheduler, not the lock" % (",".join(map(str, over)), ncpu))
+    if scaling and ncpu < SCALING_MIN_CPUS:
+        notes.append("this machine gives the sweep %d CPUs, so W stops at %d.  It cannot show what needs many "
+                     "contending cores: the ticket-lock collapse (Boyd-Wickizer et al., \"Non-scalable locks are "
+                     "dangerous\", Linux Symposium 2012) and the global lock's plateau at D = W.  Run the same "
+                     "sweep on a machine with tens of cores to see them; here it shows the curves up to W=%d "
+                     "only" % (ncpu, max(workers), max(workers)))
+    if scaling and ncpu > SCALING_MAX_W:
+        notes.append("W stops at %d: jobs/lock-scaling.fio has %d drive sections (the machine has %d CPUs)"
+                     % (SCALING_MAX_W, SCALING_MAX_W, ncpu))
+    return notes
+
+
 def new_manifest(a, run_id, run_dir, jobfiles, rqlock):
-    ncpu = os.cpu_count() or 1
+    ncpu = usable_cpus()
     quick = a.quick
     runtime = a.runtime if a.runtime is not None else (1 if quick else 2)
     repeat = a.repeat if a.repeat is not None else (1 if quick else 3)
-    drives = parse_list(a.drives, int) if a.drives else ([1, 2] if quick else [1, 2, 4])
-    workers = parse_list(a.workers, int) if a.workers else ([ncpu] if quick else sorted({1, ncpu}))
+    if a.scaling:
+        workers = parse_list(a.workers, int) if a.workers else scaling_workers(ncpu)
+        drives = parse_list(a.drives, int) if a.drives else sorted(set(workers))
+    else:
+        drives = parse_list(a.drives, int) if a.drives else ([1, 2] if quick else [1, 2, 4])
+        workers = parse_list(a.workers, int) if a.workers else ([ncpu] if quick else sorted({1, ncpu}))
     if repeat < 1 or runtime <= 0 or not drives or not workers or min(drives + workers) < 1:
         die("--repeat, --runtime, --drives and --workers must be positive")
     devs = dict(DEFAULT_DEVS)
@@ -690,7 +757,7 @@ def new_manifest(a, run_id, run_dir, jobfiles, rqlock):
             variables["QD"] = ["16"]
         for r in info["refs"]:
             m = re.match(r"([A-Z]+?)(\d+)$", r)
-            known = r in ("RUNTIME", "NDRIVES", "WORKERS", "DISKS") or r in variables
+            known = r in ("RUNTIME", "NDRIVES", "WORKERS", "DISKS", "PER_DRIVE") or r in variables
             if m and m.group(1) in devs:
                 known = True
             if not known:
@@ -701,8 +768,11 @@ def new_manifest(a, run_id, run_dir, jobfiles, rqlock):
     try:
         if not os.access(rqlock, os.X_OK):
             die("no rqlock binary at %s (build it: scripts/build, or give --rqlock)" % rqlock)
-        want = parse_list(a.modes) if a.modes else RQ_MODES + [FIO_MODE]
-        types = parse_list(a.lock_types) if a.lock_types else ["ttas"]
+        want = parse_list(a.modes) if a.modes else RQ_MODES + ([] if a.scaling else [FIO_MODE])
+        if a.lock_types:
+            types = parse_list(a.lock_types)
+        else:
+            types = lock_types_of(rqlock) if a.scaling else ["ttas"]
         modes, unavailable = [], {}
         for m in want:
             if m == FIO_MODE:
@@ -770,10 +840,11 @@ def new_manifest(a, run_id, run_dir, jobfiles, rqlock):
         "lock_types": types,
         "devices": devs,
         "axes": {"drives": drives, "workers": workers, "vars": variables, "runtime": runtime,
+                 "pairs": "D=1 or D=W" if a.scaling else "all", "cpus_usable": ncpu,
                  "repeat": repeat, "no_pin": bool(a.no_pin), "stall_timeout": a.stall_timeout,
                  "quick": bool(quick)},
         "metrics": {m.column: m.doc for m in metrics.METRICS},
-        "notes": notes,
+        "notes": notes + scaling_notes(ncpu, workers, a.scaling),
         "status": "running",
     }
     return man
@@ -830,6 +901,9 @@ def parser(prog=None):
     ap.add_argument("--runtime", type=float, help="seconds per job group (default 2; --quick 1)")
     ap.add_argument("--repeat", type=int, help="runs per point: median and spread (default 3; --quick 1)")
     ap.add_argument("--quick", action="store_true", help="a short sweep for tests and the quickstart")
+    ap.add_argument("--scaling", action="store_true",
+                    help="the lock-scaling set: jobs/lock-scaling.fio, W = 1, 2, 4, ... CPUs, D = W and D = 1, "
+                    "every mode and primitive (explicit axes win)")
     ap.add_argument("--id", help="run id (default: date-time); an existing run with this id is resumed")
     ap.add_argument("--out", default=store.runs_root(), help="where runs go (default results/runs, or $RQLOCK_RUNS)")
     ap.add_argument("--resume", metavar="RUN", help="continue an interrupted run with its own parameters")
@@ -866,7 +940,8 @@ def main(argv=None, prog=None):
             "at": datetime.datetime.now().astimezone().isoformat(timespec="seconds"),
             "command": command_line(), "previous_status": man.get("status")})
     else:
-        jobfiles = a.jobfiles or [os.path.join(store.jobs_dir(), j) for j in DEFAULT_JOBS]
+        jobfiles = a.jobfiles or [os.path.join(store.jobs_dir(), j)
+                                  for j in ([SCALING_JOB] if a.scaling else DEFAULT_JOBS)]
         for j in jobfiles:
             if not os.path.isfile(j):
                 die("no job file %s" % j)
@@ -883,7 +958,7 @@ def main(argv=None, prog=None):
         say("sweep: removing %s, left by a sweep or runner that was killed" % os.path.relpath(t, run_dir))
         _unlink(t)
     for n in man.get("notes", []):
-        say("sweep: note: " + n)
+        say("sweep: " + (n if n.startswith("warning: ") else "note: " + n))
     man["status"] = "running"
     save_manifest(run_dir, man)
 

@@ -106,3 +106,47 @@ class TestSummary(TmpDir):
         with open(self.path("summary.csv")) as f:
             rows = list(csv.DictReader(f))
         self.assertEqual([(r["job"], r["status"]) for r in rows], [("", "failed: killed by SIGKILL")])
+
+
+class TestScaling(TmpDir):
+    def test_workers_axis(self):
+        self.assertEqual(sweep.scaling_workers(1), [1])
+        self.assertEqual(sweep.scaling_workers(2), [1, 2])
+        self.assertEqual(sweep.scaling_workers(6), [1, 2, 4, 6])
+        self.assertEqual(sweep.scaling_workers(64), [1, 2, 4, 8, 16, 32, 64])
+        self.assertEqual(sweep.scaling_workers(96), [1, 2, 4, 8, 16, 32, 64])
+
+    def test_notes(self):
+        n = sweep.scaling_notes(2, [1, 2], True)
+        self.assertEqual(len(n), 1)
+        self.assertIn("cannot show", n[0])
+        self.assertIn("ticket-lock collapse", n[0])
+        self.assertEqual(sweep.scaling_notes(64, sweep.scaling_workers(64), True), [])
+        over = sweep.scaling_notes(2, [1, 4], False)
+        self.assertEqual(len(over), 1)
+        self.assertTrue(over[0].startswith("warning: W=4 workers on 2 CPUs"), over)
+        self.assertIn("W stops at 64", " ".join(sweep.scaling_notes(128, [64], True)))
+
+    def test_lock_types_from_the_binary(self):
+        fake = self.write("rqlock", "#!/bin/sh\necho \"rqlock: --lock-type=?: unknown lock type (ttas|clh|mcs)\" >&2\n"
+                                    "exit 2\n")
+        os.chmod(fake, 0o755)
+        self.assertEqual(sweep.lock_types_of(fake), ["ttas", "clh", "mcs"])
+        self.assertEqual(sweep.lock_types_of(self.path("missing")), ["ttas", "ticket", "mcs", "mutex"])
+
+    def test_pairs_and_per_drive(self):
+        os.makedirs(self.path("jobs"))
+        shutil.copy(os.path.join(SRC, "jobs", "lock-scaling.fio"), self.path("jobs"))
+        man = {"id": "s", "jobfiles": [{"copy": "lock-scaling.fio"}], "modes": ["per-queue"],
+               "lock_types": ["ttas"], "devices": {"DISK": "@null{n}"}, "rqlock": {"path": "rq"},
+               "axes": {"drives": [1, 2, 4], "workers": [1, 2, 4], "vars": {"QD": ["16"]}, "runtime": 1,
+                        "repeat": 1, "no_pin": False, "stall_timeout": 60, "pairs": "D=1 or D=W"}}
+        sw = sweep.Sweep(args(), self.tmp, man)
+        pts = sw.points()
+        self.assertEqual(sorted((p["drives"], p["workers"]) for p in pts), [(1, 1), (1, 2), (1, 4), (2, 2), (4, 4)])
+        per = {(p["drives"], p["workers"]): sw.env_for(p)["PER_DRIVE"] for p in pts}
+        self.assertEqual(per, {(1, 1): "1", (1, 2): "2", (1, 4): "4", (2, 2): "1", (4, 4): "1"})
+        info = sweep.job_info(self.path("jobs", "lock-scaling.fio"))
+        self.assertEqual(len(info["drive_secs"]), sweep.SCALING_MAX_W)
+        # the ${DISKn} in its comments is not a reference
+        self.assertNotIn("DISKn", info["refs"])
