@@ -13,11 +13,12 @@ out=$TMP/runs
 job=$SRCDIR/jobs/multi-drive-scaling.fio
 common=(--rqlock "$RQLOCK" --out "$out" --modes global,per-queue --drives 1 --workers 1 --repeat 1)
 
-# the rqlock runner of sweep $1, once it runs
+# the rqlock runner of sweep $1 (not its probes: the runner writes a point's
+# json/*.json.tmp), once it runs
 runner_of() {
 	local p
 	for _ in $(seq 1 300); do
-		p=$(pgrep -P "$1" -f 'rqlock.* run ' | head -1)
+		p=$(pgrep -P "$1" -f 'rqlock.* run .*/json/[^ ]*\.json\.tmp' | head -1)
 		[ -n "$p" ] && { echo "$p"; return 0; }
 		sleep 0.1
 	done
