@@ -47,8 +47,8 @@ for o in $("$RQLOCK" --help | sed -n '/^Options of run/,/^$/p' | grep -oE '^  --
 	grep -A3 -E "^ +$o(=| |$)" "$TMP/man.txt" | grep -q 'Default: ' || fail "man: $o is missing or has no default"
 done
 [ "$n" -ge 15 ] || fail "only $n options in rqlock --help"
-for o in --modes --drives --workers --repeat --resume --retry-failed --metric --format; do
-	grep -A3 -E "^ +$o(=| |$)" "$TMP/man.txt" | grep -q 'Default: ' || fail "man: $o (sweep/compare) missing or no default"
+for o in --modes --drives --workers --repeat --resume --retry-failed --scaling --metric --format --json --all; do
+	grep -A3 -E "^ +$o(=| |$)" "$TMP/man.txt" | grep -q 'Default: ' || fail "man: $o (devices/sweep/compare) missing or no default"
 done
 for o in iodepth rw bssplit rate_iops verify; do
 	grep -A4 -E "^ +$o( |$)" "$TMP/man.txt" | grep -q 'Default: ' || fail "man: job option $o missing or no default"

@@ -21,7 +21,7 @@ import sys
 
 from . import compare, plot, sweep
 
-DEFAULT_RE = re.compile(r"\s*\((?:[^()]*; )?default:? ([^()]*(?:\([^()]*\)[^()]*)*)\)\s*$")
+DEFAULT_RE = re.compile(r"\s*\(([^()]*; )?default:? ([^()]*(?:\([^()]*\)[^()]*)*)\)\s*$")
 
 
 class ManError(Exception):
@@ -41,7 +41,10 @@ def split_default(help_text):
     m = DEFAULT_RE.search(help_text)
     if not m:
         return help_text, None
-    return help_text[:m.start()].rstrip(), m.group(1).strip()
+    text = help_text[:m.start()].rstrip()
+    if m.group(1):          # "(repeatable; default: X)": the note stays
+        text += " (%s)" % m.group(1)[:-2]
+    return text, m.group(2).strip()
 
 
 def parse_help(text):
@@ -173,7 +176,28 @@ def job_options(dump, out):
             out.append(esc(why.rstrip(".")) + ".")
 
 
-def build(help_text, version, dump=None):
+def devices_section(text, out):
+    """`rqlock devices --help`: its description and its flags."""
+    desc, opts = [], []
+    for ln in text.splitlines()[1:]:
+        m = re.match(r"  (--[\w-]+)(?:=(\S+))?\s+(.*)$", ln)
+        if m:
+            opts.append(m.groups())
+        elif ln.strip():
+            desc.append(ln.strip())
+    if not opts:
+        raise ManError("rqlock devices --help lists no options")
+    out += [".SH rqlock devices", esc(" ".join(desc)), ".PP", "Options:"]
+    for name, arg, h in opts:
+        text_, default = split_default(h)
+        if default is None:
+            if arg:
+                raise ManError("rqlock devices --help: %s takes a value but states no default" % name)
+            default = "off (a flag)"
+        option_item([name], arg, text_, default, out)
+
+
+def build(help_text, version, dump=None, devices_help=None):
     usage, intro, opts, notes = parse_help(help_text)
     out = ['.\\" rqlock(1): generated at build time by python/rqlock/manpage.py from',
            '.\\" `rqlock --help`, the job option table and the sweep/compare/plot parsers.',
@@ -190,6 +214,8 @@ def build(help_text, version, dump=None):
             "Python package that \\fBrqlock\\fR runs with \\fBpython3\\fR.",
             ".SH OPTIONS OF RUN"]
     run_options(opts, out)
+    if devices_help:
+        devices_section(devices_help, out)
     for name, mod in (("sweep", sweep), ("compare", compare), ("plot", plot)):
         out.append(".SH rqlock %s" % name)
         ap = mod.parser("rqlock " + name)
@@ -232,10 +258,12 @@ def main(argv=None, prog=None):
     try:
         h = subprocess.run([a.rqlock, "--help"], capture_output=True, text=True, check=True).stdout
         v = subprocess.run([a.rqlock, "--version"], capture_output=True, text=True, check=True).stdout.strip()
+        dh = subprocess.run([a.rqlock, "devices", "--help"], capture_output=True, text=True)
+        dh = dh.stdout or dh.stderr
         dump = None
         if a.optdump:
             dump = subprocess.run([a.optdump], capture_output=True, text=True, check=True).stdout
-        text = build(h, v, dump)
+        text = build(h, v, dump, dh)
     except (OSError, subprocess.CalledProcessError, ManError) as e:
         sys.stderr.write("manpage: %s\n" % e)
         return 1
