@@ -18,6 +18,7 @@
 
 #include "devices/device.h"
 #include "engine/engine.h"
+#include "engine/pytool.h"
 #include "queues/queue.h"
 
 enum { EXIT_JOB_FAILED = 1, EXIT_BAD_INPUT = 2 };
@@ -61,7 +62,7 @@ static const struct cli_opt cli_opts[] = {
 	{ "output", required_argument, OPT_OUTPUT, "FILE",
 	  "write results to FILE instead of stdout (default: stdout)" },
 	{ "device", required_argument, OPT_DEVICE, "NAME=SPEC",
-	  "a job's filename NAME opens SPEC, e.g. disk0=@null0,delay_us=10 (repeatable)" },
+	  "a job's filename NAME opens SPEC, e.g. disk0=@null0,delay_us=10 (repeatable; default: none)" },
 	{ "stall-timeout", required_argument, OPT_STALL, "SECONDS",
 	  "a request in flight this long ends the run with status 1 (default: 300)" },
 	{ "allow-mounted-write", no_argument, OPT_ALLOW_MOUNTED, NULL,
@@ -84,6 +85,8 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: rqlock run [OPTIONS] JOBFILE...\n"
 		   "       rqlock devices [--json] [--all]   list block and NVMe devices\n"
+		   "       rqlock sweep|compare|plot [ARGS]  experiments: run store, tables, plots\n"
+		   "                                         (`rqlock sweep --help`)\n"
 		   "       rqlock --help | --version\n\n"
 		   "Runs fio job files through a userspace block layer whose request-queue\n"
 		   "locking is switchable, and reports fio-compatible results.\n\n"
@@ -380,6 +383,8 @@ int main(int argc, char **argv)
 		return rq_devices_cmd(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "run"))
 		return cmd_run(argc - 1, argv + 1);
+	if (rq_pytool_is_cmd(argv[1]))
+		return rq_pytool_exec(argc - 1, argv + 1);
 	fprintf(stderr, "rqlock: unknown command '%s' (see rqlock --help)\n", argv[1]);
 	return EXIT_BAD_INPUT;
 }
