@@ -20,6 +20,7 @@
 #include "engine/engine.h"
 #include "engine/pytool.h"
 #include "queues/queue.h"
+#include "server/server.h"
 
 enum { EXIT_JOB_FAILED = 1, EXIT_BAD_INPUT = 2 };
 
@@ -87,6 +88,7 @@ static void usage(FILE *f)
 		   "       rqlock devices [--json] [--all]   list block and NVMe devices\n"
 		   "       rqlock sweep|compare|plot [ARGS]  experiments: run store, tables, plots\n"
 		   "                                         (`rqlock sweep --help`)\n"
+		   "       rqlock server [ADDR] [OPTIONS]   serve fio --client (see rqlock server --help)\n"
 		   "       rqlock --help | --version\n\n"
 		   "Runs fio job files through a userspace block layer whose request-queue\n"
 		   "locking is switchable, and reports fio-compatible results.\n\n"
@@ -381,6 +383,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "devices"))
 		return rq_devices_cmd(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "server"))
+		return rq_server_cmd(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "run"))
 		return cmd_run(argc - 1, argv + 1);
 	if (rq_pytool_is_cmd(argv[1]))

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_fio_ts.c - server/fio_ts.c: a run report as fio 3.33's result
+ * packets.  Two clones with group_reporting and a third in its own group
+ * must give fio's packet order (global JOB_OPT, per thread_stat JOB_OPT +
+ * TS, GS per group) and sum_thread_stats' rules: bytes and I/Os added,
+ * the longer runtime, latency mean and variance merged as one sample set
+ * would give them, bandwidth sample stats added; the group's agg bandwidth
+ * is its bytes over its longest runtime.
+ */
+#include <endian.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "server/fio_proto.h"
+#include "server/server_internal.h"
+
+static int failures;
+
+#define CHECK(cond) do { if (!(cond)) { fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #cond); failures++; } } while (0)
+
+struct capture {
+	struct rq_fio_emit em;
+	uint16_t ops[64];
+	unsigned int nr;
+	struct fio_wire_ts_pdu ts[4];
+	unsigned int nr_ts;
+	struct fio_wire_gs gs[4];
+	unsigned int nr_gs;
+};
+
+static int cap_fn(struct rq_fio_emit *em, uint16_t op, const void *pdu, size_t len)
+{
+	struct capture *c = (struct capture *)em;
+
+	if (c->nr < 64)
+		c->ops[c->nr++] = op;
+	if (op == FIO_NET_CMD_TS && len == sizeof(struct fio_wire_ts_pdu) && c->nr_ts < 4)
+		memcpy(&c->ts[c->nr_ts++], pdu, len);
+	if (op == FIO_NET_CMD_GS && len == sizeof(struct fio_wire_gs) && c->nr_gs < 4)
+		memcpy(&c->gs[c->nr_gs++], pdu, len);
+	return 0;
+}
+
+static double dbl(const struct fio_wire_fp64 *f)
+{
+	uint64_t b = le64toh(f->bits);
+	double d;
+
+	memcpy(&d, &b, sizeof(d));
+	return d;
+}
+
+int main(void)
+{
+	static struct rq_job_report jobs[3];
+	static struct capture cap = { .em.fn = cap_fn };
+	const char *keys[] = { "rw" }, *vals[] = { "randread" }, *gk[] = { "bs" }, *gv[] = { "4k" };
+	struct rq_run_report r = { .jobs = jobs, .nr_jobs = 3, .global_opt_keys = gk,
+				   .global_opt_vals = gv, .nr_global_opts = 1 };
+	struct rq_lat_stat all;
+	const struct fio_wire_ts *t;
+	double S;
+
+	rq_lat_init(&all);
+	for (int i = 0; i < 3; i++) {
+		struct rq_job_report *m = &jobs[i];
+
+		snprintf(m->name, sizeof(m->name), i < 2 ? "grp" : "solo");
+		m->groupid = i < 2 ? 0 : 1;
+		m->group_reporting = i < 2;
+		m->clone = i < 2 ? (unsigned int)i : 0;
+		m->job_runtime_ns = 1000000000ULL * (uint64_t)(i + 1);
+		m->opt_keys = keys;
+		m->opt_vals = vals;
+		m->nr_opts = 1;
+		m->clat_percentiles = true;
+		rq_lat_init(&m->dir[0].clat);
+		for (int k = 0; k < 100; k++) {
+			uint64_t ns = 1000 + (uint64_t)(k * (i + 1) * 37 % 5000);
+
+			rq_lat_add(&m->dir[0].clat, ns);
+			if (i < 2)
+				rq_lat_add(&all, ns);
+		}
+		m->dir[0].total_ios = 100;
+		m->dir[0].io_bytes = 409600;
+		m->dir[0].runtime_ns = 500000000ULL * (uint64_t)(i + 1);	/* 500, 1000 ms */
+		m->dir[0].bw = (struct rq_sample_stat){ .samples = 2, .min = 100, .max = 300, .mean = 200, .stddev = 10 };
+	}
+	CHECK(rq_fio_send_results(&r, "rqlock lock=mq", 3, &cap.em) == 0);
+
+	/* order: global opt, [opt, TS] x 2 thread_stats, GS x 2 groups */
+	{
+		const uint16_t want[] = { FIO_NET_CMD_JOB_OPT, FIO_NET_CMD_JOB_OPT, FIO_NET_CMD_TS,
+					  FIO_NET_CMD_JOB_OPT, FIO_NET_CMD_TS, FIO_NET_CMD_GS, FIO_NET_CMD_GS };
+
+		CHECK(cap.nr == sizeof(want) / sizeof(want[0]) && !memcmp(cap.ops, want, sizeof(want)));
+	}
+	CHECK(cap.nr_ts == 2 && cap.nr_gs == 2);
+	t = &cap.ts[0].ts;
+	CHECK(!strcmp(t->name, "grp") && le32toh(t->members) == 2 && le32toh(t->groupid) == 0);
+	CHECK(le32toh(t->thread_number) == 1 && !strcmp(t->description, "rqlock lock=mq"));
+	CHECK(le64toh(t->io_bytes[0]) == 819200 && le64toh(t->total_io_u[0]) == 200);
+	CHECK(le64toh(t->runtime[0]) == 1000 && le64toh(t->total_run_time) == 3000);
+	CHECK(le64toh(t->clat_stat[0].samples) == 200);
+	CHECK(le64toh(t->clat_stat[0].min_val) == all.min_ns && le64toh(t->clat_stat[0].max_val) == all.max_ns);
+	CHECK(fabs(dbl(&t->clat_stat[0].mean) - rq_lat_mean(&all)) < 1e-6 * rq_lat_mean(&all));
+	S = rq_lat_stddev(&all) * rq_lat_stddev(&all) * 199.0;
+	CHECK(fabs(dbl(&t->clat_stat[0].S) - S) < 1e-6 * S);
+	/* bandwidth samples add up (fio's pure_sum) */
+	CHECK(le64toh(t->bw_stat[0].samples) == 4 && le64toh(t->bw_stat[0].min_val) == 200 &&
+	      dbl(&t->bw_stat[0].mean) == 400.0);
+	/* empty stats as fio initialises them; the histogram is the clat one, summed */
+	CHECK(le64toh(t->slat_stat[0].min_val) == UINT64_MAX && le64toh(t->clat_stat[1].samples) == 0);
+	{
+		uint64_t n = 0;
+
+		for (int i = 0; i < FIO_PLAT_NR; i++)
+			n += le64toh(t->io_u_plat[1][0][i]);
+		CHECK(n == 200);
+	}
+	CHECK(dbl(&t->percentile_list[0]) == 1.0 && dbl(&t->percentile_list[16]) == 99.99 &&
+	      dbl(&t->percentile_list[17]) == 0.0);
+	CHECK(le32toh(t->disable_prio_stat) == 1 && !t->nr_clat_prio[0] && !t->clat_prio_offset[0]);
+	/* the TS carries its group's final stats */
+	CHECK(le64toh(cap.ts[0].rs.iobytes[0]) == 819200 && le64toh(cap.ts[0].rs.max_run[0]) == 1000);
+	CHECK(le64toh(cap.gs[0].agg[0]) == 819200 && le64toh(cap.gs[0].min_run[1]) == UINT64_MAX);
+	/* the second thread_stat: clone 3, its own group */
+	t = &cap.ts[1].ts;
+	CHECK(!strcmp(t->name, "solo") && le32toh(t->thread_number) == 3 && le32toh(t->groupid) == 1);
+	CHECK(le64toh(cap.gs[1].agg[0]) == 409600 * 1000 / 1500 && le32toh(cap.gs[1].groupid) == 1);
+
+	/* rq_fio_nr_ts counts what START announces the same way */
+	{
+		struct rq_job jl[2];
+		struct rq_job_list list = { .jobs = jl, .nr = 2 };
+		unsigned int clones;
+
+		memset(jl, 0, sizeof(jl));
+		jl[0].numjobs = 2;
+		jl[0].group_reporting = true;
+		jl[1].numjobs = 1;
+		jl[1].groupid = 1;
+		CHECK(rq_fio_nr_ts(&list, &clones) == 2 && clones == 3);
+		jl[0].group_reporting = false;
+		CHECK(rq_fio_nr_ts(&list, &clones) == 3);
+	}
+	if (failures) {
+		fprintf(stderr, "FAIL: %d check(s)\n", failures);
+		return 1;
+	}
+	printf("PASS\n");
+	return 0;
+}
