@@ -77,6 +77,11 @@ const struct rq_queue_mode_ops *rq_queue_mode_find(const char *name)
 	return NULL;
 }
 
+const struct rq_queue_mode_ops *rq_queue_mode_at(unsigned int i)
+{
+	return i < NR_MODES ? modes[i] : NULL;
+}
+
 const char *rq_queue_mode_names(void)
 {
 	static char buf[256];
@@ -96,8 +101,8 @@ int rq_queue_modes_check(char *msg, size_t len)
 	for (size_t i = 0; i < NR_MODES; i++) {
 		const struct rq_queue_mode_ops *m = modes[i];
 
-		if (!m->name || !m->queue_init || !m->submit_bio || !m->end_request || !m->run_queue) {
-			snprintf(msg, len, "lock mode '%s' lacks a required hook",
+		if (!m->name || !m->help || !m->queue_init || !m->submit_bio || !m->end_request || !m->run_queue) {
+			snprintf(msg, len, "lock mode '%s' lacks a required hook or its help",
 				 m->name ? m->name : "(unnamed)");
 			return -EINVAL;
 		}

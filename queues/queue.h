@@ -223,8 +223,10 @@ struct rq_queue_mode_ops {
 };
 
 const struct rq_queue_mode_ops *rq_queue_mode_find(const char *name);
-/* "global|per-queue": the names, for help text */
+/* "global|per-queue|...": the registry's names, for help text */
 const char *rq_queue_mode_names(void);
+/* The registry's @i-th mode (its name and help), NULL past the last. */
+const struct rq_queue_mode_ops *rq_queue_mode_at(unsigned int i);
 /* Check every registered mode has its required hooks; -EINVAL naming it. */
 int rq_queue_modes_check(char *msg, size_t len);
 
