@@ -445,7 +445,7 @@ unsigned int eng_clone_fill(struct clone *c)
 		c->free_bios = bio->next;
 		bio->len = bs;
 		bio->op = (uint8_t)op;
-		bio->owner = c;
+		bio->private = c;
 		bio->owner_priv = f;
 		bio->error = 0;
 		bio->next = NULL;
@@ -465,9 +465,9 @@ unsigned int eng_clone_fill(struct clone *c)
 		else
 			c->issued += bs;
 		cpu->submitted++;
-		ret = rq_submit_bio(f->q, cpu, bio);
+		ret = rq_submit_bio(f->q, &cpu->ctx, bio);
 		/* fio's iodepth_batch_submit: what was dispatched goes to the kernel */
-		if (++c->unsubmitted >= batch && cpu->has_ring && io_uring_sq_ready(&cpu->ring) &&
+		if (++c->unsubmitted >= batch && cpu->ctx.has_ring && io_uring_sq_ready(&cpu->ctx.ring) &&
 		    !cpu->fatal) {
 			cpu->fatal = eng_cpu_submit(cpu, false, 0);
 			c->unsubmitted = 0;
@@ -495,7 +495,7 @@ unsigned int eng_clone_fill(struct clone *c)
 				c->issue_done = true;
 		}
 	}
-	if (c->unsubmitted && cpu->has_ring && io_uring_sq_ready(&cpu->ring) && !cpu->fatal) {
+	if (c->unsubmitted && cpu->ctx.has_ring && io_uring_sq_ready(&cpu->ctx.ring) && !cpu->fatal) {
 		cpu->fatal = eng_cpu_submit(cpu, false, 0);
 		c->unsubmitted = 0;
 	}

@@ -144,24 +144,22 @@ struct clone {
 	struct rq_job_report rep;
 };
 
+/*
+ * A worker: a thread acting as a CPU.  Its block-layer context (ring,
+ * completion lists, id) is the queues/ struct it embeds; queues/ and
+ * devices/ see only that, the engine gets back here with container_of.
+ */
 struct rq_cpu {
-	int id;
-	bool has_ring, wants_ring;
+	struct rq_ctx ctx;		/* id, ring, completions: queues/queue.h */
+	bool wants_ring;
 	unsigned int ring_flags;	/* SQE128 | CQE32 when a device needs them */
-	struct io_uring ring;
-	unsigned int ring_inflight;	/* SQEs submitted, CQEs not reaped */
 	uint64_t now;			/* last clock read */
 	struct clone **clones;
 	unsigned int nr_clones, nr_active;
-	/* rq_cpu_complete(): this worker's requests to end on its next reap */
-	struct rq_request *done_head, *done_tail;
-	/* rq_cpu_complete_after(): sorted by done_at */
-	struct rq_request *timer_head, *timer_tail;
 	/* bios of this worker's clones ended by this worker, to account */
 	struct rq_bio *ended;
-	/* bios of this worker's clones ended by other workers (MPSC stack) */
+	/* bios of this worker's clones ended by other workers (MPSC stack); ctx.sleeping is its futex */
 	_Atomic(struct rq_bio *) handback;
-	_Atomic uint32_t sleeping;	/* futex word: owner waits for handback */
 	uint64_t submitted, completed, verified;
 	uint64_t clone_wake_ns;		/* earliest time a held-back clone may issue */
 	uint64_t next_watch_ns;		/* the stall watchdog's next look */
@@ -192,6 +190,7 @@ struct rq_engine {
 	struct clone *clones;
 	unsigned int nr_clones;
 	struct rq_cpu *cpus;
+	struct rq_ctx **ctxs;		/* &cpus[i].ctx, by id: rq_mode_config.ctxs */
 	unsigned int nr_cpus;
 	pthread_barrier_t barrier;
 	atomic_bool start_failed;	/* a worker could not set up: nobody runs */
@@ -223,7 +222,13 @@ static inline unsigned int batch_bucket(unsigned int n)
 	return n == 0 ? 0 : n <= 4 ? 1 : n <= 8 ? 2 : n <= 16 ? 3 : n <= 32 ? 4 : n <= 64 ? 5 : 6;
 }
 
-extern struct rq_cpu *g_cpus;
+static inline struct rq_cpu *ctx_cpu(struct rq_ctx *ctx)
+{
+	return container_of(ctx, struct rq_cpu, ctx);
+}
+
+/* worker.c: a clone's bio has ended (its end_io) */
+void eng_bio_end_io(struct rq_ctx *ctx, struct rq_bio *bio);
 extern atomic_int g_stop_sig;		/* rq_engine_stop(): set from a signal handler */
 extern atomic_bool g_stalled;		/* the watchdog found a request stuck */
 

@@ -42,7 +42,8 @@ static int run_group(struct rq_engine *e, unsigned int first, unsigned int last,
 
 		cpu->clones = slots;
 		cpu->nr_clones = cpu->nr_active = 0;
-		cpu->has_ring = false;
+		cpu->ctx.has_ring = false;
+		cpu->ctx.ring_inflight = 0;
 	}
 	/* choose each clone's worker, then lay the slots out contiguously */
 	for (unsigned int i = first; i < last; i++) {
@@ -64,8 +65,6 @@ static int run_group(struct rq_engine *e, unsigned int first, unsigned int last,
 
 		cpu->clones[cpu->nr_clones++] = &e->clones[i];
 		cpu->nr_active++;
-		for (unsigned int b = 0; b < e->clones[i].job->iodepth; b++)
-			e->clones[i].bios[b].owner_cpu = (int16_t)cpu->id;
 	}
 	for (unsigned int i = 0; i < e->nr_cpus; i++)
 		e->cpus[i].wants_ring = ring && e->cpus[i].nr_clones;
@@ -98,11 +97,11 @@ static int run_group(struct rq_engine *e, unsigned int first, unsigned int last,
 		if (e->cpus[i].fatal)
 			ret = e->cpus[i].fatal;
 	for (unsigned int i = 0; i < e->nr_cpus; i++) {
-		if (e->cpus[i].has_ring) {
-			rq_devs_ring_exit(&e->cpus[i]);
-			io_uring_queue_exit(&e->cpus[i].ring);
+		if (e->cpus[i].ctx.has_ring) {
+			rq_devs_ring_exit(&e->cpus[i].ctx);
+			io_uring_queue_exit(&e->cpus[i].ctx.ring);
 		}
-		e->cpus[i].has_ring = false;
+		e->cpus[i].ctx.has_ring = false;
 		e->cpus[i].clones = NULL;
 		e->cpus[i].nr_clones = 0;
 	}
@@ -260,12 +259,9 @@ int rq_engine_run(struct rq_engine *e, FILE *err)
 
 	e->start_mono_ns = rq_clock_mono_ns();
 	for (unsigned int i = 0; i < e->nr_cpus; i++) {
-		e->cpus[i].id = (int)i;
 		e->cpus[i].e = e;
 		atomic_init(&e->cpus[i].handback, NULL);
-		atomic_init(&e->cpus[i].sleeping, 0);
 	}
-	g_cpus = e->cpus;
 	e->job_remaining = calloc(e->jobs->nr ? e->jobs->nr : 1, sizeof(*e->job_remaining));
 	if (!e->job_remaining)
 		return -ENOMEM;
@@ -352,6 +348,7 @@ void rq_engine_free(struct rq_engine *e)
 	free(e->clones);
 	free(e->devs);
 	free(e->cpus);
+	free(e->ctxs);
 	free(e->jrep);
 	free(e->locks);
 	free(e->queues);
@@ -361,6 +358,5 @@ void rq_engine_free(struct rq_engine *e)
 	free(e->ring_bufs);
 	free((void *)e->job_remaining);
 	rq_locks_reset();
-	g_cpus = NULL;
 	free(e);
 }

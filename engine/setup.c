@@ -38,6 +38,22 @@ struct name_ctx {
 	int ret;
 };
 
+/* The parser's ioengine= as the devices name it. */
+static enum rq_dev_engine dev_engine(enum rq_ioengine e)
+{
+	switch (e) {
+	case RQ_IOENGINE_NULL:
+		return RQ_DEV_ENGINE_NULL;
+	case RQ_IOENGINE_LIBAIO:
+		return RQ_DEV_ENGINE_LIBAIO;
+	case RQ_IOENGINE_IO_URING_CMD:
+		return RQ_DEV_ENGINE_IO_URING_CMD;
+	case RQ_IOENGINE_IO_URING:
+		break;
+	}
+	return RQ_DEV_ENGINE_IO_URING;
+}
+
 static struct dev_entry *dev_find(struct rq_engine *e, const char *name)
 {
 	for (unsigned int i = 0; i < e->nr_devs; i++)
@@ -170,7 +186,7 @@ static int add_dev(const char *name, void *arg)
 			snprintf(d->spec, sizeof(d->spec), "@null");
 		else
 			snprintf(d->spec, sizeof(d->spec), "%s", name);
-		d->o.ioengine = job->ioengine;
+		d->o.ioengine = dev_engine(job->ioengine);
 		d->o.nr_cpus = x->e->nr_cpus;
 		snprintf(d->where, sizeof(d->where), "%s:%d", job->file, job->line);
 		d->o.spec = d->spec;
@@ -440,6 +456,15 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 		goto fail;
 	}
 	memset(e->cpus, 0, sizeof(*e->cpus) * e->nr_cpus);
+	e->ctxs = calloc(e->nr_cpus, sizeof(*e->ctxs));
+	if (!e->ctxs) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	for (unsigned int i = 0; i < e->nr_cpus; i++) {
+		rq_ctx_init(&e->cpus[i].ctx, (int)i);
+		e->ctxs[i] = &e->cpus[i].ctx;
+	}
 
 	/* 1: which devices, with what they must allow */
 	for (unsigned int j = 0; j < jobs->nr; j++) {
@@ -500,6 +525,7 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 	e->mcfg.cluster_size = o->cluster_size;
 	e->mcfg.lockstat = o->lockstat;
 	e->mcfg.lockdep = o->lockdep;
+	e->mcfg.ctxs = e->ctxs;
 	rq_lock_type_parse(o->lock_type, &e->mcfg.lock_type);
 	if (e->mode->setup && (ret = e->mode->setup(&e->mcfg)))
 		goto fail;
@@ -528,6 +554,12 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 	}
 	for (unsigned int i = 0; i < e->nr_devs; i++)
 		e->all_devs[i] = &e->devs[i].dev;
+	/* what each worker's context reaps beyond its ring and lists */
+	for (unsigned int i = 0; i < e->nr_cpus; i++) {
+		e->cpus[i].ctx.mode = e->mode;
+		e->cpus[i].ctx.polled = e->polled;
+		e->cpus[i].ctx.nr_polled = e->nr_polled;
+	}
 	*ep = e;
 	return 0;
 fail:
@@ -583,7 +615,8 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 		struct rq_bio *b = &c->bios[i];
 
 		b->buf = c->bufs + (size_t)i * ((c->max_bs + 4095) & ~4095u);
-		b->owner = c;
+		b->private = c;
+		b->end_io = eng_bio_end_io;
 		b->next = c->free_bios;
 		c->free_bios = b;
 	}

@@ -38,9 +38,8 @@
 #include "engine/engine_internal.h"
 #include "lib/alloc.h"
 #include "lib/clock.h"
+#include "lib/futex.h"
 #include "queues/queue.h"
-
-struct rq_cpu *g_cpus;
 
 atomic_int g_stop_sig;		/* rq_engine_stop(): set from a signal handler */
 atomic_bool g_stalled;		/* the watchdog found a request stuck */
@@ -63,97 +62,31 @@ const char *rq_engine_clock(void)
 	return rq_clock_name();
 }
 
-int rq_cpu_id(const struct rq_cpu *cpu)
+/*
+ * A clone's bio has ended, on the worker whose context @ctx ended it
+ * (every bio's end_io).  A clone lives on one worker and only that worker
+ * touches its state: a bio ended on another worker (it dispatched the
+ * request while holding the queue lock) is handed back over a lock-free
+ * list, never by sharing a lock the mode does not have.
+ */
+void eng_bio_end_io(struct rq_ctx *ctx, struct rq_bio *bio)
 {
-	return cpu->id;
-}
-
-uint64_t rq_cpu_now(const struct rq_cpu *cpu)
-{
-	(void)cpu;
-	return rq_clock_ns();	/* fresh: a device model times its service from it */
-}
-
-static void futex_wake(_Atomic uint32_t *w);
-
-void rq_cpu_wake(int id)
-{
-	struct rq_cpu *cpu = &g_cpus[id];
-
-	if (atomic_load_explicit(&cpu->sleeping, memory_order_seq_cst))
-		futex_wake(&cpu->sleeping);
-}
-
-struct io_uring *rq_cpu_ring(struct rq_cpu *cpu)
-{
-	return &cpu->ring;
-}
-
-void rq_cpu_complete(struct rq_cpu *cpu, struct rq_request *rq, int res)
-{
-	rq->res = res;
-	rq->next = NULL;
-	if (cpu->done_tail)
-		cpu->done_tail->next = rq;
-	else
-		cpu->done_head = rq;
-	cpu->done_tail = rq;
-}
-
-void rq_cpu_complete_after(struct rq_cpu *cpu, struct rq_request *rq, int res, uint64_t delay_ns)
-{
-	struct rq_request **pp;
-
-	rq->res = res;
-	/* a fresh clock: cpu->now may be a round old, which would shorten the delay */
-	rq->done_at = rq_clock_ns() + delay_ns;
-	rq->next = NULL;
-	if (!cpu->timer_tail || cpu->timer_tail->done_at <= rq->done_at) {
-		if (cpu->timer_tail)
-			cpu->timer_tail->next = rq;
-		else
-			cpu->timer_head = rq;
-		cpu->timer_tail = rq;
-		return;
-	}
-	for (pp = &cpu->timer_head; (*pp)->done_at <= rq->done_at; pp = &(*pp)->next)
-		;
-	rq->next = *pp;
-	*pp = rq;
-}
-
-static void futex_wake(_Atomic uint32_t *w)
-{
-	syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
-}
-
-static void futex_wait(_Atomic uint32_t *w, uint32_t val, long ns)
-{
-	struct timespec ts = { .tv_sec = 0, .tv_nsec = ns };
-
-	syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, val, &ts, NULL, 0);
-}
-
-void rq_bio_endio(struct rq_cpu *cpu, struct rq_bio *bio, int error)
-{
-	struct rq_cpu *owner;
+	struct rq_cpu *cpu = ctx_cpu(ctx);
+	struct rq_cpu *owner = ((struct clone *)bio->private)->cpu;
 	struct rq_bio *head;
 
-	bio->error = error;
-	if (bio->owner_cpu == cpu->id) {
+	if (owner == cpu) {
 		bio->next = cpu->ended;
 		cpu->ended = bio;
 		return;
 	}
 	bio->done_ns = cpu->now;
-	owner = &g_cpus[bio->owner_cpu];
 	head = atomic_load_explicit(&owner->handback, memory_order_relaxed);
 	do {
 		bio->next = head;
 	} while (!atomic_compare_exchange_weak_explicit(&owner->handback, &head, bio,
 							memory_order_release, memory_order_relaxed));
-	if (atomic_load_explicit(&owner->sleeping, memory_order_acquire))
-		futex_wake(&owner->sleeping);
+	rq_ctx_wake(&owner->ctx);
 }
 
 /* ---- the worker loop ------------------------------------------------ */
@@ -165,7 +98,7 @@ static unsigned int account_list(struct rq_bio *b, uint64_t now, bool keep_done)
 	while (b) {
 		struct rq_bio *next = b->next;
 
-		eng_clone_account(b->owner, b, keep_done ? b->done_ns : now);
+		eng_clone_account(b->private, b, keep_done ? b->done_ns : now);
 		b = next;
 		n++;
 	}
@@ -204,65 +137,17 @@ static unsigned int cpu_reap_max(const struct rq_cpu *cpu)
 }
 
 /*
- * Reap everything that has completed for this worker: CQEs of its ring,
- * its deferred and timed completions, and bios handed back by others.
+ * Reap everything that has completed for this worker: what its context
+ * holds (queues/: CQEs, deferred and timed completions, polled devices,
+ * the mode's forwarded work), then its clones' ended bios and those
+ * handed back by others.
  */
 static unsigned int cpu_reap(struct rq_cpu *cpu)
 {
-	unsigned int n = 0;
+	unsigned int n;
 
 	cpu->now = rq_clock_ns();
-	if (cpu->has_ring && cpu->ring_inflight) {
-		struct io_uring_cqe *cqe;
-		unsigned int head, seen = 0;
-
-		unsigned int max = cpu_reap_max(cpu);
-
-		io_uring_for_each_cqe(&cpu->ring, head, cqe) {
-			if (seen == max)
-				break;	/* iodepth_batch_complete_max: the rest next round */
-			struct rq_request *rq = io_uring_cqe_get_data(cqe);
-
-			const struct rq_dev_ops *ops = rq->q->dev->ops;
-
-			rq->res = ops->cqe_res ? ops->cqe_res(rq, cqe->res) : cqe->res;
-			rq_end_request(rq, cpu, 0);
-			seen++;
-		}
-		io_uring_cq_advance(&cpu->ring, seen);
-		cpu->ring_inflight -= seen;
-		n += seen;
-	}
-	if (cpu->done_head) {
-		struct rq_request *rq = cpu->done_head;
-
-		cpu->done_head = cpu->done_tail = NULL;
-		while (rq) {
-			struct rq_request *next = rq->next;
-
-			rq_end_request(rq, cpu, 0);
-			rq = next;
-			n++;
-		}
-	}
-	while (cpu->timer_head && cpu->timer_head->done_at <= cpu->now) {
-		struct rq_request *rq = cpu->timer_head;
-
-		cpu->timer_head = rq->next;
-		if (!cpu->timer_head)
-			cpu->timer_tail = NULL;
-		rq_end_request(rq, cpu, 0);
-		n++;
-	}
-	for (unsigned int i = 0; i < cpu->e->nr_polled; i++) {
-		struct rq_dev *dev = cpu->e->polled[i];
-		int r = dev->ops->poll(dev, cpu);
-
-		if (r > 0)
-			n += (unsigned int)r;
-	}
-	if (cpu->e->mode->poll)
-		n += cpu->e->mode->poll(cpu);
+	n = rq_ctx_reap(&cpu->ctx, cpu->now, cpu->ctx.ring_inflight ? cpu_reap_max(cpu) : 0);
 	n += eng_account_ended(cpu);
 	if (atomic_load_explicit(&cpu->handback, memory_order_relaxed)) {
 		struct rq_bio *b = atomic_exchange_explicit(&cpu->handback, NULL, memory_order_acquire);
@@ -279,7 +164,7 @@ static unsigned int cpu_reap(struct rq_cpu *cpu)
  */
 static unsigned int cpu_wait_nr(const struct rq_cpu *cpu, unsigned int to_submit)
 {
-	unsigned int nr = UINT32_MAX, inflight = cpu->ring_inflight + to_submit;
+	unsigned int nr = UINT32_MAX, inflight = cpu->ctx.ring_inflight + to_submit;
 
 	for (unsigned int i = 0; i < cpu->nr_clones; i++) {
 		const struct clone *c = cpu->clones[i];
@@ -303,9 +188,9 @@ int eng_cpu_submit(struct rq_cpu *cpu, bool wait, uint64_t wait_ns)
 	unsigned int before;
 	int ret;
 
-	if (!cpu->has_ring)
+	if (!cpu->ctx.has_ring)
 		return 0;
-	before = io_uring_sq_ready(&cpu->ring);
+	before = io_uring_sq_ready(&cpu->ctx.ring);
 	if (wait) {
 		struct __kernel_timespec ts = {
 			.tv_sec = (long long)(wait_ns / 1000000000ULL),
@@ -313,42 +198,29 @@ int eng_cpu_submit(struct rq_cpu *cpu, bool wait, uint64_t wait_ns)
 		};
 		struct io_uring_cqe *cqe;
 
-		ret = io_uring_submit_and_wait_timeout(&cpu->ring, &cqe, cpu_wait_nr(cpu, before), &ts, NULL);
-	} else if (before || cpu->ring_inflight) {
+		ret = io_uring_submit_and_wait_timeout(&cpu->ctx.ring, &cqe, cpu_wait_nr(cpu, before), &ts, NULL);
+	} else if (before || cpu->ctx.ring_inflight) {
 		/*
 		 * Submit and run the ring's deferred completions in the same
 		 * enter (DEFER_TASKRUN posts CQEs only when asked): the loop
 		 * then finds completions without sleeping for them, as fio's
 		 * submit-with-GETEVENTS does.
 		 */
-		ret = io_uring_submit_and_get_events(&cpu->ring);
+		ret = io_uring_submit_and_get_events(&cpu->ctx.ring);
 	} else {
 		return 0;
 	}
-	cpu->ring_inflight += before - io_uring_sq_ready(&cpu->ring);
+	cpu->ctx.ring_inflight += before - io_uring_sq_ready(&cpu->ctx.ring);
 	if (ret >= 0 || ret == -ETIME || ret == -EAGAIN || ret == -EBUSY || ret == -EINTR)
 		return 0;
-	fprintf(stderr, "rqlock: worker %d: io_uring_enter: %s\n", cpu->id, strerror(-ret));
+	fprintf(stderr, "rqlock: worker %d: io_uring_enter: %s\n", cpu->ctx.id, strerror(-ret));
 	return ret;
-}
-
-/* Work outside the ring that a sleeping worker would not notice. */
-static bool cpu_polled_pending(struct rq_cpu *cpu)
-{
-	for (unsigned int i = 0; i < cpu->e->nr_polled; i++) {
-		struct rq_dev *dev = cpu->e->polled[i];
-
-		if (dev->ops->pending && dev->ops->pending(dev, cpu))
-			return true;
-	}
-	return cpu->e->mode->pending && cpu->e->mode->pending(cpu);
 }
 
 static bool cpu_has_pending(struct rq_cpu *cpu)
 {
-	return cpu->ring_inflight || cpu->done_head || cpu->timer_head || cpu->ended ||
-	       atomic_load_explicit(&cpu->handback, memory_order_relaxed) ||
-	       cpu_polled_pending(cpu);
+	return cpu->ended || atomic_load_explicit(&cpu->handback, memory_order_relaxed) ||
+	       rq_ctx_pending(&cpu->ctx);
 }
 
 /* Nothing happened this round: wait for the next thing that can. */
@@ -360,7 +232,7 @@ static int cpu_wait(struct rq_cpu *cpu, unsigned int idle_rounds)
 			return eng_cpu_submit(cpu, false, 0);
 
 	uint64_t wait_ns = 200000;
-	uint64_t next = cpu->timer_head ? cpu->timer_head->done_at : UINT64_MAX;
+	uint64_t next = rq_ctx_next_timer(&cpu->ctx);
 
 	if (cpu->clone_wake_ns < next)
 		next = cpu->clone_wake_ns;
@@ -377,15 +249,15 @@ static int cpu_wait(struct rq_cpu *cpu, unsigned int idle_rounds)
 		if (wait_ns > WAIT_MAX_NS)
 			wait_ns = WAIT_MAX_NS;
 	}
-	if (cpu_polled_pending(cpu)) {
+	if (rq_ctx_polled_pending(&cpu->ctx)) {
 		/* completions this worker must poll for: look again soon */
 		sched_yield();
 		return eng_cpu_submit(cpu, false, 0);
 	}
-	if (cpu->has_ring && (cpu->ring_inflight || io_uring_sq_ready(&cpu->ring))) {
+	if (cpu->ctx.has_ring && (cpu->ctx.ring_inflight || io_uring_sq_ready(&cpu->ctx.ring))) {
 		int ret = eng_cpu_submit(cpu, false, 0);
 
-		if (ret || io_uring_cq_ready(&cpu->ring))
+		if (ret || io_uring_cq_ready(&cpu->ctx.ring))
 			return ret;
 		return eng_cpu_submit(cpu, true, wait_ns);
 	}
@@ -394,10 +266,10 @@ static int cpu_wait(struct rq_cpu *cpu, unsigned int idle_rounds)
 		return 0;
 	}
 	/* waiting for bios other workers end: sleep until one is handed back */
-	atomic_store_explicit(&cpu->sleeping, 1, memory_order_seq_cst);
+	atomic_store_explicit(&cpu->ctx.sleeping, 1, memory_order_seq_cst);
 	if (!atomic_load_explicit(&cpu->handback, memory_order_seq_cst))
-		futex_wait(&cpu->sleeping, 1, (long)(wait_ns < 1000000 ? wait_ns : 1000000));
-	atomic_store_explicit(&cpu->sleeping, 0, memory_order_relaxed);
+		rq_futex_wait(&cpu->ctx.sleeping, 1, (long)(wait_ns < 1000000 ? wait_ns : 1000000));
+	atomic_store_explicit(&cpu->ctx.sleeping, 0, memory_order_relaxed);
 	return 0;
 }
 
@@ -409,7 +281,7 @@ static void cpu_kick(struct rq_cpu *cpu)
 
 		if (!c->finished && c->inflight)
 			for (unsigned int f = 0; f < c->nr_files; f++)
-				rq_run_queue(c->files[f].q, cpu);
+				rq_run_queue(c->files[f].q, &cpu->ctx);
 	}
 }
 
@@ -532,20 +404,21 @@ void *eng_worker_main(void *arg)
 {
 	struct rq_cpu *cpu = arg;
 	struct rq_engine *e = cpu->e;
-	unsigned int idle = 0, busy = 0;
+	unsigned int idle = 0;
 
+	rq_ctx_set_current(&cpu->ctx);
 	/* the ring is made by the thread that submits to it (SINGLE_ISSUER) */
 	if (cpu->wants_ring) {
-		int ret = eng_ring_init(&cpu->ring, cpu->ring_flags);
+		int ret = eng_ring_init(&cpu->ctx.ring, cpu->ring_flags);
 
 		if (ret) {
 			fprintf(stderr, "rqlock: worker %d: cannot create an io_uring ring: %s\n",
-				cpu->id, strerror(-ret));
+				cpu->ctx.id, strerror(-ret));
 			cpu->fatal = ret;
 			atomic_store(&e->start_failed, true);
 		} else {
-			cpu->has_ring = true;
-			ret = rq_devs_ring_init(cpu, &cpu->ring, e->all_devs, e->nr_devs,
+			cpu->ctx.has_ring = true;
+			ret = rq_devs_ring_init(&cpu->ctx, &cpu->ctx.ring, e->all_devs, e->nr_devs,
 						e->ring_bufs, e->nr_ring_bufs);
 			if (ret) {
 				cpu->fatal = ret;
@@ -554,8 +427,10 @@ void *eng_worker_main(void *arg)
 		}
 	}
 	pthread_barrier_wait(&e->barrier);
-	if (atomic_load(&e->start_failed))
+	if (atomic_load(&e->start_failed)) {
+		rq_ctx_set_current(NULL);
 		return NULL;	/* every worker sees it: nobody starts */
+	}
 	getrusage(RUSAGE_THREAD, &cpu->ru_start);
 	cpu->now = rq_clock_ns();
 	for (unsigned int i = 0; i < cpu->nr_clones; i++) {
@@ -572,8 +447,8 @@ void *eng_worker_main(void *arg)
 	/*
 	 * Fill, reap, and only when a round made no progress go to the
 	 * kernel: prepared SQEs are then submitted and a completion waited
-	 * for in one io_uring_enter.  A busy round still submits once SQEs
-	 * have waited for four rounds, so nothing starves.
+	 * for in one io_uring_enter.  A busy round submits what it prepared
+	 * at its end (fio's iodepth_batch_submit=1), so nothing waits a round.
 	 */
 	/*
 	 * A mode that leaves work for other workers (cluster forwards bios
@@ -581,7 +456,8 @@ void *eng_worker_main(void *arg)
 	 * the last clone of the phase is done, not only its own.
 	 */
 	while (cpu->nr_active || cpu_has_pending(cpu) ||
-	       (e->mode->poll && atomic_load_explicit(&e->active_clones, memory_order_acquire))) {
+	       ((e->mode->flags & RQ_MODE_F_ALL_WORKERS) &&
+		atomic_load_explicit(&e->active_clones, memory_order_acquire))) {
 		unsigned int progress = 0;
 		int ret = 0;
 
@@ -610,12 +486,8 @@ void *eng_worker_main(void *arg)
 		}
 		if (progress) {
 			idle = 0;
-			if (++busy >= 1) {
-				busy = 0;
-				ret = eng_cpu_submit(cpu, false, 0);
-			}
+			ret = eng_cpu_submit(cpu, false, 0);
 		} else {
-			busy = 0;
 			if (++idle % 256 == 0)
 				cpu_kick(cpu);
 			ret = cpu_wait(cpu, idle);
@@ -626,6 +498,7 @@ void *eng_worker_main(void *arg)
 			break;
 	}
 	worker_cpu_usage(cpu);
+	rq_ctx_set_current(NULL);
 	return NULL;
 }
 

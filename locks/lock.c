@@ -143,11 +143,13 @@ void rq_locks_reset(void)
 	lk_cfg.hold_sample = HOLD_SAMPLE_DEFAULT;
 }
 
-int rq_lock_setup(const struct rq_mode_config *c)
+int rq_lock_setup(const struct rq_lock_config *c)
 {
 	const char *env = getenv("RQLOCK_LOCKSTAT_SAMPLE");
 
-	lk_cfg.type = (unsigned int)c->lock_type < RQ_LOCK_NR_TYPES ? c->lock_type : RQ_LOCK_TTAS;
+	if (lk_lock_ops_check())
+		return -EINVAL;
+	lk_cfg.type = (unsigned int)c->lock_type < rq_lock_nr_types() ? c->lock_type : RQ_LOCK_TTAS;
 	lk_cfg.lockstat = c->lockstat;
 	lk_cfg.lockdep = c->lockdep;
 	lk_cfg.nr_cpus = c->nr_cpus;
@@ -245,19 +247,8 @@ void rq_lock_init(struct rq_lock *l, const struct rq_lock_class *cls, const char
 {
 	memset(l, 0, sizeof(*l));
 	l->type = (uint8_t)lk_cfg.type;
-	l->ops = &lk_lock_ops[lk_cfg.type];
-	switch (lk_cfg.type) {
-	case RQ_LOCK_TICKET:
-		atomic_init(&l->ticket.next, 0);
-		atomic_init(&l->ticket.serving, 0);
-		break;
-	case RQ_LOCK_MCS:
-		atomic_init(&l->tail, NULL);
-		break;
-	default:
-		atomic_init(&l->word, 0);
-		break;
-	}
+	l->ops = lk_lock_ops[lk_cfg.type];
+	l->ops->init(l);
 	l->cls = cls;
 	l->class_id = class_id(cls);
 	l->owner = -1;
@@ -411,9 +402,16 @@ bool rq_lock_is_held_by(const struct rq_lock *l, int cpu)
 
 void rq_lock_assert_held_at(const struct rq_lock *l, int cpu, const char *file, int line)
 {
-	if (__builtin_expect(!rq_lock_is_held_by(l, cpu), 0)) {
+	if (__builtin_expect(cpu < 0 ? !rq_lock_is_locked(l) : !rq_lock_is_held_by(l, cpu), 0)) {
 		fprintf(stderr, "rqlock: BUG: %s:%d: cpu %d must hold %s\n", file, line, cpu, l->name);
 		abort();
 	}
+}
+
+_Thread_local int rq_lock_cpu = -1;
+
+void rq_lock_set_cpu(int cpu)
+{
+	rq_lock_cpu = cpu;
 }
 

@@ -50,8 +50,14 @@ struct rq_lock_class {
 struct rq_lock;
 struct rq_mcs_node;
 
+/*
+ * A primitive: one file of locks/ and one line in primitives.c's registry.
+ * Every hook is required (checked by rq_lock_setup()).
+ */
 struct rq_lock_ops {
 	const char *name;
+	/* Make the word(s) at the head of @l free (rq_lock_init). */
+	void (*init)(struct rq_lock *l);
 	/* One attempt; true if taken.  Else *token is what lock_slow needs. */
 	bool (*lock_fast)(struct rq_lock *l, uintptr_t *token);
 	/* Wait until taken (spin then yield, or sleep); the attempt failed. */
@@ -64,7 +70,8 @@ struct rq_lock_ops {
 	bool (*is_locked)(const struct rq_lock *l);
 };
 
-enum rq_lock_type { RQ_LOCK_TTAS = 0, RQ_LOCK_TICKET, RQ_LOCK_MCS, RQ_LOCK_MUTEX, RQ_LOCK_NR_TYPES };
+/* A primitive: its index in the registry (locks/primitives.c); the built-in ones are named here. */
+enum rq_lock_type { RQ_LOCK_TTAS = 0, RQ_LOCK_TICKET, RQ_LOCK_MCS, RQ_LOCK_MUTEX };
 
 /*
  * lockstat histograms: log-linear in clock ticks (TSC cycles, or ns where
@@ -124,17 +131,26 @@ struct rq_lock {
 
 int rq_lock_type_parse(const char *name, enum rq_lock_type *type);
 const char *rq_lock_type_name(enum rq_lock_type type);
-/* "ttas|ticket|mcs|mutex": the names, for help text */
+/* "ttas|ticket|mcs|mutex": the registry's names, for help text */
 const char *rq_lock_type_names(void);
+/* primitives in the registry (locks/primitives.c); types are 0..n-1 */
+unsigned int rq_lock_nr_types(void);
 
-struct rq_mode_config;
+/* The lock layer's configuration for a run. */
+struct rq_lock_config {
+	unsigned int nr_cpus;		/* workers; cpu ids are 0..nr_cpus-1 */
+	enum rq_lock_type lock_type;	/* the primitive every lock uses */
+	bool lockstat;
+	bool lockdep;
+	unsigned int lockstat_sample;	/* hold time on 1 in N acquisitions, 0 = 64 */
+};
+
 /*
- * Configure the lock layer for a run: primitive, lockstat, lockdep, the
- * number of workers (cpu ids 0..nr_cpus-1).  Every mode's setup calls it
- * first; locks initialised afterwards use it.  Single-threaded.  Returns 0
- * or -ENOMEM.
+ * Configure the lock layer for a run.  Every mode's setup calls it first
+ * (through rq_mode_config); locks initialised afterwards use it.
+ * Single-threaded.  Returns 0 or -ENOMEM.
  */
-int rq_lock_setup(const struct rq_mode_config *cfg);
+int rq_lock_setup(const struct rq_lock_config *cfg);
 /*
  * Every initialised lock is registered (until rq_locks_reset()), so that a
  * report can list them all whatever the mode made.
@@ -161,7 +177,24 @@ bool rq_lock_is_held_by(const struct rq_lock *l, int cpu);
 /* Held by anyone at this instant (a relaxed read: a hint unless fenced). */
 bool rq_lock_is_locked(const struct rq_lock *l);
 #define rq_lock_assert_held(l, cpu) rq_lock_assert_held_at((l), (cpu), __FILE__, __LINE__)
+/* @cpu < 0 (no current worker): asserts that somebody holds @l */
 void rq_lock_assert_held_at(const struct rq_lock *l, int cpu, const char *file, int line);
+
+/*
+ * The calling thread's cpu id, -1 outside a worker: set by the block
+ * layer's rq_ctx_set_current(), read by rq_lockdep_assert_held() where no
+ * cpu is at hand (the pool and elevator helpers), as the kernel's
+ * lockdep_assert_held() reads `current`.  One thread-local load and a
+ * compare: on in Debug and sanitizer builds (RQ_LOCK_ASSERT), compiled
+ * out otherwise.
+ */
+extern _Thread_local int rq_lock_cpu;
+void rq_lock_set_cpu(int cpu);
+#ifdef RQ_LOCK_ASSERT
+#define rq_lockdep_assert_held(l) rq_lock_assert_held_at((l), rq_lock_cpu, __FILE__, __LINE__)
+#else
+#define rq_lockdep_assert_held(l) ((void)(l))
+#endif
 
 /*
  * lockdep's verdict on the run: 0, or -EDEADLK with the first cycle's

@@ -8,11 +8,12 @@
 #define RQ_LOCKS_INTERNAL_H
 
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 
 #include "lib/alloc.h"
 #include "lib/clock.h"
-#include "queues/queue_internal.h"
+#include "locks/lock.h"
 #include "results/results.h"
 
 #define SPIN_LIMIT 128
@@ -20,6 +21,17 @@
 #define LD_MAX_CLASSES 64		/* lock classes (one bit each in an edge word) */
 #define LD_MAX_HELD 16			/* locks one worker may hold at once (lockdep) */
 #define HOLD_SAMPLE_DEFAULT 64
+
+/* Spin then yield: call once per failed look at the lock. */
+static inline void spin_wait(unsigned int *spins)
+{
+	if (++*spins >= SPIN_LIMIT) {
+		*spins = 0;
+		sched_yield();
+	} else {
+		cpu_relax();
+	}
+}
 
 /* the run's configuration (rq_lock_setup) */
 struct lk_cfg {
@@ -78,7 +90,9 @@ extern unsigned int lk_ld_cycles;
 extern char lk_ld_msg[1024];
 extern struct rq_lockstat_class *lk_rep_classes;
 extern struct rq_lockdep_edge *lk_rep_edges;
-extern const struct rq_lock_ops lk_lock_ops[RQ_LOCK_NR_TYPES];
+extern const struct rq_lock_ops *const lk_lock_ops[];
+/* primitives.c: every registered primitive has every hook; 0 or -EINVAL */
+int lk_lock_ops_check(void);
 
 /* lock.c */
 double lk_clock_rate(uint64_t *elapsed_ns);

@@ -2,12 +2,15 @@
 /*
  * queue.h - bios, requests, request queues, lock modes and lock primitives.
  *
- * This is the queues/ folder's one interface header.  The engine builds
- * bios and hands them to rq_submit_bio(); a lock mode (struct
- * rq_queue_mode_ops) turns them into requests, queues and merges them in an
- * elevator and dispatches them to the device's queue_rq(); the engine reaps
- * the device's completions and calls rq_end_request(), which ends every bio
- * of the request through rq_bio_endio() (provided by the engine).
+ * This is the queues/ folder's interface for the engine (devices use
+ * queues/driver.h).  The engine builds bios, sets their end_io, and hands
+ * them to rq_submit_bio(); a lock mode (struct rq_queue_mode_ops) turns
+ * them into requests, queues and merges them in an elevator and dispatches
+ * them to the device's queue_rq(); each worker's per-CPU context (struct
+ * rq_ctx, embedded in the engine's worker) collects the completions and
+ * rq_ctx_reap() ends them: rq_end_request(), then every bio of the request
+ * through bio->end_io, the one call back up, through a pointer the
+ * submitter set (as the kernel's bi_end_io).
  *
  * Which lock protects what is written beside each field; functions that
  * need a lock assert it with rq_lock_assert_held().  The modes (each
@@ -24,15 +27,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <liburing.h>
 #include <sys/uio.h>
 
 #include "lib/compiler.h"
 #include "locks/lock.h"
 
-struct rq_cpu;
+struct rq_ctx;
 struct rq_dev;
 struct rq_hw_queue;
-
 
 /* Backpressure from a device's queue_rq (fio's fio_q_status). */
 enum rq_q_status {
@@ -43,20 +46,28 @@ enum rq_q_status {
 
 enum rq_op { RQ_OP_READ = 0, RQ_OP_WRITE = 1 };
 
+struct rq_bio;
 /*
- * A bio: one I/O as a job clone issued it.  Owned by its clone until
- * rq_submit_bio(), by the queue until rq_bio_endio(), then by the clone
- * again (handed back to the owner's worker if another worker ended it).
+ * A bio's completion, set by its submitter: called once per bio by the
+ * worker whose context @ctx ended it (any worker), no lock held, with
+ * bio->error set.  The bio belongs to the submitter again from the call.
+ */
+typedef void rq_bio_end_io_t(struct rq_ctx *ctx, struct rq_bio *bio);
+
+/*
+ * A bio: one I/O as a job clone issued it.  Owned by its submitter until
+ * rq_submit_bio(), by the queue until rq_bio_endio(), then by the
+ * submitter again.
  */
 struct rq_bio {
 	uint64_t offset;		/* bytes */
 	uint32_t len;			/* bytes */
 	uint8_t op;			/* enum rq_op */
-	int16_t owner_cpu;		/* worker the owning clone lives on */
 	int32_t error;			/* 0 or -errno, set at end */
 	void *buf;
-	void *owner;			/* the job clone (opaque here) */
-	void *owner_priv;		/* the clone's per-bio data (its file) */
+	rq_bio_end_io_t *end_io;	/* the submitter's completion (required) */
+	void *private;			/* the submitter's: the job clone */
+	void *owner_priv;		/* the submitter's per-bio data (the clone's file) */
 	uint64_t start_ns;		/* built */
 	uint64_t issue_ns;		/* accepted by rq_submit_bio */
 	uint64_t done_ns;		/* ended */
@@ -85,7 +96,7 @@ struct rq_request {
 	struct rq_bio *bio, *biotail;
 	struct rq_request *prev, *next;	/* elevator list / free list */
 	void *dev_priv;			/* for the device while dispatched */
-	uint64_t done_at;		/* rq_cpu_complete_after(): when, in ns */
+	uint64_t done_at;		/* rq_ctx_complete_after(): when, in ns */
 	int32_t res;			/* device result: bytes or -errno */
 	int32_t submit_cpu;		/* mq: the worker whose software queue it came from */
 	struct rq_hw_queue *hctx;	/* mq: the hardware queue whose tag it holds */
@@ -149,6 +160,8 @@ struct rq_mode_config {
 	bool lockstat;
 	bool lockdep;
 	unsigned int lockstat_sample;	/* hold time on 1 in N acquisitions, 0 = 64 */
+	/* the workers' contexts by id (nr_cpus of them), for modes that wake one */
+	struct rq_ctx *const *ctxs;
 };
 
 /*
@@ -195,23 +208,25 @@ struct rq_queue_mode_ops {
 	void (*report)(const struct rq_queue *q, struct rq_mode_queue_report *out);
 	/* report_run (optional): the mode's run-wide facts, after the run. */
 	void (*report_run)(struct rq_mode_report *out);
-	int (*submit_bio)(struct rq_queue *q, struct rq_cpu *cpu, struct rq_bio *bio);
-	void (*end_request)(struct rq_queue *q, struct rq_cpu *cpu, struct rq_request *rq, int error);
-	void (*run_queue)(struct rq_queue *q, struct rq_cpu *cpu);
+	int (*submit_bio)(struct rq_queue *q, struct rq_ctx *cpu, struct rq_bio *bio);
+	void (*end_request)(struct rq_queue *q, struct rq_ctx *cpu, struct rq_request *rq, int error);
+	void (*run_queue)(struct rq_queue *q, struct rq_ctx *cpu);
 	/*
 	 * poll (optional): called by every worker once per loop round, no
 	 * lock held; does work other workers left for this one (cluster:
 	 * forwarded bios).  Returns the number of items handled.  A mode
-	 * that leaves work for a worker calls rq_cpu_wake() on it.
+	 * that leaves work for a worker calls rq_ctx_wake() on it.
 	 */
-	unsigned int (*poll)(struct rq_cpu *cpu);
+	unsigned int (*poll)(struct rq_ctx *cpu);
 	/* pending (optional): has @cpu work waiting in the mode?  No lock held. */
-	bool (*pending)(struct rq_cpu *cpu);
+	bool (*pending)(struct rq_ctx *cpu);
 };
 
 const struct rq_queue_mode_ops *rq_queue_mode_find(const char *name);
-/* "global|per-queue": the names, for help text */
+/* "global|per-queue|...": the registry's names, for help text */
 const char *rq_queue_mode_names(void);
+/* The registry's @i-th mode (its name and help), NULL past the last. */
+const struct rq_queue_mode_ops *rq_queue_mode_at(unsigned int i);
 /* Check every registered mode has its required hooks; -EINVAL naming it. */
 int rq_queue_modes_check(char *msg, size_t len);
 
@@ -230,17 +245,17 @@ void rq_queue_exit(struct rq_queue *q);
  */
 int rq_queue_check_idle(struct rq_queue *q, char *msg, size_t len);
 
-static inline int rq_submit_bio(struct rq_queue *q, struct rq_cpu *cpu, struct rq_bio *bio)
+static inline int rq_submit_bio(struct rq_queue *q, struct rq_ctx *cpu, struct rq_bio *bio)
 {
 	return q->mode->submit_bio(q, cpu, bio);
 }
 
-static inline void rq_end_request(struct rq_request *rq, struct rq_cpu *cpu, int error)
+static inline void rq_end_request(struct rq_request *rq, struct rq_ctx *cpu, int error)
 {
 	rq->q->mode->end_request(rq->q, cpu, rq, error);
 }
 
-static inline void rq_run_queue(struct rq_queue *q, struct rq_cpu *cpu)
+static inline void rq_run_queue(struct rq_queue *q, struct rq_ctx *cpu)
 {
 	q->mode->run_queue(q, cpu);
 }
@@ -248,13 +263,70 @@ static inline void rq_run_queue(struct rq_queue *q, struct rq_cpu *cpu)
 /* The global lock mode's io_request_lock (for reports). */
 extern struct rq_lock rq_io_request_lock;
 
-/* Provided by the engine: a bio has ended (any worker may call it). */
-void rq_bio_endio(struct rq_cpu *cpu, struct rq_bio *bio, int error);
-/* Provided by the engine: the calling worker's id. */
-int rq_cpu_id(const struct rq_cpu *cpu);
-/* Provided by the engine: wake worker @id if it sleeps (work was left for it). */
-void rq_cpu_wake(int id);
-/* Provided by the engine: the clock (ns, the same on every worker), read now. */
-uint64_t rq_cpu_now(const struct rq_cpu *cpu);
+/*
+ * The per-CPU context: one per worker, embedded by the engine in its
+ * worker (container_of) and set up with rq_ctx_init().  Lock modes and
+ * devices get it on every call; only its own worker touches it, except
+ * `sleeping` (rq_ctx_wake()).  What a device completes lands here and
+ * rq_ctx_reap() ends it on the worker's next round.
+ */
+struct rq_ctx {
+	int id;				/* 0..nr_cpus-1: the lock layer's cpu id */
+	bool has_ring;			/* ring is set up (the owner's choice) */
+	unsigned int ring_inflight;	/* SQEs submitted, CQEs not reaped */
+	/* rq_ctx_complete(): requests to end on the next reap, in order */
+	struct rq_request *done_head, *done_tail;
+	/* rq_ctx_complete_after(): sorted by done_at */
+	struct rq_request *timer_head, *timer_tail;
+	/* set by the owner before the run: what rq_ctx_reap() polls */
+	const struct rq_queue_mode_ops *mode;
+	struct rq_dev *const *polled;	/* devices with a poll hook */
+	unsigned int nr_polled;
+	/* fixed buffers registered on the ring (rq_devs_ring_init), by address */
+	struct iovec *bufs;
+	unsigned int nr_bufs;
+	_Atomic uint32_t sleeping;	/* futex word: the owner sleeps in its wait */
+	struct io_uring ring;		/* the worker's ring, when has_ring */
+};
+
+/* Zero @ctx and give it worker id @id. */
+void rq_ctx_init(struct rq_ctx *ctx, int id);
+/*
+ * The calling thread runs @ctx (NULL: none): what rq_current and the lock
+ * assertions read, as the kernel's `current`.
+ */
+void rq_ctx_set_current(struct rq_ctx *ctx);
+extern _Thread_local struct rq_ctx *rq_current;
+/*
+ * End what has completed for @ctx: up to @max_cqes CQEs of its ring (the
+ * device's cqe_res() turns each into the request's result), its
+ * rq_ctx_complete() list, its timers due at @now, its polled devices and
+ * the mode's poll().  Each request goes through rq_end_request(), each bio
+ * to its end_io.  Returns the number of completions handled.
+ */
+unsigned int rq_ctx_reap(struct rq_ctx *ctx, uint64_t now, unsigned int max_cqes);
+/* Completions @ctx is owed that a sleeping worker would not see on its ring. */
+bool rq_ctx_polled_pending(struct rq_ctx *ctx);
+/* Anything in flight or waiting for @ctx: its ring, lists, timers, polled work. */
+bool rq_ctx_pending(struct rq_ctx *ctx);
+/* When @ctx's next timer is due (ns), UINT64_MAX when none. */
+static inline uint64_t rq_ctx_next_timer(const struct rq_ctx *ctx)
+{
+	return ctx->timer_head ? ctx->timer_head->done_at : UINT64_MAX;
+}
+/* Wake @ctx's worker if it sleeps (work was left for it); any thread. */
+void rq_ctx_wake(struct rq_ctx *ctx);
+
+static inline int rq_ctx_id(const struct rq_ctx *ctx)
+{
+	return ctx->id;
+}
+
+/* End @bio with @error: its submitter's end_io runs now, on @ctx's worker. */
+static inline void rq_bio_endio(struct rq_ctx *ctx, struct rq_bio *bio, int error)
+{
+	bio->error = error;
+	bio->end_io(ctx, bio);
+}
 
 #endif /* RQ_QUEUE_H */
