@@ -26,7 +26,7 @@
 #include <time.h>
 
 #include "devices/dev_internal.h"
-#include "engine/job.h"
+#include "lib/alloc.h"
 
 struct aio_cpu {
 	io_context_t ctx;
@@ -47,7 +47,7 @@ struct aio_dev {
 
 static bool aio_probe(const struct rq_dev_open *o)
 {
-	return o->ioengine == RQ_IOENGINE_LIBAIO && o->spec[0] != '@';
+	return o->ioengine == RQ_DEV_ENGINE_LIBAIO && o->spec[0] != '@';
 }
 
 static void aio_free(struct aio_dev *a)
@@ -82,10 +82,9 @@ static int aio_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
 	dev->priv = a;
 	a->nr_cpus = o->nr_cpus ? o->nr_cpus : 1;
 	a->per_cpu = dev->depth;
-	a->cpus = aligned_alloc(RQ_CACHELINE, sizeof(*a->cpus) * a->nr_cpus);
+	a->cpus = rq_zalloc_lines(sizeof(*a->cpus) * a->nr_cpus);
 	if (!a->cpus)
 		return -ENOMEM;
-	memset(a->cpus, 0, sizeof(*a->cpus) * a->nr_cpus);
 	for (unsigned int i = 0; i < a->nr_cpus; i++) {
 		struct aio_cpu *c = &a->cpus[i];
 
@@ -118,10 +117,10 @@ static void aio_close(struct rq_dev *dev)
 	dev->priv = NULL;
 }
 
-static int aio_queue_rq(struct rq_dev *dev, struct rq_cpu *cpu, struct rq_request *rq)
+static int aio_queue_rq(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_request *rq)
 {
 	struct aio_dev *a = dev->priv;
-	int id = rq_cpu_id(cpu);
+	int id = rq_ctx_id(cpu);
 	struct aio_cpu *c;
 	struct iocb *cb;
 
@@ -149,7 +148,7 @@ static int aio_queue_rq(struct rq_dev *dev, struct rq_cpu *cpu, struct rq_reques
 	return RQ_Q_QUEUED;
 }
 
-static void end_one(struct aio_cpu *c, struct iocb *cb, struct rq_cpu *cpu, long res)
+static void end_one(struct aio_cpu *c, struct iocb *cb, struct rq_ctx *cpu, long res)
 {
 	struct rq_request *rq = cb->data;
 
@@ -158,10 +157,10 @@ static void end_one(struct aio_cpu *c, struct iocb *cb, struct rq_cpu *cpu, long
 	rq_end_request(rq, cpu, 0);
 }
 
-static int aio_poll(struct rq_dev *dev, struct rq_cpu *cpu)
+static int aio_poll(struct rq_dev *dev, struct rq_ctx *cpu)
 {
 	struct aio_dev *a = dev->priv;
-	int id = rq_cpu_id(cpu), n = 0;
+	int id = rq_ctx_id(cpu), n = 0;
 	struct aio_cpu *c;
 
 	if (id < 0 || (unsigned int)id >= a->nr_cpus)
@@ -198,10 +197,10 @@ static int aio_poll(struct rq_dev *dev, struct rq_cpu *cpu)
 	return n;
 }
 
-static bool aio_pending(struct rq_dev *dev, struct rq_cpu *cpu)
+static bool aio_pending(struct rq_dev *dev, struct rq_ctx *cpu)
 {
 	const struct aio_dev *a = dev->priv;
-	int id = rq_cpu_id(cpu);
+	int id = rq_ctx_id(cpu);
 
 	if (id < 0 || (unsigned int)id >= a->nr_cpus)
 		return false;

@@ -44,14 +44,6 @@ int rq_open_excl(const char *path, int flags)
 	}
 }
 
-uint64_t rq_dev_clock_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* ---- sysfs -------------------------------------------------------------- */
 
 int rq_sysfs_read(const char *dir, const char *file, char *buf, size_t len)

@@ -111,9 +111,6 @@ void rq_store_close(struct rq_store *s);
 /* Move @rq's data: returns rq->len or -errno. */
 int rq_store_rw(struct rq_store *s, const struct rq_request *rq);
 
-/* ---- time ---- */
-uint64_t rq_dev_clock_ns(void);
-
 /* open(2), waiting up to a second for a just-released exclusive claim */
 int rq_open_excl(const char *path, int flags);
 

@@ -61,6 +61,7 @@ int rq_dev_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
 {
 	memset(dev, 0, sizeof(*dev));
 	dev->fd = -1;
+	dev->nr_hw_queues = 1;
 	snprintf(dev->name, sizeof(dev->name), "%s", o->spec);
 	for (size_t i = 0; i < NR_DEVS; i++) {
 		if (devs[i]->probe(o)) {
@@ -70,8 +71,8 @@ int rq_dev_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
 		}
 	}
 	if (o->spec[0] == '@')
-		fprintf(err, "%s: %s: unknown built-in device (known: @null, @ram, @floppy, @hdd, @fault)\n",
-			o->where, o->spec);
+		fprintf(err, "%s: %s: unknown built-in device (known: %s)\n", o->where, o->spec,
+			rq_dev_builtin_names());
 	else
 		fprintf(err, "%s: %s: no such device or file\n", o->where, o->spec);
 	return -ENODEV;
@@ -90,6 +91,22 @@ void rq_dev_close(struct rq_dev *dev)
 		close(dev->fd);
 	dev->fd = -1;
 	dev->ops = NULL;
+}
+
+/* "@null, @ram, ...": the built-in kinds, in the registry's order */
+const char *rq_dev_builtin_names(void)
+{
+	static char names[256];
+
+	if (!names[0]) {
+		size_t n = 0;
+
+		for (size_t i = 0; i < NR_DEVS; i++)
+			if (devs[i]->builtin && n < sizeof(names))
+				n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s", n ? ", " : "",
+						      devs[i]->builtin);
+	}
+	return names;
 }
 
 const char *rq_dev_kind(const struct rq_dev *dev)
@@ -215,19 +232,11 @@ const char *rq_dev_registered_name(const struct rq_dev *dev)
 /* ---- registered files and buffers ------------------------------------ */
 
 /*
- * One entry per worker (index rq_cpu_id), written and read only by that
- * worker: in rq_devs_ring_init() before the run's barrier, in queue_rq()
- * during the run.  Workers past RQ_DEV_MAX_CPUS register nothing.
+ * The buffers registered on a worker's ring live in its context
+ * (ctx->bufs, sorted by address), written and read only by that worker:
+ * in rq_devs_ring_init() before the run's barrier, in queue_rq() during
+ * the run.
  */
-#define RQ_DEV_MAX_CPUS 1024
-
-struct ring_reg {
-	struct iovec *bufs;		/* registered, sorted by address; NULL = none */
-	unsigned int nr_bufs;
-};
-
-static struct ring_reg ring_regs[RQ_DEV_MAX_CPUS];
-
 static int iov_cmp(const void *a, const void *b)
 {
 	const struct iovec *x = a, *y = b;
@@ -236,19 +245,12 @@ static int iov_cmp(const void *a, const void *b)
 	       (uintptr_t)x->iov_base > (uintptr_t)y->iov_base;
 }
 
-int rq_devs_ring_init(struct rq_cpu *cpu, struct io_uring *ring, struct rq_dev *const *devs_in,
+int rq_devs_ring_init(struct rq_ctx *ctx, struct io_uring *ring, struct rq_dev *const *devs_in,
 		      unsigned int nr_devs, const struct iovec *bufs, unsigned int nr_bufs)
 {
-	int id = rq_cpu_id(cpu);
-	struct ring_reg *r;
 	bool want = false, files = false;
 
-	if (id < 0 || id >= RQ_DEV_MAX_CPUS)
-		return 0;
-	r = &ring_regs[id];
-	free(r->bufs);
-	r->bufs = NULL;
-	r->nr_bufs = 0;
+	rq_devs_ring_exit(ctx);
 	for (unsigned int i = 0; i < nr_devs; i++)
 		want |= devs_in[i]->ops->ring_init != NULL;
 	if (!want)
@@ -256,16 +258,16 @@ int rq_devs_ring_init(struct rq_cpu *cpu, struct io_uring *ring, struct rq_dev *
 	/* A file table with a slot per device: the kernel may refuse it (< 5.19). */
 	files = io_uring_register_files_sparse(ring, nr_devs) == 0;
 	if (bufs && nr_bufs) {
-		r->bufs = malloc(sizeof(*r->bufs) * nr_bufs);
-		if (!r->bufs)
+		ctx->bufs = malloc(sizeof(*ctx->bufs) * nr_bufs);
+		if (!ctx->bufs)
 			return -ENOMEM;
-		memcpy(r->bufs, bufs, sizeof(*r->bufs) * nr_bufs);
-		qsort(r->bufs, nr_bufs, sizeof(*r->bufs), iov_cmp);
-		if (io_uring_register_buffers(ring, r->bufs, nr_bufs)) {
-			free(r->bufs);
-			r->bufs = NULL;
+		memcpy(ctx->bufs, bufs, sizeof(*ctx->bufs) * nr_bufs);
+		qsort(ctx->bufs, nr_bufs, sizeof(*ctx->bufs), iov_cmp);
+		if (io_uring_register_buffers(ring, ctx->bufs, nr_bufs)) {
+			free(ctx->bufs);
+			ctx->bufs = NULL;
 		} else {
-			r->nr_bufs = nr_bufs;
+			ctx->nr_bufs = nr_bufs;
 		}
 	}
 	for (unsigned int i = 0; i < nr_devs; i++) {
@@ -274,42 +276,32 @@ int rq_devs_ring_init(struct rq_cpu *cpu, struct io_uring *ring, struct rq_dev *
 		if (!dev->ops->ring_init)
 			continue;
 		/* a slot of ~0u: no file table on this ring */
-		dev->ops->ring_init(dev, cpu, ring, files ? i : ~0u);
+		dev->ops->ring_init(dev, ctx, ring, files ? i : ~0u);
 		atomic_fetch_or_explicit(&dev->registered,
-					 RQ_DEV_REG_PROBED | (r->bufs ? RQ_DEV_REG_BUFS : 0) |
-					 (bufs && nr_bufs && !r->bufs ? RQ_DEV_REG_FALLBACK : 0),
+					 RQ_DEV_REG_PROBED | (ctx->bufs ? RQ_DEV_REG_BUFS : 0) |
+					 (bufs && nr_bufs && !ctx->bufs ? RQ_DEV_REG_FALLBACK : 0),
 					 memory_order_relaxed);
 	}
 	return 0;
 }
 
-void rq_devs_ring_exit(struct rq_cpu *cpu)
+void rq_devs_ring_exit(struct rq_ctx *ctx)
 {
-	int id = rq_cpu_id(cpu);
-
-	if (id < 0 || id >= RQ_DEV_MAX_CPUS)
-		return;
-	free(ring_regs[id].bufs);
-	ring_regs[id].bufs = NULL;
-	ring_regs[id].nr_bufs = 0;
+	free(ctx->bufs);
+	ctx->bufs = NULL;
+	ctx->nr_bufs = 0;
 }
 
-int rq_ring_buf_index(const struct rq_cpu *cpu, const void *buf, size_t len)
+int rq_ring_buf_index(const struct rq_ctx *ctx, const void *buf, size_t len)
 {
-	int id = rq_cpu_id(cpu);
-	const struct ring_reg *r;
 	uintptr_t a = (uintptr_t)buf;
-	unsigned int lo = 0, hi;
+	unsigned int lo = 0, hi = ctx->nr_bufs;
 
-	if (id < 0 || id >= RQ_DEV_MAX_CPUS)
-		return -1;
-	r = &ring_regs[id];
-	hi = r->nr_bufs;
 	/* the last region starting at or below buf */
 	while (lo < hi) {
 		unsigned int mid = lo + (hi - lo) / 2;
 
-		if ((uintptr_t)r->bufs[mid].iov_base <= a)
+		if ((uintptr_t)ctx->bufs[mid].iov_base <= a)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -317,7 +309,7 @@ int rq_ring_buf_index(const struct rq_cpu *cpu, const void *buf, size_t len)
 	if (!lo)
 		return -1;
 	lo--;
-	if (a + len > (uintptr_t)r->bufs[lo].iov_base + r->bufs[lo].iov_len)
+	if (a + len > (uintptr_t)ctx->bufs[lo].iov_base + ctx->bufs[lo].iov_len)
 		return -1;
 	return (int)lo;
 }

@@ -18,11 +18,8 @@
  * stores: store.c; `rqlock devices`: discover.c.
  *
  * queue_rq() is called by the lock mode with the queue's dispatch lock
- * held, on the dispatching worker.  A device completes a request by
- * calling rq_cpu_complete() (now, from the reap loop) or
- * rq_cpu_complete_after() (a timer), or by putting an SQE with
- * user_data = the request on the worker's io_uring ring; the engine
- * reaps it and calls rq_end_request().
+ * held, on the dispatching worker's context; how a device completes a
+ * request is in queues/driver.h, the one block-layer header drivers use.
  */
 #ifndef RQ_DEVICE_H
 #define RQ_DEVICE_H
@@ -33,7 +30,7 @@
 #include <stdio.h>
 #include <sys/uio.h>
 
-#include "queues/queue.h"
+#include "queues/driver.h"
 
 struct io_uring;
 
@@ -65,7 +62,7 @@ struct rq_dev_open {
 	bool direct;			/* O_DIRECT */
 	bool allow_mounted_write;
 	const char *where;		/* "file:line" of the first job naming it */
-	int ioengine;			/* enum rq_ioengine of the jobs naming it */
+	int ioengine;			/* enum rq_dev_engine of the jobs naming it */
 	unsigned int nr_cpus;		/* workers that may dispatch to it */
 };
 
@@ -83,9 +80,11 @@ struct rq_dev {
 	uint32_t depth;			/* queue depth the queue allows in flight */
 	uint32_t max_bytes;		/* largest request */
 	/*
-	 * Hardware queues the device has: 0 = any number (the mode decides),
-	 * 1 = a single-queue device (floppy, hdd models) whose mq modes must
-	 * use one hardware queue.
+	 * Hardware queues the device has, what mq uses unless --hw-queues
+	 * says otherwise (never more than the workers): rq_dev_open() sets 1
+	 * before open (one dispatch state, as a disk's or a ring's file);
+	 * a device with no shared dispatch state (null, ram) sets 0: one per
+	 * worker.
 	 */
 	uint32_t nr_hw_queues;
 	/*
@@ -110,6 +109,10 @@ struct rq_dev {
  *    I/O (a file device lays out its file here).  Returns 0 or -errno
  *    after printing one line to @err.
  *  - close (required).
+ *  - attach (optional): called by rq_queue_init() once the run's lock
+ *    layer is configured (after open and prepare), single-threaded: a
+ *    device's own locks are initialised here, so that lockstat and
+ *    lockdep count them with the run's.  Returns 0 or -errno.
  *  - queue_rq (required): called with the queue's dispatch lock held;
  *    returns enum rq_q_status.  On RQ_Q_DONE the caller ends the request
  *    with rq->error already set.  In the legacy modes that lock is the
@@ -120,21 +123,24 @@ struct rq_dev {
  */
 struct rq_dev_ops {
 	const char *name;
+	/* a built-in kind's spec prefix ("@null"), listed in errors; NULL for paths */
+	const char *builtin;
 	unsigned int flags;
 	bool (*probe)(const struct rq_dev_open *o);
 	int (*open)(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err);
 	int (*prepare)(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err);
 	void (*close)(struct rq_dev *dev);
-	int (*queue_rq)(struct rq_dev *dev, struct rq_cpu *cpu, struct rq_request *rq);
+	int (*attach)(struct rq_dev *dev, struct rq_queue *q);
+	int (*queue_rq)(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_request *rq);
 	/*
 	 * poll (optional): reap completions that do not come through the
 	 * worker's io_uring ring (libaio), calling rq_end_request() for each;
 	 * called by every worker once per loop round, no lock held.  Returns
 	 * the number reaped.
 	 */
-	int (*poll)(struct rq_dev *dev, struct rq_cpu *cpu);
+	int (*poll)(struct rq_dev *dev, struct rq_ctx *cpu);
 	/* pending (optional): requests @cpu dispatched that poll has not reaped */
-	bool (*pending)(struct rq_dev *dev, struct rq_cpu *cpu);
+	bool (*pending)(struct rq_dev *dev, struct rq_ctx *cpu);
 	/*
 	 * cqe_res (optional): turn the CQE result of one of this device's
 	 * SQEs into the request's result, bytes done or -errno.  Called by
@@ -153,7 +159,7 @@ struct rq_dev_ops {
 	 * anything the kernel refuses falls back to plain I/O silently
 	 * (recorded in dev->registered).  Returns 0; nothing here fails a run.
 	 */
-	int (*ring_init)(struct rq_dev *dev, struct rq_cpu *cpu, struct io_uring *ring,
+	int (*ring_init)(struct rq_dev *dev, struct rq_ctx *cpu, struct io_uring *ring,
 			 unsigned int slot);
 };
 
@@ -163,6 +169,8 @@ int rq_dev_prepare(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err);
 void rq_dev_close(struct rq_dev *dev);
 int rq_devs_check(char *msg, size_t len);
 const char *rq_dev_kind(const struct rq_dev *dev);
+/* "@null, @ram, ...": the registry's built-in kinds, for messages and help */
+const char *rq_dev_builtin_names(void);
 
 /* What dev->registered says, for reports: "none", "files", "files+buffers", ... */
 const char *rq_dev_registered_name(const struct rq_dev *dev);
@@ -177,11 +185,11 @@ const char *rq_dev_registered_name(const struct rq_dev *dev);
  * Returns 0, or -ENOMEM.  rq_devs_ring_exit() forgets a worker's ring
  * (call it before io_uring_queue_exit()).
  */
-int rq_devs_ring_init(struct rq_cpu *cpu, struct io_uring *ring, struct rq_dev *const *devs,
+int rq_devs_ring_init(struct rq_ctx *cpu, struct io_uring *ring, struct rq_dev *const *devs,
 		      unsigned int nr_devs, const struct iovec *bufs, unsigned int nr_bufs);
-void rq_devs_ring_exit(struct rq_cpu *cpu);
+void rq_devs_ring_exit(struct rq_ctx *cpu);
 /* The fixed-buffer index holding [@buf, @buf + @len) on @cpu's ring, or -1. */
-int rq_ring_buf_index(const struct rq_cpu *cpu, const void *buf, size_t len);
+int rq_ring_buf_index(const struct rq_ctx *cpu, const void *buf, size_t len);
 
 /*
  * `rqlock devices [--json]`: block devices from sysfs and NVMe
@@ -199,12 +207,5 @@ struct rq_dev_opt {
 	size_t str_len;			/* ... up to str_len - 1 bytes */
 };
 int rq_dev_parse_opts(const char *spec, const char *opts, struct rq_dev_opt *tab, int nr, FILE *err);
-
-/* Services the engine provides to devices (engine/engine.c). */
-struct io_uring *rq_cpu_ring(struct rq_cpu *cpu);
-/* The request completes on @cpu's next reap, with @res bytes or -errno. */
-void rq_cpu_complete(struct rq_cpu *cpu, struct rq_request *rq, int res);
-/* ... after @delay_ns. Requests with the same delay complete in order. */
-void rq_cpu_complete_after(struct rq_cpu *cpu, struct rq_request *rq, int res, uint64_t delay_ns);
 
 #endif /* RQ_DEVICE_H */

@@ -27,7 +27,6 @@
 #include <string.h>
 
 #include "devices/device.h"
-#include "engine/job.h"
 
 struct fault {
 	struct rq_dev inner;
@@ -147,7 +146,7 @@ static bool every(uint64_t n, uint64_t k)
 	return k && n % k == 0;
 }
 
-static int fault_queue_rq(struct rq_dev *dev, struct rq_cpu *cpu, struct rq_request *rq)
+static int fault_queue_rq(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_request *rq)
 {
 	struct fault *f = dev->priv;
 	uint64_t n;
@@ -175,20 +174,20 @@ static int fault_queue_rq(struct rq_dev *dev, struct rq_cpu *cpu, struct rq_requ
 	}
 	st = f->inner.ops->queue_rq(&f->inner, cpu, rq);
 	if (st == RQ_Q_DONE && f->delay_us) {
-		rq_cpu_complete_after(cpu, rq, rq->res, f->delay_us * 1000);
+		rq_ctx_complete_after(cpu, rq, rq->res, f->delay_us * 1000);
 		return RQ_Q_QUEUED;
 	}
 	return st;
 }
 
-static int fault_poll(struct rq_dev *dev, struct rq_cpu *cpu)
+static int fault_poll(struct rq_dev *dev, struct rq_ctx *cpu)
 {
 	struct fault *f = dev->priv;
 
 	return f->inner.ops->poll ? f->inner.ops->poll(&f->inner, cpu) : 0;
 }
 
-static bool fault_pending(struct rq_dev *dev, struct rq_cpu *cpu)
+static bool fault_pending(struct rq_dev *dev, struct rq_ctx *cpu)
 {
 	struct fault *f = dev->priv;
 
@@ -202,19 +201,28 @@ static int fault_cqe_res(struct rq_request *rq, int res)
 	return f->inner.ops->cqe_res ? f->inner.ops->cqe_res(rq, res) : res;
 }
 
-static int fault_ring_init(struct rq_dev *dev, struct rq_cpu *cpu, struct io_uring *ring, unsigned int slot)
+static int fault_ring_init(struct rq_dev *dev, struct rq_ctx *cpu, struct io_uring *ring, unsigned int slot)
 {
 	struct fault *f = dev->priv;
 
 	return f->inner.ops->ring_init ? f->inner.ops->ring_init(&f->inner, cpu, ring, slot) : 0;
 }
 
+static int fault_attach(struct rq_dev *dev, struct rq_queue *q)
+{
+	struct fault *f = dev->priv;
+
+	return f->inner.ops->attach ? f->inner.ops->attach(&f->inner, q) : 0;
+}
+
 const struct rq_dev_ops rq_dev_fault = {
 	.name = "fault",
+	.builtin = "@fault",
 	.probe = fault_probe,
 	.open = fault_open,
 	.prepare = fault_prepare,
 	.close = fault_close,
+	.attach = fault_attach,
 	.queue_rq = fault_queue_rq,
 	.poll = fault_poll,
 	.pending = fault_pending,

@@ -57,7 +57,7 @@
  *   start = max(now, busy_until); done = start + seek + rotation + transfer;
  *   busy_until = done.
  * The request ends at `done` through the dispatching worker's timer
- * (rq_cpu_complete_after), not by a sleeping worker.  Spin-up, motor-off
+ * (rq_ctx_complete_after), not by a sleeping worker.  Spin-up, motor-off
  * and retries are not modelled.
  *
  * hold_us: the 2.4 drivers did real work inside request_fn, under
@@ -69,10 +69,12 @@
  *
  * Locking: the model state (head position, where the last request ended,
  * busy_until) is updated in queue_rq, under the queue's dispatch lock in
- * the legacy modes; the model also takes its own tiny lock around those
+ * the legacy modes; the model also takes its own lock (md->lock, class
+ * "model_lock", an rq_lock that lockstat and lockdep see) around those
  * few loads and stores (never contended there) so that a mode dispatching
  * from several hardware queues stays correct; nr_hw_queues = 1 asks such
- * modes for one.  Data moves under the dispatch lock only (memcpy or
+ * modes for one.  Its order: inside the dispatch lock (queue_lock,
+ * io_request_lock or an hctx lock), nothing taken inside it.  Data moves under the dispatch lock only (memcpy or
  * pread/pwrite), before the timer is armed.
  */
 #include <errno.h>
@@ -82,14 +84,7 @@
 #include <string.h>
 
 #include "devices/dev_internal.h"
-
-#if defined(__x86_64__) || defined(__i386__)
-#define cpu_relax() __builtin_ia32_pause()
-#elif defined(__aarch64__)
-#define cpu_relax() __asm__ __volatile__("yield")
-#else
-#define cpu_relax() do { } while (0)
-#endif
+#include "lib/clock.h"
 
 enum model_kind { MODEL_FLOPPY, MODEL_HDD };
 
@@ -120,7 +115,7 @@ struct model_timing {
 
 struct model_dev {
 	struct model_geom g;
-	atomic_flag lock;		/* around st: see the header comment */
+	struct rq_lock lock;		/* protects st and served: see the header comment */
 	struct model_state st;
 	struct rq_store store;
 	uint64_t served;
@@ -309,7 +304,6 @@ static int model_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err
 		return -ENOMEM;
 	md->store.fd = -1;
 	dev->priv = md;
-	atomic_flag_clear(&md->lock);
 	why = model_geom_init(kind, &m, o->min_size, &md->g);
 	if (why) {
 		fprintf(err, "%s: device '%s': %s\n", o->where, o->spec, why);
@@ -376,49 +370,61 @@ static void model_hold(uint64_t ns)
 
 	if (!ns)
 		return;
-	until = rq_dev_clock_ns() + ns;
-	while (rq_dev_clock_ns() < until)
+	until = rq_clock_ns() + ns;
+	while (rq_clock_ns() < until)
 		cpu_relax();
 }
 
-static int model_queue_rq(struct rq_dev *dev, struct rq_cpu *cpu, struct rq_request *rq)
+static const struct rq_lock_class model_lock_class = { .name = "model_lock" };
+
+/* The run's lock layer is configured now: the model's lock joins it. */
+static int model_attach(struct rq_dev *dev, struct rq_queue *q)
+{
+	struct model_dev *md = dev->priv;
+
+	(void)q;
+	rq_lock_init(&md->lock, &model_lock_class, "model_lock");
+	return 0;
+}
+
+static int model_queue_rq(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_request *rq)
 {
 	struct model_dev *md = dev->priv;
 	struct model_timing t;
-	uint64_t now, base;
+	uint64_t now;
 	int res;
 
 	model_hold(md->g.hold_ns);
-	base = rq_cpu_now(cpu);
-	now = rq_dev_clock_ns();
-	if (now < base)
-		now = base;
-	while (atomic_flag_test_and_set_explicit(&md->lock, memory_order_acquire))
-		cpu_relax();
+	now = rq_clock_ns();
+	rq_lock(&md->lock, rq_ctx_id(cpu));
 	model_service(&md->g, &md->st, now, rq->offset, rq->len, &t);
 	md->served++;
-	atomic_flag_clear_explicit(&md->lock, memory_order_release);
+	rq_unlock(&md->lock, rq_ctx_id(cpu));
 	res = rq_store_rw(&md->store, rq);
-	rq_cpu_complete_after(cpu, rq, res, t.done - base);
+	rq_ctx_complete_after(cpu, rq, res, t.done - now);
 	return RQ_Q_QUEUED;
 }
 
 const struct rq_dev_ops rq_dev_floppy = {
 	.name = "floppy",
+	.builtin = "@floppy",
 	.flags = RQ_DEV_HAS_DATA,
 	.probe = floppy_probe,
 	.open = floppy_open,
 	.prepare = model_prepare,
 	.close = model_close,
+	.attach = model_attach,
 	.queue_rq = model_queue_rq,
 };
 
 const struct rq_dev_ops rq_dev_hdd = {
 	.name = "hdd",
+	.builtin = "@hdd",
 	.flags = RQ_DEV_HAS_DATA,
 	.probe = hdd_probe,
 	.open = hdd_open,
 	.prepare = model_prepare,
 	.close = model_close,
+	.attach = model_attach,
 	.queue_rq = model_queue_rq,
 };

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "devices/device.h"
-#include "engine/job.h"
+#include "lib/alloc.h"
 
 struct null_dev {
 	uint64_t irqmode;
@@ -30,7 +30,7 @@ static bool null_probe(const struct rq_dev_open *o)
 {
 	const char *spec = o->spec;
 
-	if (o->ioengine == RQ_IOENGINE_NULL)
+	if (o->ioengine == RQ_DEV_ENGINE_NULL)
 		return true;	/* fio's null engine: whatever the file is called */
 	return !strncmp(spec, "@null", 5) &&
 	       (spec[5] == 0 || spec[5] == ',' || (spec[5] >= '0' && spec[5] <= '9'));
@@ -62,9 +62,7 @@ static int null_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
 	if (!size)
 		size = o->min_size ? o->min_size : 1ULL << 30;
 	/* read on every request by whichever worker dispatches: a line of its own */
-	nd = aligned_alloc(RQ_CACHELINE, RQ_CACHELINE);
-	if (nd)
-		memset(nd, 0, RQ_CACHELINE);
+	nd = rq_zalloc_lines(sizeof(*nd));
 	if (!nd)
 		return -ENOMEM;
 	nd->irqmode = irqmode;
@@ -73,6 +71,7 @@ static int null_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
 	dev->size = size;
 	dev->lbs = 512;
 	dev->depth = (uint32_t)depth;
+	dev->nr_hw_queues = 0;		/* no shared dispatch state: one per worker */
 	dev->max_bytes = 1 << 20;
 	snprintf(dev->model, sizeof(dev->model), "null irqmode=%u", (unsigned)irqmode);
 	return 0;
@@ -84,7 +83,7 @@ static void null_close(struct rq_dev *dev)
 	dev->priv = NULL;
 }
 
-static int null_queue_rq(struct rq_dev *dev, struct rq_cpu *cpu, struct rq_request *rq)
+static int null_queue_rq(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_request *rq)
 {
 	const struct null_dev *nd = dev->priv;
 
@@ -93,16 +92,17 @@ static int null_queue_rq(struct rq_dev *dev, struct rq_cpu *cpu, struct rq_reque
 		rq->res = (int32_t)rq->len;
 		return RQ_Q_DONE;
 	case 1:
-		rq_cpu_complete(cpu, rq, (int)rq->len);
+		rq_ctx_complete(cpu, rq, (int)rq->len);
 		return RQ_Q_QUEUED;
 	default:
-		rq_cpu_complete_after(cpu, rq, (int)rq->len, nd->delay_ns);
+		rq_ctx_complete_after(cpu, rq, (int)rq->len, nd->delay_ns);
 		return RQ_Q_QUEUED;
 	}
 }
 
 const struct rq_dev_ops rq_dev_null = {
 	.name = "null",
+	.builtin = "@null",
 	.probe = null_probe,
 	.open = null_open,
 	.close = null_close,

@@ -41,7 +41,6 @@
 #include <linux/nvme_ioctl.h>
 
 #include "devices/dev_internal.h"
-#include "engine/job.h"
 
 #define NVME_CMD_WRITE 0x01
 #define NVME_CMD_READ 0x02
@@ -154,9 +153,9 @@ static bool nvme_probe(const struct rq_dev_open *o)
 	char sys[PATH_MAX];
 	struct stat st;
 
-	if (o->spec[0] == '@' || o->ioengine == RQ_IOENGINE_NULL || o->ioengine == RQ_IOENGINE_LIBAIO)
+	if (o->spec[0] == '@' || o->ioengine == RQ_DEV_ENGINE_NULL || o->ioengine == RQ_DEV_ENGINE_LIBAIO)
 		return false;
-	return o->ioengine == RQ_IOENGINE_IO_URING_CMD || !ng_sysfs(o->spec, sys, sizeof(sys), &st);
+	return o->ioengine == RQ_DEV_ENGINE_IO_URING_CMD || !ng_sysfs(o->spec, sys, sizeof(sys), &st);
 }
 
 static int admin_identify_ns(int fd, uint32_t nsid, void *buf)
@@ -418,11 +417,11 @@ static void nvme_close(struct rq_dev *dev)
 	dev->priv = NULL;
 }
 
-static int nvme_ring_init(struct rq_dev *dev, struct rq_cpu *cpu, struct io_uring *ring,
+static int nvme_ring_init(struct rq_dev *dev, struct rq_ctx *cpu, struct io_uring *ring,
 			  unsigned int slot)
 {
 	struct nvme_pt *pt = dev->priv;
-	int id = rq_cpu_id(cpu);
+	int id = rq_ctx_id(cpu);
 
 	if (id < 0 || (unsigned int)id >= pt->nr_cpus)
 		return 0;
@@ -436,13 +435,13 @@ static int nvme_ring_init(struct rq_dev *dev, struct rq_cpu *cpu, struct io_urin
 	return 0;
 }
 
-static int nvme_queue_rq(struct rq_dev *dev, struct rq_cpu *cpu, struct rq_request *rq)
+static int nvme_queue_rq(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_request *rq)
 {
 	struct nvme_pt *pt = dev->priv;
-	struct io_uring *ring = rq_cpu_ring(cpu);
+	struct io_uring *ring = rq_ctx_ring(cpu);
 	struct nvme_uring_cmd cmd;
 	struct io_uring_sqe *sqe;
-	int id = rq_cpu_id(cpu);
+	int id = rq_ctx_id(cpu);
 	int slot = (unsigned int)id < pt->nr_cpus ? pt->slot[id] : -1;
 	uint32_t op;
 	int ret = nvme_pt_encode(&cmd, &op, pt->nsid, pt->lba_shift, rq);

@@ -73,6 +73,7 @@ static int ram_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
 	dev->size = size;
 	dev->lbs = 512;
 	dev->depth = (uint32_t)depth;
+	dev->nr_hw_queues = 0;		/* no shared dispatch state: one per worker */
 	dev->max_bytes = 1 << 20;
 	dev->rotational = 0;
 	snprintf(dev->subkind, sizeof(dev->subkind), "ram");
@@ -91,7 +92,7 @@ static void ram_close(struct rq_dev *dev)
 	dev->priv = NULL;
 }
 
-static int ram_queue_rq(struct rq_dev *dev, struct rq_cpu *cpu, struct rq_request *rq)
+static int ram_queue_rq(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_request *rq)
 {
 	struct ram_dev *rd = dev->priv;
 	int res = rq_store_rw(&rd->store, rq);
@@ -101,16 +102,17 @@ static int ram_queue_rq(struct rq_dev *dev, struct rq_cpu *cpu, struct rq_reques
 		rq->res = res;
 		return RQ_Q_DONE;
 	case 1:
-		rq_cpu_complete(cpu, rq, res);
+		rq_ctx_complete(cpu, rq, res);
 		return RQ_Q_QUEUED;
 	default:
-		rq_cpu_complete_after(cpu, rq, res, rd->delay_ns);
+		rq_ctx_complete_after(cpu, rq, res, rd->delay_ns);
 		return RQ_Q_QUEUED;
 	}
 }
 
 const struct rq_dev_ops rq_dev_ram = {
 	.name = "ram",
+	.builtin = "@ram",
 	.flags = RQ_DEV_HAS_DATA,
 	.probe = ram_probe,
 	.open = ram_open,

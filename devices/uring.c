@@ -27,7 +27,6 @@
 #include <string.h>
 
 #include "devices/dev_internal.h"
-#include "engine/job.h"
 
 /* Per worker: the fixed-file slot of this device on its ring, or -1. */
 struct uring_dev {
@@ -37,12 +36,12 @@ struct uring_dev {
 
 static bool blk_probe(const struct rq_dev_open *o)
 {
-	return o->ioengine == RQ_IOENGINE_IO_URING && rq_path_is_blk(o->spec);
+	return o->ioengine == RQ_DEV_ENGINE_IO_URING && rq_path_is_blk(o->spec);
 }
 
 static bool file_probe(const struct rq_dev_open *o)
 {
-	return o->ioengine == RQ_IOENGINE_IO_URING && o->spec[0] != '@' && !rq_path_is_blk(o->spec);
+	return o->ioengine == RQ_DEV_ENGINE_IO_URING && o->spec[0] != '@' && !rq_path_is_blk(o->spec);
 }
 
 static int uring_priv(struct rq_dev *dev, const struct rq_dev_open *o)
@@ -79,11 +78,11 @@ static void uring_close(struct rq_dev *dev)
 	dev->priv = NULL;
 }
 
-static int uring_ring_init(struct rq_dev *dev, struct rq_cpu *cpu, struct io_uring *ring,
+static int uring_ring_init(struct rq_dev *dev, struct rq_ctx *cpu, struct io_uring *ring,
 			   unsigned int slot)
 {
 	struct uring_dev *u = dev->priv;
-	int id = rq_cpu_id(cpu);
+	int id = rq_ctx_id(cpu);
 
 	if (id < 0 || (unsigned int)id >= u->nr_cpus)
 		return 0;
@@ -98,11 +97,11 @@ static int uring_ring_init(struct rq_dev *dev, struct rq_cpu *cpu, struct io_uri
 	return 0;
 }
 
-static int uring_queue_rq(struct rq_dev *dev, struct rq_cpu *cpu, struct rq_request *rq)
+static int uring_queue_rq(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_request *rq)
 {
-	struct io_uring_sqe *sqe = io_uring_get_sqe(rq_cpu_ring(cpu));
+	struct io_uring_sqe *sqe = io_uring_get_sqe(rq_ctx_ring(cpu));
 	const struct uring_dev *u = dev->priv;
-	int id = rq_cpu_id(cpu);
+	int id = rq_ctx_id(cpu);
 	int slot = (unsigned int)id < u->nr_cpus ? u->slot[id] : -1;
 	int fd = slot >= 0 ? slot : dev->fd;
 

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "engine/job.h"
+#include "jobfile/job.h"
 #include "results/results.h"
 
 #define RQ_VERSION "rqlock-0.1.0"

@@ -6,11 +6,19 @@
 #ifndef RQ_ENGINE_INTERNAL_H
 #define RQ_ENGINE_INTERNAL_H
 
+#include <liburing.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <sys/resource.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine/job.h"
+#include "devices/device.h"
+#include "engine/engine.h"
+#include "jobfile/job.h"
+#include "queues/queue.h"
+#include "results/results.h"
 
 #define RQ_VHDR_LEN 64
 
@@ -61,5 +69,187 @@ static inline double rq_rng_unit(uint64_t *s)
 {
 	return (double)(rq_rng_next(s) >> 11) * (1.0 / 9007199254740992.0);
 }
+
+/* ---- the runner's state, shared by clone.c, worker.c, setup.c, place.c, run.c ---- */
+
+#define STAMP_MAGIC 0x72716c6f636b5354ULL	/* "rqlockST" */
+#define SECTOR 512
+
+struct clone_file {
+	struct rq_queue *q;
+	uint64_t start, end;		/* the clone's region on the device */
+	uint64_t pos;			/* sequential: next offset */
+	uint64_t last_end;		/* random with rw=...:N: where the last I/O ended */
+	uint64_t nblocks;		/* random: blocks of min bs in the region */
+	uint64_t mask, counter;		/* random map: permutation state */
+	int bits;
+	bool has_data;
+	struct rq_dist dist;		/* random_distribution other than random */
+};
+
+/* fio's 500 ms bandwidth/IOPS samples, kept with Welford's method */
+struct sampler {
+	uint64_t n, min, max;
+	double mean, m2;
+};
+
+/* A completed verified write, to be read back. */
+struct vlog {
+	uint64_t offset;
+	uint32_t len;
+	uint32_t file;			/* index in the clone's files */
+};
+
+#define BIO_VERIFY 0x1			/* a read issued by verification */
+
+struct clone {
+	const struct rq_job *job __attribute__((aligned(RQ_CACHELINE)));
+	unsigned int job_index;
+	unsigned int index;		/* clone number within the job */
+	struct rq_cpu *cpu;
+	struct clone_file *files;
+	unsigned int nr_files, cur_file;
+	struct rq_bio *bios;		/* iodepth of them */
+	uint8_t *bio_flags;		/* BIO_*, by bio index */
+	struct rq_bio *free_bios;
+	char *bufs;
+	size_t buf_bytes;		/* the clone's I/O buffers: registered on rings */
+	uint32_t min_bs, max_bs;
+	unsigned int inflight;
+	uint64_t rng;
+	uint64_t seed;
+	uint64_t io_limit, issued;
+	uint64_t start_ns, ramp_end_ns, deadline_ns, end_ns;
+	bool waiting;			/* wait_for: not started yet */
+	unsigned int wait_index;	/* the job waited for */
+	bool issue_done, finished;
+	int error;
+	int first_error;
+	uint64_t total_err;
+	/* load shaping */
+	int pending_op;			/* op chosen but held back by the rate, or -1 */
+	uint64_t next_issue_ns[2];	/* rate_iops */
+	uint64_t think_until_ns;
+	uint64_t spin_until_ns;		/* thinktime_spin: the worker spins, not sleeps, until then */
+	unsigned int since_think;
+	unsigned int seq_left;		/* rw=rand...:N */
+	unsigned int unsubmitted;	/* iodepth_batch_submit */
+	/* samples */
+	uint64_t next_sample_ns, last_sample_ns;
+	uint64_t last_bytes[2], last_ios[2];
+	struct sampler bw[2], iops[2];
+	/* verify */
+	struct vlog *vlog;
+	uint64_t nr_vlog, vlog_cap, vcur, vtarget, wseq;
+	struct rq_job_report rep;
+};
+
+/*
+ * A worker: a thread acting as a CPU.  Its block-layer context (ring,
+ * completion lists, id) is the queues/ struct it embeds; queues/ and
+ * devices/ see only that, the engine gets back here with container_of.
+ */
+struct rq_cpu {
+	struct rq_ctx ctx;		/* id, ring, completions: queues/queue.h */
+	bool wants_ring;
+	unsigned int ring_flags;	/* SQE128 | CQE32 when a device needs them */
+	uint64_t now;			/* last clock read */
+	struct clone **clones;
+	unsigned int nr_clones, nr_active;
+	/* bios of this worker's clones ended by this worker, to account */
+	struct rq_bio *ended;
+	/* bios of this worker's clones ended by other workers (MPSC stack); ctx.sleeping is its futex */
+	_Atomic(struct rq_bio *) handback;
+	uint64_t submitted, completed, verified;
+	uint64_t clone_wake_ns;		/* earliest time a held-back clone may issue */
+	uint64_t next_watch_ns;		/* the stall watchdog's next look */
+	uint64_t complete_hist[RQ_DEPTH_BUCKETS];	/* completions per reap round, fio's buckets */
+	struct rusage ru_start;
+	int fatal;
+	pthread_t thread;
+	struct rq_engine *e;
+} __attribute__((aligned(RQ_CACHELINE)));
+
+struct dev_entry {
+	char name[RQ_JOB_PATH_MAX];	/* as the job names it */
+	char spec[RQ_JOB_PATH_MAX];	/* what rq_dev_open() takes */
+	struct rq_dev_open o;
+	char where[RQ_JOB_PATH_MAX + 16];
+	struct rq_dev dev;
+	struct rq_queue q;
+	bool opened, q_ready;
+	uint32_t nr_requests;
+};
+
+struct rq_engine {
+	struct rq_engine_opts o;
+	const struct rq_queue_mode_ops *mode;
+	const struct rq_job_list *jobs;
+	struct dev_entry *devs;
+	unsigned int nr_devs;
+	struct clone *clones;
+	unsigned int nr_clones;
+	struct rq_cpu *cpus;
+	struct rq_ctx **ctxs;		/* &cpus[i].ctx, by id: rq_mode_config.ctxs */
+	unsigned int nr_cpus;
+	pthread_barrier_t barrier;
+	atomic_bool start_failed;	/* a worker could not set up: nobody runs */
+	_Atomic unsigned int *job_remaining;	/* clones of each job not finished (wait_for) */
+	atomic_uint active_clones;	/* clones of the running phase not finished */
+	uint64_t group_start;
+	struct rq_run_report rep;
+	struct rq_lock_report *locks;
+	struct rq_queue_report *queues;
+	struct rq_device_report *devices;
+	struct rq_job_report *jrep;
+	bool mode_setup;
+	struct rq_mode_config mcfg;
+	unsigned int nr_locks_max;
+	uint64_t start_mono_ns;		/* rq_engine_run() began */
+	struct rq_dev **polled;		/* devices with a poll hook */
+	struct rq_dev **all_devs;	/* every device: rq_devs_ring_init() */
+	struct iovec *ring_bufs;	/* the phase's clone buffers */
+	unsigned int nr_ring_bufs;
+	unsigned int nr_polled;
+};
+
+#define BIO_INFLIGHT 0x2		/* submitted, not yet accounted */
+#define WAIT_MAX_NS 50000000ULL		/* no wait longer: signals and the watchdog are seen */
+
+/* fio's iodepth_submit/complete buckets: 0, 1-4, 5-8, 9-16, 17-32, 33-64, >64 */
+static inline unsigned int batch_bucket(unsigned int n)
+{
+	return n == 0 ? 0 : n <= 4 ? 1 : n <= 8 ? 2 : n <= 16 ? 3 : n <= 32 ? 4 : n <= 64 ? 5 : 6;
+}
+
+static inline struct rq_cpu *ctx_cpu(struct rq_ctx *ctx)
+{
+	return container_of(ctx, struct rq_cpu, ctx);
+}
+
+/* worker.c: a clone's bio has ended (its end_io) */
+void eng_bio_end_io(struct rq_ctx *ctx, struct rq_bio *bio);
+extern atomic_int g_stop_sig;		/* rq_engine_stop(): set from a signal handler */
+extern atomic_bool g_stalled;		/* the watchdog found a request stuck */
+
+/* worker.c */
+unsigned int eng_account_ended(struct rq_cpu *cpu);
+int eng_cpu_submit(struct rq_cpu *cpu, bool wait, uint64_t wait_ns);
+int eng_ring_init(struct io_uring *ring, unsigned int extra);
+void *eng_worker_main(void *arg);
+
+/* clone.c */
+void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done);
+void eng_clone_check_done(struct clone *c, uint64_t now);
+unsigned int eng_clone_fill(struct clone *c);
+void eng_clone_sample(struct clone *c, uint64_t now);
+void eng_sampler_report(const struct sampler *s, struct rq_sample_stat *out);
+
+/* place.c */
+bool eng_group_needs_ring(struct rq_engine *e, unsigned int first, unsigned int last,
+			  unsigned int *flags);
+bool eng_job_allows_worker(const struct rq_job *job, unsigned int w);
+unsigned int eng_pick_worker(struct rq_engine *e, const struct clone *c, unsigned int rr);
+void eng_pin(pthread_t t, unsigned int i);
 
 #endif

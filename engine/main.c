@@ -18,6 +18,7 @@
 
 #include "devices/device.h"
 #include "engine/engine.h"
+#include "engine/pytool.h"
 #include "queues/queue.h"
 #include "server/server.h"
 
@@ -42,11 +43,11 @@ enum {
 
 static const struct cli_opt cli_opts[] = {
 	{ "lock", required_argument, OPT_LOCK, "MODE",
-	  "lock mode: global (one io_request_lock), per-queue, mq (blk-mq) or cluster (default: global)" },
+	  "lock mode, one of the modes listed below (default: global)" },
 	{ "lock-type", required_argument, OPT_LOCK_TYPE, "TYPE",
-	  "lock primitive: ttas, ticket, mcs or mutex (default: ttas)" },
+	  "lock primitive, one of those listed below (default: ttas)" },
 	{ "hw-queues", required_argument, OPT_HW_QUEUES, "N",
-	  "mq: hardware queues per device, at most one per worker (default: one per worker for null/ram, else 1)" },
+	  "mq: hardware queues per device, at most one per worker (default: the device's: one per worker for null/ram, else 1)" },
 	{ "cluster-size", required_argument, OPT_CLUSTER_SIZE, "K",
 	  "cluster: workers per partition, 1..1024 (default: 1)" },
 	{ "lockstat", required_argument, OPT_LOCKSTAT, "on|off",
@@ -62,7 +63,7 @@ static const struct cli_opt cli_opts[] = {
 	{ "output", required_argument, OPT_OUTPUT, "FILE",
 	  "write results to FILE instead of stdout (default: stdout)" },
 	{ "device", required_argument, OPT_DEVICE, "NAME=SPEC",
-	  "a job's filename NAME opens SPEC, e.g. disk0=@null0,delay_us=10 (repeatable)" },
+	  "a job's filename NAME opens SPEC, e.g. disk0=@null0,delay_us=10 (repeatable; default: none)" },
 	{ "stall-timeout", required_argument, OPT_STALL, "SECONDS",
 	  "a request in flight this long ends the run with status 1 (default: 300)" },
 	{ "allow-mounted-write", no_argument, OPT_ALLOW_MOUNTED, NULL,
@@ -85,6 +86,8 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: rqlock run [OPTIONS] JOBFILE...\n"
 		   "       rqlock devices [--json] [--all]   list block and NVMe devices\n"
+		   "       rqlock sweep|compare|plot [ARGS]  experiments: run store, tables, plots\n"
+		   "                                         (`rqlock sweep --help`)\n"
 		   "       rqlock server [ADDR] [OPTIONS]   serve fio --client (see rqlock server --help)\n"
 		   "       rqlock --help | --version\n\n"
 		   "Runs fio job files through a userspace block layer whose request-queue\n"
@@ -97,8 +100,13 @@ static void usage(FILE *f)
 			 cli_opts[i].arg ? "=" : "", cli_opts[i].arg ? cli_opts[i].arg : "");
 		fprintf(f, "  %-28s %s\n", left, cli_opts[i].help);
 	}
-	fprintf(f, "\nBuilt-in devices are named in filename= with '@': @null0, "
-		   "@null1,delay_us=20,depth=64,irqmode=0|1|2,size=1g;\n"
+	/* the registries' own names and help: a new mode or primitive shows up here */
+	fprintf(f, "\nLock modes (--lock):\n");
+	for (unsigned int i = 0; rq_queue_mode_at(i); i++)
+		fprintf(f, "  %-28s %s\n", rq_queue_mode_at(i)->name, rq_queue_mode_at(i)->help);
+	fprintf(f, "\nLock primitives (--lock-type): %s\n", rq_lock_type_names());
+	fprintf(f, "\nBuilt-in devices (%s) are named in filename= with '@':\n", rq_dev_builtin_names());
+	fprintf(f, "@null0, @null1,delay_us=20,depth=64,irqmode=0|1|2,size=1g;\n"
 		   "@ram0,size=64m (a RAM disk); @floppy0[,file=PATH][,hold_us=20] (a 1.44 MB\n"
 		   "3.5\" drive model); @hdd0[,file=PATH][,size=S][,seek_us=8500][,rpm=7200] (a disk\n"
 		   "model); their options and defaults are in devices/ram.c and devices/model.c.\n"
@@ -384,6 +392,8 @@ int main(int argc, char **argv)
 		return rq_server_cmd(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "run"))
 		return cmd_run(argc - 1, argv + 1);
+	if (rq_pytool_is_cmd(argv[1]))
+		return rq_pytool_exec(argc - 1, argv + 1);
 	fprintf(stderr, "rqlock: unknown command '%s' (see rqlock --help)\n", argv[1]);
 	return EXIT_BAD_INPUT;
 }

@@ -40,6 +40,7 @@
 #include <string.h>
 
 #include "devices/device.h"
+#include "lib/alloc.h"
 #include "queues/queue_internal.h"
 #include "results/results.h"
 
@@ -82,6 +83,7 @@ static struct {
 	unsigned int nr_cpus, k, nr_parts;
 	unsigned int nr_queues;		/* queues made so far: the next owner */
 	struct cl_cpu *cpus;
+	struct rq_ctx *const *ctxs;	/* the workers' contexts, to wake one (may be NULL) */
 	struct rq_queue **queues;	/* for the run's totals */
 	unsigned int queues_cap;
 } cl;
@@ -104,20 +106,20 @@ static void cl_teardown(void)
 
 static int cl_setup(const struct rq_mode_config *cfg)
 {
-	int ret = rq_lock_setup(cfg);
+	int ret = rq_mode_locks_setup(cfg);
 
 	if (ret)
 		return ret;
 	cl_teardown();
 	cl.nr_cpus = cfg->nr_cpus ? cfg->nr_cpus : 1;
 	cl.k = cfg->cluster_size ? cfg->cluster_size : 1;
+	cl.ctxs = cfg->ctxs;
 	if (cl.k > cl.nr_cpus)
 		cl.k = cl.nr_cpus;
 	cl.nr_parts = (cl.nr_cpus + cl.k - 1) / cl.k;
-	cl.cpus = aligned_alloc(RQ_CACHELINE, sizeof(*cl.cpus) * cl.nr_cpus);
+	cl.cpus = rq_zalloc_lines(sizeof(*cl.cpus) * cl.nr_cpus);
 	if (!cl.cpus)
 		return -ENOMEM;
-	memset(cl.cpus, 0, sizeof(*cl.cpus) * cl.nr_cpus);
 	for (unsigned int i = 0; i < cl.nr_cpus; i++) {
 		struct cl_cpu *c = &cl.cpus[i];
 
@@ -139,12 +141,11 @@ static int cl_queue_init(struct rq_queue *q)
 
 	if (!cq)
 		return -ENOMEM;
-	cq->count = aligned_alloc(RQ_CACHELINE, sizeof(*cq->count) * cl.nr_cpus);
+	cq->count = rq_zalloc_lines(sizeof(*cq->count) * cl.nr_cpus);
 	if (!cq->count) {
 		free(cq);
 		return -ENOMEM;
 	}
-	memset(cq->count, 0, sizeof(*cq->count) * cl.nr_cpus);
 	if (cl.nr_queues == cl.queues_cap) {
 		unsigned int cap = cl.queues_cap ? cl.queues_cap * 2 : 16;
 		struct rq_queue **qs = realloc(cl.queues, cap * sizeof(*qs));
@@ -215,9 +216,9 @@ static inline void q_unlock(struct rq_queue *q, int id)
 }
 
 /* The owner's path: the 2.5 one.  False if the pool is empty (nothing done). */
-static bool owner_submit(struct rq_queue *q, struct rq_cpu *cpu, struct rq_bio *bio)
+static bool owner_submit(struct rq_queue *q, struct rq_ctx *cpu, struct rq_bio *bio)
 {
-	int id = rq_cpu_id(cpu);
+	int id = rq_ctx_id(cpu);
 	struct rq_bio *done = NULL;
 
 	q_lock(q, id);
@@ -271,10 +272,10 @@ static bool ring_pop(struct cl_cpu *c, struct rq_queue **q, struct rq_bio **bio)
 	return true;
 }
 
-static int cl_submit_bio(struct rq_queue *q, struct rq_cpu *cpu, struct rq_bio *bio)
+static int cl_submit_bio(struct rq_queue *q, struct rq_ctx *cpu, struct rq_bio *bio)
 {
 	struct cl_queue *cq = q->mode_priv;
-	int id = rq_cpu_id(cpu);
+	int id = rq_ctx_id(cpu);
 	unsigned int dst;
 
 	if (part_of(id) == cq->owner) {
@@ -289,13 +290,14 @@ static int cl_submit_bio(struct rq_queue *q, struct rq_cpu *cpu, struct rq_bio *
 		return -EAGAIN;
 	}
 	cq->count[id].forwarded++;
-	rq_cpu_wake((int)dst);
+	if (cl.ctxs)
+		rq_ctx_wake(cl.ctxs[dst]);
 	return 0;
 }
 
-static void cl_end_request(struct rq_queue *q, struct rq_cpu *cpu, struct rq_request *rq, int error)
+static void cl_end_request(struct rq_queue *q, struct rq_ctx *cpu, struct rq_request *rq, int error)
 {
-	int id = rq_cpu_id(cpu);
+	int id = rq_ctx_id(cpu);
 	struct rq_bio *bios, *done = NULL;
 
 	q_lock(q, id);
@@ -308,10 +310,10 @@ static void cl_end_request(struct rq_queue *q, struct rq_cpu *cpu, struct rq_req
 	rq_bios_end(cpu, done);
 }
 
-static void cl_run_queue(struct rq_queue *q, struct rq_cpu *cpu)
+static void cl_run_queue(struct rq_queue *q, struct rq_ctx *cpu)
 {
 	struct cl_queue *cq = q->mode_priv;
-	int id = rq_cpu_id(cpu);
+	int id = rq_ctx_id(cpu);
 	struct rq_bio *done = NULL;
 
 	if (part_of(id) != cq->owner)
@@ -341,9 +343,9 @@ static bool backlog_add(struct cl_cpu *c, struct rq_queue *q, struct rq_bio *bio
 }
 
 /* Every worker, every round: run what other partitions forwarded here. */
-static unsigned int cl_poll(struct rq_cpu *cpu)
+static unsigned int cl_poll(struct rq_ctx *cpu)
 {
-	int id = rq_cpu_id(cpu);
+	int id = rq_ctx_id(cpu);
 	struct cl_cpu *c = &cl.cpus[id];
 	unsigned int n = 0, keep = 0;
 	struct rq_queue *q;
@@ -370,9 +372,9 @@ static unsigned int cl_poll(struct rq_cpu *cpu)
 	return n;
 }
 
-static bool cl_pending(struct rq_cpu *cpu)
+static bool cl_pending(struct rq_ctx *cpu)
 {
-	const struct cl_cpu *c = &cl.cpus[rq_cpu_id(cpu)];
+	const struct cl_cpu *c = &cl.cpus[rq_ctx_id(cpu)];
 
 	return c->nr_backlog || atomic_load_explicit(&c->tail, memory_order_relaxed) != c->head;
 }

@@ -24,12 +24,15 @@
 #include "devices/device.h"
 #include "queues/queue_internal.h"
 
+/* 2.4's one lock for every queue (global mode) */
+struct rq_lock rq_io_request_lock;
+
 static const struct rq_lock_class io_request_lock_class = { .name = "io_request_lock" };
 static const struct rq_lock_class queue_lock_class = { .name = "queue_lock" };
 
 static int global_setup(const struct rq_mode_config *cfg)
 {
-	int ret = rq_lock_setup(cfg);
+	int ret = rq_mode_locks_setup(cfg);
 
 	if (ret)
 		return ret;
@@ -39,7 +42,7 @@ static int global_setup(const struct rq_mode_config *cfg)
 
 static int per_queue_setup(const struct rq_mode_config *cfg)
 {
-	return rq_lock_setup(cfg);
+	return rq_mode_locks_setup(cfg);
 }
 
 static int global_queue_init(struct rq_queue *q)
@@ -58,9 +61,9 @@ static int per_queue_init(struct rq_queue *q)
 	return 0;
 }
 
-static int legacy_submit_bio(struct rq_queue *q, struct rq_cpu *cpu, struct rq_bio *bio)
+static int legacy_submit_bio(struct rq_queue *q, struct rq_ctx *cpu, struct rq_bio *bio)
 {
-	int id = rq_cpu_id(cpu);
+	int id = rq_ctx_id(cpu);
 	struct rq_bio *done = NULL;
 
 	rq_lock(q->lock, id);
@@ -74,9 +77,9 @@ static int legacy_submit_bio(struct rq_queue *q, struct rq_cpu *cpu, struct rq_b
 	return 0;
 }
 
-static void legacy_end_request(struct rq_queue *q, struct rq_cpu *cpu, struct rq_request *rq, int error)
+static void legacy_end_request(struct rq_queue *q, struct rq_ctx *cpu, struct rq_request *rq, int error)
 {
-	int id = rq_cpu_id(cpu);
+	int id = rq_ctx_id(cpu);
 	struct rq_bio *bios, *done = NULL;
 
 	rq_lock(q->lock, id);
@@ -89,9 +92,9 @@ static void legacy_end_request(struct rq_queue *q, struct rq_cpu *cpu, struct rq
 	rq_bios_end(cpu, done);
 }
 
-static void legacy_run_queue(struct rq_queue *q, struct rq_cpu *cpu)
+static void legacy_run_queue(struct rq_queue *q, struct rq_ctx *cpu)
 {
-	int id = rq_cpu_id(cpu);
+	int id = rq_ctx_id(cpu);
 	struct rq_bio *done = NULL;
 
 	rq_lock(q->lock, id);

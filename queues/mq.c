@@ -62,6 +62,7 @@
 #include <string.h>
 
 #include "devices/device.h"
+#include "lib/alloc.h"
 #include "queues/queue_internal.h"
 #include "results/results.h"
 
@@ -117,7 +118,7 @@ static int mq_setup(const struct rq_mode_config *cfg)
 {
 	mq_cfg.nr_cpus = cfg->nr_cpus ? cfg->nr_cpus : 1;
 	mq_cfg.hw_queues = cfg->hw_queues;
-	return rq_lock_setup(cfg);
+	return rq_mode_locks_setup(cfg);
 }
 
 static void mq_free(struct mq_queue *mq)
@@ -135,24 +136,12 @@ static void mq_free(struct mq_queue *mq)
 	free(mq);
 }
 
-static void *zalloc_aligned(size_t n)
-{
-	void *p;
-
-	n = (n + RQ_CACHELINE - 1) & ~(size_t)(RQ_CACHELINE - 1);
-	p = aligned_alloc(RQ_CACHELINE, n ? n : RQ_CACHELINE);
-	if (p)
-		memset(p, 0, n);
-	return p;
-}
-
+/* --hw-queues, else what the device has (0: one per worker); never more than the workers */
 static unsigned int default_hw_queues(const struct rq_queue *q)
 {
-	const char *kind = q->dev->ops->name;
+	unsigned int n = mq_cfg.hw_queues ? mq_cfg.hw_queues : q->dev->nr_hw_queues;
 
-	if (mq_cfg.hw_queues)
-		return mq_cfg.hw_queues < mq_cfg.nr_cpus ? mq_cfg.hw_queues : mq_cfg.nr_cpus;
-	return !strcmp(kind, "null") || !strcmp(kind, "ram") ? mq_cfg.nr_cpus : 1;
+	return n && n < mq_cfg.nr_cpus ? n : mq_cfg.nr_cpus;
 }
 
 static int hctx_init(struct rq_queue *q, struct mq_queue *mq, struct rq_hw_queue *h, unsigned int i)
@@ -164,13 +153,13 @@ static int hctx_init(struct rq_queue *q, struct mq_queue *mq, struct rq_hw_queue
 	h->depth = q->depth;
 	h->nr_tags = q->nr_requests;
 	h->nr_words = (h->nr_tags + 63) / 64;
-	h->tags = zalloc_aligned(sizeof(*h->tags) * h->nr_words);
-	h->rqs = zalloc_aligned(sizeof(*h->rqs) * h->nr_tags);
+	h->tags = rq_zalloc_lines(sizeof(*h->tags) * h->nr_words);
+	h->rqs = rq_zalloc_lines(sizeof(*h->rqs) * h->nr_tags);
 	for (unsigned int c = 0; c < mq_cfg.nr_cpus; c++)
 		if (c % mq->nr_hw == i)
 			h->nr_ctxs++;
 	h->ctxs = calloc(h->nr_ctxs ? h->nr_ctxs : 1, sizeof(*h->ctxs));
-	h->ctx_map = zalloc_aligned(sizeof(*h->ctx_map) * ((h->nr_ctxs + 63) / 64));
+	h->ctx_map = rq_zalloc_lines(sizeof(*h->ctx_map) * ((h->nr_ctxs + 63) / 64));
 	if (!h->tags || !h->rqs || !h->ctxs || !h->ctx_map)
 		return -ENOMEM;
 	for (unsigned int w = 0; w < h->nr_words; w++) {
@@ -201,8 +190,8 @@ static int mq_queue_init(struct rq_queue *q)
 		return -ENOMEM;
 	q->lock = NULL;
 	mq->nr_hw = default_hw_queues(q);
-	mq->hw = zalloc_aligned(sizeof(*mq->hw) * mq->nr_hw);
-	mq->ctx = zalloc_aligned(sizeof(*mq->ctx) * mq_cfg.nr_cpus);
+	mq->hw = rq_zalloc_lines(sizeof(*mq->hw) * mq->nr_hw);
+	mq->ctx = rq_zalloc_lines(sizeof(*mq->ctx) * mq_cfg.nr_cpus);
 	ret = mq->hw && mq->ctx ? 0 : -ENOMEM;
 	for (unsigned int i = 0; !ret && i < mq->nr_hw; i++)
 		ret = hctx_init(q, mq, &mq->hw[i], i);
@@ -329,11 +318,11 @@ static void flush_ctxs(struct rq_hw_queue *h)
  * completes at once are completed here (their tag and budget freed) and
  * their bios put on @done.
  */
-static void hctx_dispatch(struct mq_queue *mq, struct rq_hw_queue *h, struct rq_cpu *cpu,
+static void hctx_dispatch(struct mq_queue *mq, struct rq_hw_queue *h, struct rq_ctx *cpu,
 			  struct rq_bio **done)
 {
 	struct rq_dev *dev = h->q->dev;
-	int id = rq_cpu_id(cpu);
+	int id = rq_ctx_id(cpu);
 
 	rq_lock_assert_held(&h->lock, id);
 again:
@@ -395,9 +384,9 @@ again:
  * round starts with need_run = 0 before it takes the software queues, so a
  * push after that raises it again.
  */
-static void hctx_run(struct mq_queue *mq, struct rq_hw_queue *h, struct rq_cpu *cpu, struct rq_bio **done)
+static void hctx_run(struct mq_queue *mq, struct rq_hw_queue *h, struct rq_ctx *cpu, struct rq_bio **done)
 {
-	int id = rq_cpu_id(cpu);
+	int id = rq_ctx_id(cpu);
 
 	for (;;) {
 		if (!rq_trylock(&h->lock, id)) {
@@ -415,10 +404,10 @@ static void hctx_run(struct mq_queue *mq, struct rq_hw_queue *h, struct rq_cpu *
 	}
 }
 
-static int mq_submit_bio(struct rq_queue *q, struct rq_cpu *cpu, struct rq_bio *bio)
+static int mq_submit_bio(struct rq_queue *q, struct rq_ctx *cpu, struct rq_bio *bio)
 {
 	struct mq_queue *mq = q->mode_priv;
-	int id = rq_cpu_id(cpu);
+	int id = rq_ctx_id(cpu);
 	struct mq_ctx *ctx = &mq->ctx[id];
 	struct rq_hw_queue *h = ctx->hctx;
 	struct rq_bio *done = NULL;
@@ -468,11 +457,11 @@ static int mq_submit_bio(struct rq_queue *q, struct rq_cpu *cpu, struct rq_bio *
 	return 0;
 }
 
-static void mq_end_request(struct rq_queue *q, struct rq_cpu *cpu, struct rq_request *rq, int error)
+static void mq_end_request(struct rq_queue *q, struct rq_ctx *cpu, struct rq_request *rq, int error)
 {
 	struct mq_queue *mq = q->mode_priv;
 	struct rq_hw_queue *h = rq->hctx;
-	struct rq_bio *done = NULL, *bios = mq_complete(mq, rq, rq_cpu_id(cpu), error);
+	struct rq_bio *done = NULL, *bios = mq_complete(mq, rq, rq_ctx_id(cpu), error);
 
 	atomic_fetch_add_explicit(&h->async_done, 1, memory_order_seq_cst);
 
@@ -486,7 +475,7 @@ static void mq_end_request(struct rq_queue *q, struct rq_cpu *cpu, struct rq_req
 	rq_bios_end(cpu, done);
 }
 
-static void mq_run_queue(struct rq_queue *q, struct rq_cpu *cpu)
+static void mq_run_queue(struct rq_queue *q, struct rq_ctx *cpu)
 {
 	struct mq_queue *mq = q->mode_priv;
 	struct rq_bio *done = NULL;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "devices/device.h"
+#include "lib/alloc.h"
 #include "queues/queue_internal.h"
 #include "results/results.h"
 
@@ -76,6 +77,11 @@ const struct rq_queue_mode_ops *rq_queue_mode_find(const char *name)
 	return NULL;
 }
 
+const struct rq_queue_mode_ops *rq_queue_mode_at(unsigned int i)
+{
+	return i < NR_MODES ? modes[i] : NULL;
+}
+
 const char *rq_queue_mode_names(void)
 {
 	static char buf[256];
@@ -95,8 +101,8 @@ int rq_queue_modes_check(char *msg, size_t len)
 	for (size_t i = 0; i < NR_MODES; i++) {
 		const struct rq_queue_mode_ops *m = modes[i];
 
-		if (!m->name || !m->queue_init || !m->submit_bio || !m->end_request || !m->run_queue) {
-			snprintf(msg, len, "lock mode '%s' lacks a required hook",
+		if (!m->name || !m->help || !m->queue_init || !m->submit_bio || !m->end_request || !m->run_queue) {
+			snprintf(msg, len, "lock mode '%s' lacks a required hook or its help",
 				 m->name ? m->name : "(unnamed)");
 			return -EINVAL;
 		}
@@ -116,12 +122,9 @@ int rq_queue_init(struct rq_queue *q, const struct rq_queue_mode_ops *mode,
 	q->max_bytes = dev->max_bytes ? dev->max_bytes : 512 * 1024;
 	q->nr_requests = nr_requests;
 	snprintf(q->name, sizeof(q->name), "%s", dev->name);
-	q->pool = aligned_alloc(RQ_CACHELINE,
-				((sizeof(*q->pool) * nr_requests) + RQ_CACHELINE - 1) &
-					~(size_t)(RQ_CACHELINE - 1));
+	q->pool = rq_zalloc_lines(sizeof(*q->pool) * nr_requests);
 	if (!q->pool)
 		return -ENOMEM;
-	memset(q->pool, 0, sizeof(*q->pool) * nr_requests);
 	for (uint32_t i = nr_requests; i-- > 0;) {
 		struct rq_request *rq = &q->pool[i];
 
@@ -129,6 +132,11 @@ int rq_queue_init(struct rq_queue *q, const struct rq_queue_mode_ops *mode,
 		rq->tag = i;
 		rq->next = q->free;
 		q->free = rq;
+	}
+	if (dev->ops && dev->ops->attach && (ret = dev->ops->attach(dev, q))) {
+		free(q->pool);
+		q->pool = NULL;
+		return ret;
 	}
 	run_mode = mode;
 	if (live_add(q))
@@ -197,10 +205,24 @@ int rq_queues_report(struct rq_run_report *r)
 	return rq_locks_fill_report(r);
 }
 
+int rq_mode_locks_setup(const struct rq_mode_config *cfg)
+{
+	const struct rq_lock_config lc = {
+		.nr_cpus = cfg->nr_cpus,
+		.lock_type = cfg->lock_type,
+		.lockstat = cfg->lockstat,
+		.lockdep = cfg->lockdep,
+		.lockstat_sample = cfg->lockstat_sample,
+	};
+
+	return rq_lock_setup(&lc);
+}
+
 struct rq_request *rq_pool_get(struct rq_queue *q)
 {
 	struct rq_request *rq = q->free;
 
+	rq_queue_assert_locked(q);
 	if (rq) {
 		q->free = rq->next;
 		rq->next = rq->prev = NULL;
@@ -211,6 +233,7 @@ struct rq_request *rq_pool_get(struct rq_queue *q)
 
 void rq_pool_put(struct rq_queue *q, struct rq_request *rq)
 {
+	rq_queue_assert_locked(q);
 	rq->state = RQ_STATE_FREE;
 	rq->bio = rq->biotail = NULL;
 	rq->next = q->free;
@@ -252,6 +275,7 @@ static bool try_merge(struct rq_queue *q, struct rq_request *rq, struct rq_bio *
 
 bool rq_elv_merge(struct rq_queue *q, struct rq_bio *bio)
 {
+	rq_queue_assert_locked(q);
 	if (!q->head)
 		return false;
 	if (q->last_merge && try_merge(q, q->last_merge, bio))
@@ -264,6 +288,7 @@ bool rq_elv_merge(struct rq_queue *q, struct rq_bio *bio)
 
 void rq_elv_add_bio(struct rq_queue *q, struct rq_request *rq, struct rq_bio *bio)
 {
+	rq_queue_assert_locked(q);
 	bio->next = NULL;
 	rq->bio = rq->biotail = bio;
 	rq->offset = bio->offset;
@@ -288,6 +313,7 @@ struct rq_request *rq_elv_pop(struct rq_queue *q)
 {
 	struct rq_request *rq = q->head;
 
+	rq_queue_assert_locked(q);
 	if (!rq)
 		return NULL;
 	q->head = rq->next;
@@ -304,6 +330,7 @@ struct rq_request *rq_elv_pop(struct rq_queue *q)
 
 void rq_elv_requeue(struct rq_queue *q, struct rq_request *rq)
 {
+	rq_queue_assert_locked(q);
 	rq->state = RQ_STATE_QUEUED;
 	rq->prev = NULL;
 	rq->next = q->head;
@@ -343,8 +370,10 @@ struct rq_bio *rq_request_bios_done(struct rq_queue *q, struct rq_request *rq, i
 
 struct rq_bio *rq_request_finish(struct rq_queue *q, struct rq_request *rq, int error)
 {
-	struct rq_bio *bios = rq_request_bios_done(q, rq, error);
+	struct rq_bio *bios;
 
+	rq_queue_assert_locked(q);
+	bios = rq_request_bios_done(q, rq, error);
 	q->inflight--;
 	q->nr_completed++;
 	rq_pool_put(q, rq);
@@ -367,6 +396,7 @@ bool rq_elv_insert_bio(struct rq_queue *q, struct rq_bio *bio)
 {
 	struct rq_request *rq;
 
+	rq_queue_assert_locked(q);
 	q->nr_bios++;
 	if (rq_elv_merge(q, bio))
 		return true;
@@ -379,13 +409,13 @@ bool rq_elv_insert_bio(struct rq_queue *q, struct rq_bio *bio)
 	return true;
 }
 
-void rq_request_fn(struct rq_queue *q, struct rq_cpu *cpu, struct rq_bio **done)
+void rq_request_fn(struct rq_queue *q, struct rq_ctx *cpu, struct rq_bio **done)
 {
 	struct rq_dev *dev = q->dev;
 	struct rq_request *rq;
 
 	if (q->lock)
-		rq_lock_assert_held(q->lock, rq_cpu_id(cpu));
+		rq_lock_assert_held(q->lock, rq_ctx_id(cpu));
 	while (!q->stopped && q->inflight < q->depth && (rq = rq_elv_pop(q))) {
 		int st;
 
@@ -406,7 +436,7 @@ void rq_request_fn(struct rq_queue *q, struct rq_cpu *cpu, struct rq_bio **done)
 	}
 }
 
-void rq_bios_end(struct rq_cpu *cpu, struct rq_bio *bios)
+void rq_bios_end(struct rq_ctx *cpu, struct rq_bio *bios)
 {
 	while (bios) {
 		struct rq_bio *next = bios->next;

@@ -2,12 +2,15 @@
 /*
  * queue.h - bios, requests, request queues, lock modes and lock primitives.
  *
- * This is the queues/ folder's one interface header.  The engine builds
- * bios and hands them to rq_submit_bio(); a lock mode (struct
- * rq_queue_mode_ops) turns them into requests, queues and merges them in an
- * elevator and dispatches them to the device's queue_rq(); the engine reaps
- * the device's completions and calls rq_end_request(), which ends every bio
- * of the request through rq_bio_endio() (provided by the engine).
+ * This is the queues/ folder's interface for the engine (devices use
+ * queues/driver.h).  The engine builds bios, sets their end_io, and hands
+ * them to rq_submit_bio(); a lock mode (struct rq_queue_mode_ops) turns
+ * them into requests, queues and merges them in an elevator and dispatches
+ * them to the device's queue_rq(); each worker's per-CPU context (struct
+ * rq_ctx, embedded in the engine's worker) collects the completions and
+ * rq_ctx_reap() ends them: rq_end_request(), then every bio of the request
+ * through bio->end_io, the one call back up, through a pointer the
+ * submitter set (as the kernel's bi_end_io).
  *
  * Which lock protects what is written beside each field; functions that
  * need a lock assert it with rq_lock_assert_held().  The modes (each
@@ -24,16 +27,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <liburing.h>
 #include <sys/uio.h>
 
-struct rq_cpu;
+#include "lib/compiler.h"
+#include "locks/lock.h"
+
+struct rq_ctx;
 struct rq_dev;
 struct rq_hw_queue;
-
-#define RQ_CACHELINE 64
-
-#define container_of(ptr, type, member) \
-	((type *)((char *)(ptr) - offsetof(type, member)))
 
 /* Backpressure from a device's queue_rq (fio's fio_q_status). */
 enum rq_q_status {
@@ -44,20 +46,28 @@ enum rq_q_status {
 
 enum rq_op { RQ_OP_READ = 0, RQ_OP_WRITE = 1 };
 
+struct rq_bio;
 /*
- * A bio: one I/O as a job clone issued it.  Owned by its clone until
- * rq_submit_bio(), by the queue until rq_bio_endio(), then by the clone
- * again (handed back to the owner's worker if another worker ended it).
+ * A bio's completion, set by its submitter: called once per bio by the
+ * worker whose context @ctx ended it (any worker), no lock held, with
+ * bio->error set.  The bio belongs to the submitter again from the call.
+ */
+typedef void rq_bio_end_io_t(struct rq_ctx *ctx, struct rq_bio *bio);
+
+/*
+ * A bio: one I/O as a job clone issued it.  Owned by its submitter until
+ * rq_submit_bio(), by the queue until rq_bio_endio(), then by the
+ * submitter again.
  */
 struct rq_bio {
 	uint64_t offset;		/* bytes */
 	uint32_t len;			/* bytes */
 	uint8_t op;			/* enum rq_op */
-	int16_t owner_cpu;		/* worker the owning clone lives on */
 	int32_t error;			/* 0 or -errno, set at end */
 	void *buf;
-	void *owner;			/* the job clone (opaque here) */
-	void *owner_priv;		/* the clone's per-bio data (its file) */
+	rq_bio_end_io_t *end_io;	/* the submitter's completion (required) */
+	void *private;			/* the submitter's: the job clone */
+	void *owner_priv;		/* the submitter's per-bio data (the clone's file) */
 	uint64_t start_ns;		/* built */
 	uint64_t issue_ns;		/* accepted by rq_submit_bio */
 	uint64_t done_ns;		/* ended */
@@ -86,167 +96,12 @@ struct rq_request {
 	struct rq_bio *bio, *biotail;
 	struct rq_request *prev, *next;	/* elevator list / free list */
 	void *dev_priv;			/* for the device while dispatched */
-	uint64_t done_at;		/* rq_cpu_complete_after(): when, in ns */
+	uint64_t done_at;		/* rq_ctx_complete_after(): when, in ns */
 	int32_t res;			/* device result: bytes or -errno */
 	int32_t submit_cpu;		/* mq: the worker whose software queue it came from */
 	struct rq_hw_queue *hctx;	/* mq: the hardware queue whose tag it holds */
 	struct iovec iov[RQ_MAX_SEGS];	/* one per bio, filled at dispatch */
 };
-
-/*
- * Lock primitives (lock.c).  One struct for every primitive so that a mode
- * can embed it; the primitive's ops (struct rq_lock_ops) decide how the
- * word at the head of the struct is used:
- *
- *   ttas    test-and-test-and-set on one word
- *   ticket  a "next" and a "serving" counter: FIFO
- *   mcs     a tail pointer to a queue of per-waiter nodes: FIFO
- *   mutex   a futex word: 0 free, 1 held, 2 held with sleepers
- *
- * Spinners spin then yield (sched_yield); the mutex sleeps in the kernel.
- * What each costs under contention is written beside its code in lock.c.
- *
- * lockstat (rq_mode_config.lockstat): per lock, acquisitions and
- * contentions always; with lockstat on also bounces (the lock taken by
- * another worker than the previous holder), the wait time of every
- * contended acquisition, the hold time of a random 1 in N acquisitions
- * (N = rq_mode_config.lockstat_sample, default 64) and the contention
- * sites (file:line).  Everything is written by the holder only, so plain
- * counters are exact; the report folds them per lock class.
- *
- * lockdep (rq_mode_config.lockdep): each worker's held locks are kept;
- * "held A while taking B" adds the class edge A -> B (the report's edge
- * count); a cycle in the class graph (or a class taken while one of its
- * own is held) is reported once on stderr with the acquisition sites, and
- * rq_lockdep_result() fails the run.  Every run reports the lock classes
- * used; edges are counted by lockdep runs (keeping the held stacks costs
- * ~2.5 ns an acquisition, too much for lockstat's budget).
- */
-struct rq_lock_class {
-	const char *name;		/* "io_request_lock", "queue_lock", ... */
-};
-
-struct rq_lock;
-struct rq_mcs_node;
-
-struct rq_lock_ops {
-	const char *name;
-	/* One attempt; true if taken.  Else *token is what lock_slow needs. */
-	bool (*lock_fast)(struct rq_lock *l, uintptr_t *token);
-	/* Wait until taken (spin then yield, or sleep); the attempt failed. */
-	void (*lock_slow)(struct rq_lock *l, uintptr_t token);
-	/* Take it only if free now; true if taken. */
-	bool (*trylock)(struct rq_lock *l, uintptr_t *token);
-	/* Release; @token is what lock_fast/trylock gave (mcs: the node). */
-	void (*unlock)(struct rq_lock *l, uintptr_t token);
-	/* Held by anyone now?  A relaxed look at the word. */
-	bool (*is_locked)(const struct rq_lock *l);
-};
-
-enum rq_lock_type { RQ_LOCK_TTAS = 0, RQ_LOCK_TICKET, RQ_LOCK_MCS, RQ_LOCK_MUTEX, RQ_LOCK_NR_TYPES };
-
-/*
- * lockstat histograms: log-linear in clock ticks (TSC cycles, or ns where
- * the TSC is not trusted), as fio's: values below 2^(BITS+1) have their
- * own bucket, every power of two above is split in 2^BITS buckets (width
- * at most 12.5% of the value).  368 buckets cover up to 2^48 ticks.
- */
-#define RQ_LOCK_HIST_BITS 3
-#define RQ_LOCK_HIST_NR 368
-#define RQ_LOCK_SITES 8			/* contention sites kept per lock */
-
-struct rq_lock_time {
-	uint64_t n, min, max, total;	/* ticks */
-	uint64_t hist[RQ_LOCK_HIST_NR];
-};
-
-struct rq_lock_site_count {
-	const char *site;		/* "file:line", a string literal */
-	uint64_t n;
-};
-
-enum { RQ_LOCK_F_STAT = 1 << 0, RQ_LOCK_F_DEP = 1 << 1 };
-
-struct rq_lock {
-	/* Line 0: the primitive's word(s), written by acquirers and waiters. */
-	union {
-		_Atomic uint32_t word;			/* ttas, mutex */
-		struct {
-			_Atomic uint32_t next;		/* ticket: next ticket to hand out */
-			_Atomic uint32_t serving;	/* ticket: the one that holds it */
-		} ticket;
-		_Atomic(struct rq_mcs_node *) tail;	/* mcs: last in the queue, NULL free */
-	};
-	char pad0[RQ_CACHELINE - 2 * sizeof(uint32_t)];
-	/* Line 1 on: written only by the holder (or at init), so plain counters are exact. */
-	const struct rq_lock_ops *ops;
-	int owner;			/* cpu id of the holder, -1 if free (__atomic access) */
-	int last_owner;			/* lockstat: previous holder, for bounces */
-	uint16_t class_id;		/* index in the class table */
-	uint8_t flags;			/* RQ_LOCK_F_* */
-	uint8_t type;			/* enum rq_lock_type */
-	uint32_t sample_left;		/* lockstat: acquisitions until the next hold sample */
-	uintptr_t token;		/* the primitive's token while held */
-	uint64_t acquisitions;
-	uint64_t contentions;		/* acquisitions that had to wait */
-	uint64_t acq_bounces;		/* lockstat: acquisitions after another worker held it */
-	uint64_t con_bounces;		/* lockstat: contentions after another worker held it */
-	uint64_t hold_start;		/* lockstat: ticks when a sampled hold began, 0 none */
-	uint32_t rng;			/* lockstat: sampling gaps (xorshift32) */
-	const struct rq_lock_class *cls;
-	char name[48];
-	/* lockstat: contended acquisitions' wait, sampled holds, sites */
-	struct rq_lock_time wait, hold;
-	struct rq_lock_site_count sites[RQ_LOCK_SITES];
-	uint64_t sites_other;		/* contentions at sites beyond RQ_LOCK_SITES */
-} __attribute__((aligned(RQ_CACHELINE)));
-
-int rq_lock_type_parse(const char *name, enum rq_lock_type *type);
-const char *rq_lock_type_name(enum rq_lock_type type);
-/* "ttas|ticket|mcs|mutex": the names, for help text */
-const char *rq_lock_type_names(void);
-
-struct rq_mode_config;
-/*
- * Configure the lock layer for a run: primitive, lockstat, lockdep, the
- * number of workers (cpu ids 0..nr_cpus-1).  Every mode's setup calls it
- * first; locks initialised afterwards use it.  Single-threaded.  Returns 0
- * or -ENOMEM.
- */
-int rq_lock_setup(const struct rq_mode_config *cfg);
-/*
- * Every initialised lock is registered (until rq_locks_reset()), so that a
- * report can list them all whatever the mode made.
- */
-void rq_lock_init(struct rq_lock *l, const struct rq_lock_class *cls, const char *name);
-/* Forget every lock, class and lockdep edge; back to the defaults. */
-void rq_locks_reset(void);
-struct rq_lock_report;
-/* Fill up to @max reports, one per registered lock; returns how many. */
-unsigned int rq_locks_report(struct rq_lock_report *out, unsigned int max);
-unsigned int rq_locks_count(void);
-
-#define RQ_STRINGIFY_(x) #x
-#define RQ_STRINGIFY(x) RQ_STRINGIFY_(x)
-/* The call site, one string literal: lockstat's contention sites, lockdep's reports. */
-#define RQ_LOCK_SITE __FILE__ ":" RQ_STRINGIFY(__LINE__)
-
-void rq_lock_at(struct rq_lock *l, int cpu, const char *site);
-bool rq_trylock_at(struct rq_lock *l, int cpu, const char *site);
-#define rq_lock(l, cpu) rq_lock_at((l), (cpu), RQ_LOCK_SITE)
-#define rq_trylock(l, cpu) rq_trylock_at((l), (cpu), RQ_LOCK_SITE)
-void rq_unlock(struct rq_lock *l, int cpu);
-bool rq_lock_is_held_by(const struct rq_lock *l, int cpu);
-/* Held by anyone at this instant (a relaxed read: a hint unless fenced). */
-bool rq_lock_is_locked(const struct rq_lock *l);
-#define rq_lock_assert_held(l, cpu) rq_lock_assert_held_at((l), (cpu), __FILE__, __LINE__)
-void rq_lock_assert_held_at(const struct rq_lock *l, int cpu, const char *file, int line);
-
-/*
- * lockdep's verdict on the run: 0, or -EDEADLK with the first cycle's
- * report (also printed once on stderr when it was found) in @msg.
- */
-int rq_lockdep_result(char *msg, size_t len);
 
 struct rq_run_report;
 /*
@@ -305,6 +160,8 @@ struct rq_mode_config {
 	bool lockstat;
 	bool lockdep;
 	unsigned int lockstat_sample;	/* hold time on 1 in N acquisitions, 0 = 64 */
+	/* the workers' contexts by id (nr_cpus of them), for modes that wake one */
+	struct rq_ctx *const *ctxs;
 };
 
 /*
@@ -351,23 +208,25 @@ struct rq_queue_mode_ops {
 	void (*report)(const struct rq_queue *q, struct rq_mode_queue_report *out);
 	/* report_run (optional): the mode's run-wide facts, after the run. */
 	void (*report_run)(struct rq_mode_report *out);
-	int (*submit_bio)(struct rq_queue *q, struct rq_cpu *cpu, struct rq_bio *bio);
-	void (*end_request)(struct rq_queue *q, struct rq_cpu *cpu, struct rq_request *rq, int error);
-	void (*run_queue)(struct rq_queue *q, struct rq_cpu *cpu);
+	int (*submit_bio)(struct rq_queue *q, struct rq_ctx *cpu, struct rq_bio *bio);
+	void (*end_request)(struct rq_queue *q, struct rq_ctx *cpu, struct rq_request *rq, int error);
+	void (*run_queue)(struct rq_queue *q, struct rq_ctx *cpu);
 	/*
 	 * poll (optional): called by every worker once per loop round, no
 	 * lock held; does work other workers left for this one (cluster:
 	 * forwarded bios).  Returns the number of items handled.  A mode
-	 * that leaves work for a worker calls rq_cpu_wake() on it.
+	 * that leaves work for a worker calls rq_ctx_wake() on it.
 	 */
-	unsigned int (*poll)(struct rq_cpu *cpu);
+	unsigned int (*poll)(struct rq_ctx *cpu);
 	/* pending (optional): has @cpu work waiting in the mode?  No lock held. */
-	bool (*pending)(struct rq_cpu *cpu);
+	bool (*pending)(struct rq_ctx *cpu);
 };
 
 const struct rq_queue_mode_ops *rq_queue_mode_find(const char *name);
-/* "global|per-queue": the names, for help text */
+/* "global|per-queue|...": the registry's names, for help text */
 const char *rq_queue_mode_names(void);
+/* The registry's @i-th mode (its name and help), NULL past the last. */
+const struct rq_queue_mode_ops *rq_queue_mode_at(unsigned int i);
 /* Check every registered mode has its required hooks; -EINVAL naming it. */
 int rq_queue_modes_check(char *msg, size_t len);
 
@@ -386,17 +245,17 @@ void rq_queue_exit(struct rq_queue *q);
  */
 int rq_queue_check_idle(struct rq_queue *q, char *msg, size_t len);
 
-static inline int rq_submit_bio(struct rq_queue *q, struct rq_cpu *cpu, struct rq_bio *bio)
+static inline int rq_submit_bio(struct rq_queue *q, struct rq_ctx *cpu, struct rq_bio *bio)
 {
 	return q->mode->submit_bio(q, cpu, bio);
 }
 
-static inline void rq_end_request(struct rq_request *rq, struct rq_cpu *cpu, int error)
+static inline void rq_end_request(struct rq_request *rq, struct rq_ctx *cpu, int error)
 {
 	rq->q->mode->end_request(rq->q, cpu, rq, error);
 }
 
-static inline void rq_run_queue(struct rq_queue *q, struct rq_cpu *cpu)
+static inline void rq_run_queue(struct rq_queue *q, struct rq_ctx *cpu)
 {
 	q->mode->run_queue(q, cpu);
 }
@@ -404,13 +263,70 @@ static inline void rq_run_queue(struct rq_queue *q, struct rq_cpu *cpu)
 /* The global lock mode's io_request_lock (for reports). */
 extern struct rq_lock rq_io_request_lock;
 
-/* Provided by the engine: a bio has ended (any worker may call it). */
-void rq_bio_endio(struct rq_cpu *cpu, struct rq_bio *bio, int error);
-/* Provided by the engine: the calling worker's id. */
-int rq_cpu_id(const struct rq_cpu *cpu);
-/* Provided by the engine: wake worker @id if it sleeps (work was left for it). */
-void rq_cpu_wake(int id);
-/* Provided by the engine: the clock (ns, the same on every worker), read now. */
-uint64_t rq_cpu_now(const struct rq_cpu *cpu);
+/*
+ * The per-CPU context: one per worker, embedded by the engine in its
+ * worker (container_of) and set up with rq_ctx_init().  Lock modes and
+ * devices get it on every call; only its own worker touches it, except
+ * `sleeping` (rq_ctx_wake()).  What a device completes lands here and
+ * rq_ctx_reap() ends it on the worker's next round.
+ */
+struct rq_ctx {
+	int id;				/* 0..nr_cpus-1: the lock layer's cpu id */
+	bool has_ring;			/* ring is set up (the owner's choice) */
+	unsigned int ring_inflight;	/* SQEs submitted, CQEs not reaped */
+	/* rq_ctx_complete(): requests to end on the next reap, in order */
+	struct rq_request *done_head, *done_tail;
+	/* rq_ctx_complete_after(): sorted by done_at */
+	struct rq_request *timer_head, *timer_tail;
+	/* set by the owner before the run: what rq_ctx_reap() polls */
+	const struct rq_queue_mode_ops *mode;
+	struct rq_dev *const *polled;	/* devices with a poll hook */
+	unsigned int nr_polled;
+	/* fixed buffers registered on the ring (rq_devs_ring_init), by address */
+	struct iovec *bufs;
+	unsigned int nr_bufs;
+	_Atomic uint32_t sleeping;	/* futex word: the owner sleeps in its wait */
+	struct io_uring ring;		/* the worker's ring, when has_ring */
+};
+
+/* Zero @ctx and give it worker id @id. */
+void rq_ctx_init(struct rq_ctx *ctx, int id);
+/*
+ * The calling thread runs @ctx (NULL: none): what rq_current and the lock
+ * assertions read, as the kernel's `current`.
+ */
+void rq_ctx_set_current(struct rq_ctx *ctx);
+extern _Thread_local struct rq_ctx *rq_current;
+/*
+ * End what has completed for @ctx: up to @max_cqes CQEs of its ring (the
+ * device's cqe_res() turns each into the request's result), its
+ * rq_ctx_complete() list, its timers due at @now, its polled devices and
+ * the mode's poll().  Each request goes through rq_end_request(), each bio
+ * to its end_io.  Returns the number of completions handled.
+ */
+unsigned int rq_ctx_reap(struct rq_ctx *ctx, uint64_t now, unsigned int max_cqes);
+/* Completions @ctx is owed that a sleeping worker would not see on its ring. */
+bool rq_ctx_polled_pending(struct rq_ctx *ctx);
+/* Anything in flight or waiting for @ctx: its ring, lists, timers, polled work. */
+bool rq_ctx_pending(struct rq_ctx *ctx);
+/* When @ctx's next timer is due (ns), UINT64_MAX when none. */
+static inline uint64_t rq_ctx_next_timer(const struct rq_ctx *ctx)
+{
+	return ctx->timer_head ? ctx->timer_head->done_at : UINT64_MAX;
+}
+/* Wake @ctx's worker if it sleeps (work was left for it); any thread. */
+void rq_ctx_wake(struct rq_ctx *ctx);
+
+static inline int rq_ctx_id(const struct rq_ctx *ctx)
+{
+	return ctx->id;
+}
+
+/* End @bio with @error: its submitter's end_io runs now, on @ctx's worker. */
+static inline void rq_bio_endio(struct rq_ctx *ctx, struct rq_bio *bio, int error)
+{
+	bio->error = error;
+	bio->end_io(ctx, bio);
+}
 
 #endif /* RQ_QUEUE_H */

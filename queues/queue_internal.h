@@ -7,12 +7,26 @@
  * Every pool and elevator function here needs the lock that protects the
  * queue's elevator (q->lock in the legacy modes; in cluster mode the owner
  * partition's queue lock, or nothing when the partition is one worker) and
- * says so with rq_lock_assert_held() where a cpu is at hand.
+ * says so with rq_queue_assert_locked().
  */
 #ifndef RQ_QUEUE_INTERNAL_H
 #define RQ_QUEUE_INTERNAL_H
 
 #include "queues/queue.h"
+
+/* A mode's setup: configure the lock layer from the run's configuration. */
+int rq_mode_locks_setup(const struct rq_mode_config *cfg);
+
+/*
+ * The pool and the elevator need q->lock when the mode gives the queue
+ * one (cluster with one worker per partition gives none: only the owner
+ * touches the queue).  Checked in Debug and sanitizer builds.
+ */
+static inline void rq_queue_assert_locked(const struct rq_queue *q)
+{
+	if (q->lock)
+		rq_lockdep_assert_held(q->lock);
+}
 
 /* Take a free request from the pool; NULL when empty. */
 struct rq_request *rq_pool_get(struct rq_queue *q);
@@ -41,7 +55,7 @@ struct rq_bio *rq_request_finish(struct rq_queue *q, struct rq_request *rq, int 
 /* Check the state (abort on a double completion) and set the bios' error; returns them. */
 struct rq_bio *rq_request_bios_done(struct rq_queue *q, struct rq_request *rq, int error);
 /* End a list of bios (no lock held). */
-void rq_bios_end(struct rq_cpu *cpu, struct rq_bio *bios);
+void rq_bios_end(struct rq_ctx *cpu, struct rq_bio *bios);
 /* Put list @bios in front of *@done. */
 void rq_bios_splice(struct rq_bio **done, struct rq_bio *bios);
 
@@ -52,11 +66,8 @@ void rq_bios_splice(struct rq_bio **done, struct rq_bio *bios);
  * ended by the caller once it drops the lock.  Needs what protects the
  * elevator (legacy.c: q->lock; cluster.c: see there).
  */
-void rq_request_fn(struct rq_queue *q, struct rq_cpu *cpu, struct rq_bio **done);
+void rq_request_fn(struct rq_queue *q, struct rq_ctx *cpu, struct rq_bio **done);
 /* Merge @bio or start a request for it; false if the pool is empty. */
 bool rq_elv_insert_bio(struct rq_queue *q, struct rq_bio *bio);
-
-/* lock.c: fill r->lockstat and r->lockdep.  0 or -ENOMEM. */
-int rq_locks_fill_report(struct rq_run_report *r);
 
 #endif

@@ -276,7 +276,7 @@ struct rq_run_report {
 	uint64_t sectors_verified;	/* read sectors whose offset stamp was checked */
 	int interrupted;		/* signal that stopped the run early, 0 = none */
 	bool stalled;			/* the stall watchdog ended the run */
-	/* fio's "global options": the last job's global_keys/global_vals (engine/job.h) */
+	/* fio's "global options": the last job's global_keys/global_vals (jobfile/job.h) */
 	const char *const *global_opt_keys;
 	const char *const *global_opt_vals;
 	unsigned int nr_global_opts;

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine/job.h"
+#include "jobfile/job.h"
 #include "results/results.h"
 
 /* Where result packets go: @fn sends one command (fragmenting it); 0 or -errno. */

@@ -73,7 +73,7 @@ static void *hammer(void *p)
 
 static void one_type(enum rq_lock_type type, bool lockstat, unsigned int sample)
 {
-	struct rq_mode_config cfg = {
+	struct rq_lock_config cfg = {
 		.nr_cpus = THREADS, .lock_type = type, .lockstat = lockstat, .lockstat_sample = sample,
 	};
 	pthread_t t[THREADS];
@@ -145,7 +145,7 @@ static void one_type(enum rq_lock_type type, bool lockstat, unsigned int sample)
 /* Two locks of one primitive, released in the order taken (not LIFO), and trylock on a held one. */
 static void nesting(enum rq_lock_type type)
 {
-	struct rq_mode_config cfg = { .nr_cpus = 2, .lock_type = type };
+	struct rq_lock_config cfg = { .nr_cpus = 2, .lock_type = type };
 	const char *name = rq_lock_type_name(type);
 
 	rq_locks_reset();
@@ -171,7 +171,7 @@ int main(void)
 
 	CHECK(rq_lock_type_parse("ticket", &t) == 0 && t == RQ_LOCK_TICKET, "parse ticket");
 	CHECK(rq_lock_type_parse("spin", &t) != 0, "parse of an unknown type succeeded");
-	for (int type = 0; type < RQ_LOCK_NR_TYPES; type++) {
+	for (int type = 0; type < (int)rq_lock_nr_types(); type++) {
 		one_type((enum rq_lock_type)type, false, 0);
 		one_type((enum rq_lock_type)type, true, 0);
 		one_type((enum rq_lock_type)type, true, 1);

@@ -43,7 +43,7 @@ static struct rq_run_report rep;	/* big: static */
 
 static void start(unsigned int nr_cpus)
 {
-	struct rq_mode_config cfg = { .nr_cpus = nr_cpus, .lockdep = true, .lockstat = true };
+	struct rq_lock_config cfg = { .nr_cpus = nr_cpus, .lockdep = true, .lockstat = true };
 
 	rq_locks_reset();
 	CHECK(rq_lock_setup(&cfg) == 0, "setup");

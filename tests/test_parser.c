@@ -2,7 +2,7 @@
 /*
  * test_parser.c - table-driven tests of the fio job-file parser.
  *
- * Includes the parser's source to reach its statics (parse_size,
+ * Includes the parser's sources to reach their statics (parse_size,
  * parse_time, calc, the options table).  Values marked "fio" below were
  * checked against fio 3.33 with `fio --debug=parse --parse-only` or read
  * from fio 3.33's options.c and init.c (the fix-ups); the cross-check
@@ -10,7 +10,10 @@
  *
  * Exit 0: all passed; 1: a case failed, named on stderr.
  */
-#include "../engine/jobfile.c"
+#include "../jobfile/options.c"
+#include "../jobfile/parse.c"
+#include "../jobfile/showcmd.c"
+#include "../jobfile/value.c"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -386,7 +389,7 @@ static void ck_env(const struct rq_job_list *l)
 
 static void ck_keywords(const struct rq_job_list *l)
 {
-	long ncpus = cpus_configured(), ps = sysconf(_SC_PAGESIZE);
+	long ncpus = jf_cpus_configured(), ps = sysconf(_SC_PAGESIZE);
 	long long mb = (long long)sysconf(_SC_PHYS_PAGES) * ps / (1024 * 1024);
 
 	CHECK(J(0)->numjobs == (unsigned int)ncpus);
@@ -786,7 +789,7 @@ static void test_ok(void)
 	setenv("RQ_T_DIR", "/tmp", 1);
 	setenv("RQ_T_NCPUS", "$ncpus", 1);
 	unsetenv("RQ_T_UNSET");
-	snprintf(ncpus, sizeof(ncpus), "%ld", cpus_configured());
+	snprintf(ncpus, sizeof(ncpus), "%ld", jf_cpus_configured());
 	for (i = 0; i < ARRAY_SIZE(ok_cases); i++) {
 		const struct okcase *c = &ok_cases[i];
 		struct res r = { 0 };
@@ -960,8 +963,8 @@ static void test_unimplemented(void)
 {
 	char text[256], name[96];
 
-	for (size_t i = 0; i < NR_OPTS; i++) {
-		const struct opt *o = &opts[i];
+	for (size_t i = 0; i < jf_nr_opts; i++) {
+		const struct opt *o = &jf_opts[i];
 		struct res r = { 0 };
 
 		if (o->kind == K_IMPL)
@@ -1441,16 +1444,16 @@ static void test_table(void)
 {
 	size_t i, k;
 
-	for (i = 0; i < NR_OPTS; i++) {
-		const struct opt *o = &opts[i];
+	for (i = 0; i < jf_nr_opts; i++) {
+		const struct opt *o = &jf_opts[i];
 		size_t slots = o->nr ? o->nr : 1;
 
 		cur_case = o->name;
-		for (k = 0; k < NR_OPTS; k++) {
+		for (k = 0; k < jf_nr_opts; k++) {
 			if (k == i)
 				continue;
-			CHECK(!opt_is(&opts[k], o->name));
-			CHECK(!o->alias || !opt_is(&opts[k], o->alias));
+			CHECK(!opt_is(&jf_opts[k], o->name));
+			CHECK(!o->alias || !opt_is(&jf_opts[k], o->alias));
 		}
 		if (o->kind != K_IMPL) {
 			CHECK(o->why != NULL);

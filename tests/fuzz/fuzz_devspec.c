@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "devices/device.h"
-#include "engine/job.h"
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size);
 
@@ -44,7 +43,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	if ((!strncmp(spec, "@null", 5) || !strncmp(spec, "@fault", 6)) && !strchr(spec, '/') &&
 	    !strstr(spec, "@ram") && !strstr(spec, "@floppy") && !strstr(spec, "@hdd") &&
 	    !strstr(spec, "size=")) {
-		struct rq_dev_open o = { .spec = spec, .where = "fuzz", .ioengine = RQ_IOENGINE_IO_URING,
+		struct rq_dev_open o = { .spec = spec, .where = "fuzz", .ioengine = RQ_DEV_ENGINE_IO_URING,
 					 .nr_cpus = 1, .min_size = 1 << 20 };
 		struct rq_dev dev;
 

@@ -22,7 +22,7 @@ printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n);\n'`
 "$cc" -fsanitize=fuzzer "$work/probe.c" -o "$work/probe" >/dev/null 2>&1 \
 	|| skip "$cc cannot build with -fsanitize=fuzzer (libFuzzer missing)"
 "$cc" -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-	-I"$src" "$src/tests/fuzz/fuzz_jobfile.c" "$src/engine/jobfile.c" -lm -o "$work/fuzz_jobfile" \
+	-I"$src" "$src/tests/fuzz/fuzz_jobfile.c" "$src"/jobfile/*.c -lm -o "$work/fuzz_jobfile" \
 	|| { echo "FAIL: cannot build the fuzz target"; exit 1; }
 
 mkdir "$work/corpus" "$work/run"

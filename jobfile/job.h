@@ -2,9 +2,9 @@
 /*
  * job.h - a job as the job-file parser resolves it.
  *
- * The parser (engine/jobfile.c) turns fio job files into a list of
+ * The parser (jobfile/) turns fio job files into a list of
  * struct rq_job, one per job section, with [global] options and defaults
- * already applied.  The runner (engine/engine.c) clones each job numjobs
+ * already applied.  The runner (engine/) clones each job numjobs
  * times.  Nothing here knows about queues or devices.
  */
 #ifndef RQ_JOB_H
@@ -24,7 +24,7 @@ enum rq_rw {
 };
 
 enum rq_ioengine {
-	RQ_IOENGINE_IO_URING,	/* default: io_uring (fio's default is psync; see jobfile.c) */
+	RQ_IOENGINE_IO_URING,	/* default: io_uring (fio's default is psync; see jobfile/options.c) */
 	RQ_IOENGINE_NULL,	/* fio's null engine: no I/O, no file */
 	RQ_IOENGINE_LIBAIO,	/* libaio on files and block devices */
 	RQ_IOENGINE_IO_URING_CMD,	/* NVMe passthrough on /dev/ngXnY */

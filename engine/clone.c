@@ -1,0 +1,506 @@
+// SPDX-License-Identifier: MIT
+/*
+ * clone.c - job clones with fio semantics: offsets, block sizes, data stamps,
+ * accounting (slat/clat/lat, samples), load shaping (rate, thinktime) and
+ * filling the queue depth (see worker.c for the path).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <liburing.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/sysinfo.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "devices/device.h"
+#include "engine/engine.h"
+#include "engine/engine_internal.h"
+#include "lib/alloc.h"
+#include "lib/clock.h"
+#include "queues/queue.h"
+
+/* ---- job clones ---------------------------------------------------- */
+
+/*
+ * A random permutation of [0, nblocks) without memory, standing in for
+ * fio's random map: a bijection of [0, 2^bits) (xor-shift and odd
+ * multiplies are bijective modulo 2^bits) applied to a counter, values
+ * >= nblocks skipped (fewer than half).  Every block is hit once a pass.
+ */
+static uint64_t permute(const struct clone_file *f, uint64_t x, uint64_t seed)
+{
+	int h = f->bits / 2 + 1;
+
+	x = (x + seed) & f->mask;
+	x = (x * 0x9e3779b97f4a7c15ULL) & f->mask;
+	x ^= x >> h;
+	x = (x * 0xbf58476d1ce4e5b9ULL) & f->mask;
+	x ^= x >> h;
+	x = (x * 0x94d049bb133111ebULL) & f->mask;
+	return x;
+}
+
+static uint64_t random_offset(struct clone *c, struct clone_file *f, uint32_t bs)
+{
+	const struct rq_job *job = c->job;
+
+	if (job->rw_seq_nr > 1 && c->seq_left && f->last_end + bs <= f->end) {
+		c->seq_left--;
+		return f->last_end;	/* rw=rand...:N: N-1 sequential I/Os follow */
+	}
+	c->seq_left = job->rw_seq_nr > 1 ? job->rw_seq_nr - 1 : 0;
+	for (;;) {
+		uint64_t b, off;
+
+		if (job->random_distribution != RQ_RAND_UNIFORM) {
+			b = rq_dist_next(&f->dist, &c->rng);
+		} else if (job->norandommap) {
+			b = rq_rng_next(&c->rng) % f->nblocks;
+		} else {
+			if (f->counter > f->mask)
+				f->counter = 0;		/* a pass is over: start another */
+			b = permute(f, f->counter++, c->seed);
+			if (b >= f->nblocks)
+				continue;
+		}
+		off = f->start + b * c->min_bs;
+		if (off + bs <= f->end)
+			return off;
+	}
+}
+
+/* bs, bsrange or bssplit, as fio picks a block size */
+static uint32_t pick_bs(struct clone *c, int op)
+{
+	const struct rq_job *job = c->job;
+	unsigned int n = job->nr_bssplit[op];
+
+	if (n) {
+		unsigned int r = (unsigned int)(rq_rng_next(&c->rng) % 100), sum = 0;
+
+		for (unsigned int i = 0; i < n; i++) {
+			sum += job->bssplit[op][i].pct;
+			if (r < sum)
+				return job->bssplit[op][i].bs;
+		}
+		return job->bssplit[op][n - 1].bs;
+	}
+	if (job->bs_min[op] && job->bs_max[op] > job->bs_min[op]) {
+		uint32_t lo = job->bs_min[op], hi = job->bs_max[op];
+		uint32_t v = lo + (uint32_t)(rq_rng_next(&c->rng) % (hi - lo + 1));
+
+		v = (v + lo - 1) / lo * lo;	/* a multiple of the minimum, as fio */
+		return v > hi ? hi / lo * lo : v;
+	}
+	return job->bs[op];
+}
+
+static void stamp(char *buf, uint64_t offset, uint32_t len)
+{
+	for (uint32_t s = 0; s < len; s += SECTOR) {
+		uint64_t *w = (uint64_t *)(buf + s);
+
+		w[0] = STAMP_MAGIC;
+		w[1] = offset + s;
+	}
+}
+
+/* Returns the number of stamped sectors checked, or -EILSEQ on a mismatch. */
+static int check_stamps(const struct clone *c, const struct rq_bio *bio, const struct clone_file *f)
+{
+	int n = 0;
+
+	for (uint32_t s = 0; s < bio->len; s += SECTOR) {
+		const uint64_t *w = (const uint64_t *)((const char *)bio->buf + s);
+
+		if (w[0] != STAMP_MAGIC)
+			continue;
+		if (w[1] != bio->offset + s) {
+			fprintf(stderr, "rqlock: verify: job '%s': %s offset %" PRIu64
+				": sector carries the stamp of offset %" PRIu64 "\n",
+				c->job->name, f->q->name, bio->offset + s, w[1]);
+			return -EILSEQ;
+		}
+		n++;
+	}
+	return n;
+}
+
+static bool coe_allows(const struct clone *c, int kind)
+{
+	return (c->job->continue_on_error & kind) == kind;
+}
+
+static void vlog_add(struct clone *c, const struct clone_file *f, uint64_t offset, uint32_t len)
+{
+	if (c->nr_vlog == c->vlog_cap) {
+		uint64_t cap = c->vlog_cap ? c->vlog_cap * 2 : 1024;
+		struct vlog *v = realloc(c->vlog, cap * sizeof(*v));
+
+		if (!v) {
+			if (!c->error)
+				c->error = ENOMEM;
+			c->issue_done = true;
+			return;
+		}
+		c->vlog = v;
+		c->vlog_cap = cap;
+	}
+	c->vlog[c->nr_vlog].offset = offset;
+	c->vlog[c->nr_vlog].len = len;
+	c->vlog[c->nr_vlog].file = (uint32_t)(f - c->files);
+	c->nr_vlog++;
+}
+
+/* A bio is back: check what it read, account it, note errors. */
+void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
+{
+	struct clone_file *f = bio->owner_priv;
+	const struct rq_job *job = c->job;
+	unsigned int idx = (unsigned int)(bio - c->bios);
+	bool vread = c->bio_flags[idx] & BIO_VERIFY;
+	int kind = bio->op == RQ_OP_WRITE ? RQ_COE_WRITE : RQ_COE_READ;
+
+	/* a bio ended on another worker carries that worker's clock: never before its issue */
+	bio->done_ns = done > bio->issue_ns ? done : bio->issue_ns;
+	c->inflight--;
+	c->cpu->completed++;
+	c->bio_flags[idx] = 0;
+	/* a read-only job with verify= checks what it reads, as fio's */
+	if (job->verify != RQ_VERIFY_NONE && !rq_rw_writes(job->rw))
+		vread = true;
+	if (!bio->error && bio->op == RQ_OP_READ && f->has_data) {
+		if (vread) {
+			char msg[256];
+
+			if (rq_verify_check(job, bio->buf, bio->offset, bio->len, msg, sizeof(msg))) {
+				fprintf(stderr, "rqlock: verify: job '%s': %s %s\n", job->name, f->q->name, msg);
+				bio->error = -EILSEQ;
+				kind = RQ_COE_VERIFY;
+			}
+		} else if (job->verify == RQ_VERIFY_NONE) {
+			int n = check_stamps(c, bio, f);
+
+			if (n < 0) {
+				bio->error = n;
+				kind = RQ_COE_VERIFY;
+			} else {
+				c->cpu->verified += (uint64_t)n;
+			}
+		}
+		if (vread && !bio->error)
+			c->cpu->verified += bio->len / SECTOR;
+	}
+	if (bio->error) {
+		/* fio: an error continue_on_error covers is counted, not the job's error */
+		c->total_err++;
+		if (!c->first_error) {
+			c->first_error = -bio->error;
+			if (bio->error != -EILSEQ)
+				fprintf(stderr, "rqlock: job '%s': %s %s error at offset %" PRIu64 ": %s\n",
+					job->name, f->q->name, bio->op ? "write" : "read", bio->offset,
+					strerror(-bio->error));
+		}
+		if (!coe_allows(c, kind)) {
+			if (!c->error)
+				c->error = -bio->error;
+			c->issue_done = true;
+		}
+	} else {
+		/* thinktime after thinktime_blocks completed I/Os (fio's default, "complete") */
+		if (job->thinktime_us && !vread &&
+		    ++c->since_think >= (job->thinktime_blocks ? job->thinktime_blocks : 1)) {
+			c->since_think = 0;
+			c->think_until_ns = bio->done_ns + job->thinktime_us * 1000;
+			c->spin_until_ns = bio->done_ns + job->thinktime_spin_us * 1000;
+		}
+		if (bio->op == RQ_OP_WRITE && job->verify != RQ_VERIFY_NONE && f->has_data)
+			vlog_add(c, f, bio->offset, bio->len);
+		if (bio->done_ns >= c->ramp_end_ns) {
+			struct rq_dir_report *d = &c->rep.dir[bio->op];
+
+			d->total_ios++;
+			d->io_bytes += bio->len;
+			rq_lat_add(&d->slat, bio->issue_ns - bio->start_ns);
+			rq_lat_add(&d->clat, bio->done_ns - bio->issue_ns);
+			rq_lat_add(&d->lat, bio->done_ns - bio->start_ns);
+		}
+	}
+	bio->next = c->free_bios;
+	c->free_bios = bio;
+}
+
+static void sampler_add(struct sampler *s, uint64_t v)
+{
+	double d;
+
+	if (!s->n || v < s->min)
+		s->min = v;
+	if (v > s->max)
+		s->max = v;
+	s->n++;
+	d = (double)v - s->mean;
+	s->mean += d / (double)s->n;
+	s->m2 += d * ((double)v - s->mean);
+}
+
+void eng_sampler_report(const struct sampler *s, struct rq_sample_stat *out)
+{
+	out->samples = s->n;
+	out->min = s->min;
+	out->max = s->max;
+	out->mean = s->mean;
+	out->stddev = s->n > 1 ? sqrt(s->m2 / (double)(s->n - 1)) : 0;
+}
+
+/* fio's bandwidth and IOPS logs: one sample per 500 ms of measured time. */
+#define SAMPLE_NS 500000000ULL
+
+void eng_clone_sample(struct clone *c, uint64_t now)
+{
+	uint64_t el;
+
+	if (now < c->next_sample_ns || c->waiting)
+		return;
+	if (!c->last_sample_ns) {
+		if (now < c->ramp_end_ns) {
+			c->next_sample_ns = c->ramp_end_ns;
+			return;
+		}
+		c->last_sample_ns = now;
+		c->next_sample_ns = now + SAMPLE_NS;
+		for (int d = 0; d < 2; d++) {
+			c->last_bytes[d] = c->rep.dir[d].io_bytes;
+			c->last_ios[d] = c->rep.dir[d].total_ios;
+		}
+		return;
+	}
+	el = now - c->last_sample_ns;
+	for (int d = 0; d < 2; d++) {
+		const struct rq_dir_report *r = &c->rep.dir[d];
+		bool dir_used = d == RQ_OP_READ ? rq_rw_reads(c->job->rw) : rq_rw_writes(c->job->rw);
+
+		if (!dir_used)
+			continue;
+		sampler_add(&c->bw[d], (r->io_bytes - c->last_bytes[d]) * 1000000000ULL / 1024 / el);
+		sampler_add(&c->iops[d], (r->total_ios - c->last_ios[d]) * 1000000000ULL / el);
+		c->last_bytes[d] = r->io_bytes;
+		c->last_ios[d] = r->total_ios;
+	}
+	c->last_sample_ns = now;
+	c->next_sample_ns = now + SAMPLE_NS;
+}
+
+void eng_clone_check_done(struct clone *c, uint64_t now)
+{
+	const struct rq_job *job = c->job;
+
+	if (c->waiting)
+		return;
+	if (!c->issue_done) {
+		if ((c->deadline_ns && now >= c->deadline_ns) ||
+		    (!job->time_based && c->issued >= c->io_limit))
+			c->issue_done = true;
+	}
+	/* verification: reads of completed writes, after a backlog or at the end */
+	if (job->verify != RQ_VERIFY_NONE && (!c->error || coe_allows(c, RQ_COE_VERIFY)) &&
+	    !c->rep.interrupted) {
+		if (job->verify_backlog && c->nr_vlog - c->vtarget >= job->verify_backlog)
+			c->vtarget = c->nr_vlog;
+		if (c->issue_done && !c->inflight && job->do_verify)
+			c->vtarget = c->nr_vlog;
+	}
+	if (c->issue_done && !c->inflight && c->vcur >= c->vtarget && !c->finished) {
+		c->finished = true;
+		c->end_ns = now;
+		c->cpu->nr_active--;
+		atomic_fetch_sub(&c->cpu->e->job_remaining[c->job_index], 1);
+		atomic_fetch_sub_explicit(&c->cpu->e->active_clones, 1, memory_order_release);
+	}
+}
+
+/* wait_for: start once every clone of the job waited for has finished */
+static bool clone_try_start(struct clone *c, uint64_t now)
+{
+	struct rq_engine *e = c->cpu->e;
+
+	if (atomic_load(&e->job_remaining[c->wait_index]))
+		return false;
+	c->waiting = false;
+	c->start_ns = now;
+	c->ramp_end_ns = now + c->job->ramp_ns;
+	c->deadline_ns = c->job->runtime_ns ? c->ramp_end_ns + c->job->runtime_ns : 0;
+	return true;
+}
+
+static inline unsigned int depth_bucket(unsigned int d)
+{
+	unsigned int b = 0;
+
+	while (b < RQ_DEPTH_BUCKETS - 1 && (1u << (b + 1)) <= d)
+		b++;
+	return b;
+}
+
+/* Time a clone holds itself back (rate, thinktime): the worker wakes for it. */
+static inline void hold_until(struct rq_cpu *cpu, uint64_t t)
+{
+	if (t < cpu->clone_wake_ns)
+		cpu->clone_wake_ns = t;
+}
+
+
+static int choose_op(struct clone *c)
+{
+	const struct rq_job *job = c->job;
+
+	switch (job->rw) {
+	case RQ_RW_READ:
+	case RQ_RW_RANDREAD:
+		return RQ_OP_READ;
+	case RQ_RW_WRITE:
+	case RQ_RW_RANDWRITE:
+		return RQ_OP_WRITE;
+	default:
+		return (rq_rng_next(&c->rng) % 100) < job->rwmixread ? RQ_OP_READ : RQ_OP_WRITE;
+	}
+}
+
+/* Interval to the next I/O under rate_iops: fixed, or exponential (poisson). */
+static uint64_t rate_gap(struct clone *c, int op)
+{
+	double gap = 1e9 / (double)c->job->rate_iops[op];
+
+	if (c->job->rate_poisson)
+		gap *= -log(1.0 - rq_rng_unit(&c->rng));
+	return (uint64_t)gap;
+}
+
+/* Build and submit bios until the clone's depth is full (at most a depth's worth). */
+unsigned int eng_clone_fill(struct clone *c)
+{
+	const struct rq_job *job = c->job;
+	struct rq_cpu *cpu = c->cpu;
+	unsigned int n = 0, batch = job->iodepth_batch_submit ? job->iodepth_batch_submit : 1;
+
+	if (c->waiting && !clone_try_start(c, cpu->now))
+		return 0;
+	eng_clone_check_done(c, cpu->now);
+	while (c->free_bios && n < job->iodepth) {
+		struct rq_bio *bio = c->free_bios;
+		struct clone_file *f;
+		bool vread = c->vcur < c->vtarget;
+		int op, ret;
+		uint32_t bs;
+
+		if (vread) {
+			const struct vlog *v = &c->vlog[c->vcur];
+
+			f = &c->files[v->file];
+			op = RQ_OP_READ;
+			bs = v->len;
+			bio->offset = v->offset;
+		} else {
+			if (c->issue_done)
+				break;
+			if (c->think_until_ns > cpu->now) {
+				hold_until(cpu, c->think_until_ns);
+				break;
+			}
+			op = c->pending_op >= 0 ? c->pending_op : choose_op(c);
+			if (job->rate_iops[op]) {
+				if (c->next_issue_ns[op] > cpu->now) {
+					c->pending_op = op;
+					hold_until(cpu, c->next_issue_ns[op]);
+					break;
+				}
+				c->next_issue_ns[op] = (c->next_issue_ns[op] ? c->next_issue_ns[op] : cpu->now) +
+						       rate_gap(c, op);
+			}
+			c->pending_op = -1;
+			f = &c->files[c->cur_file];
+			if (++c->cur_file == c->nr_files)
+				c->cur_file = 0;
+			bs = pick_bs(c, op);
+			if (!job->time_based && c->io_limit - c->issued < bs)
+				bs = (uint32_t)(c->io_limit - c->issued);
+			if (rq_rw_random(job->rw)) {
+				bio->offset = random_offset(c, f, bs);
+				f->last_end = bio->offset + bs;
+			} else {
+				if (f->pos + bs > f->end)
+					f->pos = f->start;
+				bio->offset = f->pos;
+				f->pos += bs + job->rw_seq_add;
+			}
+		}
+		c->free_bios = bio->next;
+		bio->len = bs;
+		bio->op = (uint8_t)op;
+		bio->private = c;
+		bio->owner_priv = f;
+		bio->error = 0;
+		bio->next = NULL;
+		c->bio_flags[bio - c->bios] = (vread ? BIO_VERIFY : 0) | BIO_INFLIGHT;
+		if (op == RQ_OP_WRITE && f->has_data) {
+			if (job->verify != RQ_VERIFY_NONE)
+				rq_verify_fill(job, bio->buf, bio->offset, bs, c->seed ^ c->wseq, c->wseq);
+			else
+				stamp(bio->buf, bio->offset, bs);
+			c->wseq++;
+		}
+		bio->start_ns = cpu->now;
+		c->inflight++;
+		c->rep.depth_hist[depth_bucket(c->inflight)]++;
+		if (vread)
+			c->vcur++;
+		else
+			c->issued += bs;
+		cpu->submitted++;
+		ret = rq_submit_bio(f->q, &cpu->ctx, bio);
+		/* fio's iodepth_batch_submit: what was dispatched goes to the kernel */
+		if (++c->unsubmitted >= batch && cpu->ctx.has_ring && io_uring_sq_ready(&cpu->ctx.ring) &&
+		    !cpu->fatal) {
+			cpu->fatal = eng_cpu_submit(cpu, false, 0);
+			c->unsubmitted = 0;
+		}
+		cpu->now = rq_clock_ns();
+		bio->issue_ns = cpu->now;
+		/* bios the device completed inside the submission end now */
+		if (cpu->ended)
+			eng_account_ended(cpu);
+		if (ret) {
+			/* not accepted: the bio is ours again */
+			c->inflight--;
+			if (vread)
+				c->vcur--;
+			else
+				c->issued -= bs;
+			cpu->submitted--;
+			bio->next = c->free_bios;
+			c->free_bios = bio;
+			break;
+		}
+		n++;
+		if (!vread) {
+			if (c->issued >= c->io_limit && !job->time_based)
+				c->issue_done = true;
+		}
+	}
+	if (c->unsubmitted && cpu->ctx.has_ring && io_uring_sq_ready(&cpu->ctx.ring) && !cpu->fatal) {
+		cpu->fatal = eng_cpu_submit(cpu, false, 0);
+		c->unsubmitted = 0;
+	}
+	if (n)
+		c->rep.submit_hist[batch_bucket(n)]++;
+	return n;
+}
+

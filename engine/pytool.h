@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+#ifndef RQ_ENGINE_PYTOOL_H
+#define RQ_ENGINE_PYTOOL_H
+
+#include <stdbool.h>
+
+/* True for the commands the Python package implements: sweep, compare, plot. */
+bool rq_pytool_is_cmd(const char *cmd);
+
+/*
+ * Runs `python3 -m rqlock argv[0] argv[1..]` in place of this process, with
+ * the package's directory first on PYTHONPATH and RQLOCK naming this binary.
+ * The package is looked for, first match wins:
+ *   $RQLOCK_PYTHONPATH                   (a directory holding rqlock/)
+ *   <dir of the binary>/python           (source tree; the build tree has a
+ *                                         symlink to the source's python/)
+ *   <dir of the binary>/../share/rqlock/python   (installed, any prefix)
+ * Returns only on failure, with one line on stderr: 2 when the package is
+ * not found, 127 when python3 cannot be run.
+ */
+int rq_pytool_exec(int argc, char **argv);
+
+#endif

@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: MIT
+/*
+ * run.c - running: reporting groups, the exactly-once check, the report,
+ * and the engine's life (rq_engine_run, rq_engine_free).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <liburing.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/sysinfo.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "devices/device.h"
+#include "engine/engine.h"
+#include "engine/engine_internal.h"
+#include "lib/alloc.h"
+#include "lib/clock.h"
+#include "queues/queue.h"
+
+static int run_group(struct rq_engine *e, unsigned int first, unsigned int last, FILE *err)
+{
+	unsigned int ring_flags;
+	bool ring = eng_group_needs_ring(e, first, last, &ring_flags);
+	unsigned int next_cpu = 0, started = 0;
+	struct clone **slots;
+	int ret = 0;
+
+	slots = calloc(last - first, sizeof(*slots));
+	if (!slots)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < e->nr_cpus; i++) {
+		struct rq_cpu *cpu = &e->cpus[i];
+
+		cpu->clones = slots;
+		cpu->nr_clones = cpu->nr_active = 0;
+		cpu->ctx.has_ring = false;
+		cpu->ctx.ring_inflight = 0;
+	}
+	/* choose each clone's worker, then lay the slots out contiguously */
+	for (unsigned int i = first; i < last; i++) {
+		struct clone *c = &e->clones[i];
+		unsigned int w = eng_pick_worker(e, c, next_cpu);
+
+		if (!c->job->has_cpus_allowed)
+			next_cpu = (next_cpu + 1) % e->nr_cpus;
+		c->cpu = &e->cpus[w];
+		e->cpus[w].nr_clones++;
+	}
+	for (unsigned int k = 0, pos = 0; k < e->nr_cpus; k++) {
+		e->cpus[k].clones = slots + pos;
+		pos += e->cpus[k].nr_clones;
+		e->cpus[k].nr_clones = 0;
+	}
+	for (unsigned int i = first; i < last; i++) {
+		struct rq_cpu *cpu = e->clones[i].cpu;
+
+		cpu->clones[cpu->nr_clones++] = &e->clones[i];
+		cpu->nr_active++;
+	}
+	for (unsigned int i = 0; i < e->nr_cpus; i++)
+		e->cpus[i].wants_ring = ring && e->cpus[i].nr_clones;
+	for (unsigned int i = 0; i < e->nr_cpus; i++)
+		e->cpus[i].ring_flags = ring_flags;
+	/* the phase's I/O buffers, for rq_devs_ring_init(): any worker may dispatch any bio */
+	free(e->ring_bufs);
+	e->ring_bufs = calloc(last - first, sizeof(*e->ring_bufs));
+	e->nr_ring_bufs = 0;
+	for (unsigned int i = first; e->ring_bufs && i < last; i++)
+		e->ring_bufs[e->nr_ring_bufs++] = (struct iovec){ e->clones[i].bufs, e->clones[i].buf_bytes };
+	atomic_store(&e->start_failed, false);
+	atomic_store(&e->active_clones, last - first);
+	pthread_barrier_init(&e->barrier, NULL, e->nr_cpus);
+	for (unsigned int i = 0; i < e->nr_cpus; i++) {
+		ret = pthread_create(&e->cpus[i].thread, NULL, eng_worker_main, &e->cpus[i]);
+		if (ret) {
+			fprintf(err, "rqlock: cannot start worker %u: %s\n", i, strerror(ret));
+			/* the barrier would never open: this is fatal */
+			abort();
+		}
+		if (e->o.pin)
+			eng_pin(e->cpus[i].thread, i);
+		started++;
+	}
+	for (unsigned int i = 0; i < started; i++)
+		pthread_join(e->cpus[i].thread, NULL);
+	pthread_barrier_destroy(&e->barrier);
+	for (unsigned int i = 0; i < e->nr_cpus; i++)
+		if (e->cpus[i].fatal)
+			ret = e->cpus[i].fatal;
+	for (unsigned int i = 0; i < e->nr_cpus; i++) {
+		if (e->cpus[i].ctx.has_ring) {
+			rq_devs_ring_exit(&e->cpus[i].ctx);
+			io_uring_queue_exit(&e->cpus[i].ctx.ring);
+		}
+		e->cpus[i].ctx.has_ring = false;
+		e->cpus[i].clones = NULL;
+		e->cpus[i].nr_clones = 0;
+	}
+	free(slots);
+	return ret;
+}
+
+/* ---- run, check, report ------------------------------------------------ */
+
+/* submitted == completed and nothing left anywhere: or the run is void. */
+static int check_exactly_once(struct rq_engine *e, FILE *err)
+{
+	uint64_t sub = 0, done = 0;
+	int ret = 0;
+
+	for (unsigned int i = 0; i < e->nr_cpus; i++) {
+		sub += e->cpus[i].submitted;
+		done += e->cpus[i].completed;
+	}
+	e->rep.bios_submitted = sub;
+	e->rep.bios_completed = done;
+	if (sub != done) {
+		fprintf(err, "rqlock: BUG: %" PRIu64 " bios submitted, %" PRIu64 " completed\n", sub, done);
+		ret = -EPROTO;
+	}
+	for (unsigned int i = 0; i < e->nr_devs; i++) {
+		char msg[256];
+
+		/* the mode folds its per-worker counters and checks its own structures */
+		if (rq_queue_check_idle(&e->devs[i].q, msg, sizeof(msg))) {
+			fprintf(err, "rqlock: BUG: queue %s: %s\n", e->devs[i].q.name, msg);
+			ret = -EPROTO;
+		}
+	}
+	for (unsigned int i = 0; i < e->nr_clones; i++) {
+		const struct clone *c = &e->clones[i];
+		unsigned int free_bios = 0;
+
+		for (const struct rq_bio *b = c->free_bios; b; b = b->next)
+			free_bios++;
+		if (c->inflight || free_bios != c->job->iodepth) {
+			fprintf(err, "rqlock: BUG: job '%s' clone %u: %u bios in flight, %u of %u free\n",
+				c->job->name, c->index, c->inflight, free_bios, c->job->iodepth);
+			ret = -EPROTO;
+		}
+	}
+	return ret;
+}
+
+static void build_report(struct rq_engine *e)
+{
+	struct rq_run_report *r = &e->rep;
+	struct timespec ts;
+	unsigned int nl = 0;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	r->version = RQ_VERSION;
+	r->timestamp = (uint64_t)ts.tv_sec;
+	r->timestamp_ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	{
+		struct tm tm;
+		time_t t = ts.tv_sec;
+
+		localtime_r(&t, &tm);
+		strftime(r->time, sizeof(r->time), "%a %b %e %H:%M:%S %Y", &tm);
+	}
+	r->lock_mode = e->mode->name;
+	r->clock = rq_engine_clock();
+	r->lock_type = e->o.lock_type;
+	r->workers = e->nr_cpus;
+	for (unsigned int i = 0; i < e->nr_clones; i++) {
+		struct clone *c = &e->clones[i];
+		uint64_t from = c->ramp_end_ns, to = c->end_ns;
+
+		c->rep.error = c->error;
+		c->rep.first_error = c->first_error;
+		c->rep.total_err = c->total_err;
+		c->rep.continue_on_error = c->job->continue_on_error;
+		c->rep.iodepth = c->job->iodepth;
+		c->rep.kb_base = c->job->kb_base;
+		c->rep.slat_percentiles = c->job->slat_percentiles;
+		c->rep.percentile_precision = c->job->percentile_precision;
+		c->rep.job_runtime_ns = to > from ? to - from : 0;
+		c->rep.group_reporting = c->job->group_reporting;
+		c->rep.description = c->job->description;
+		c->rep.percentiles = c->job->nr_percentiles ? c->job->percentile_list : NULL;
+		c->rep.nr_percentiles = c->job->nr_percentiles;
+		c->rep.lat_percentiles = c->job->lat_percentiles;
+		c->rep.clat_percentiles = c->job->clat_percentiles;
+		c->rep.unified_rw_reporting = c->job->unified_rw_reporting;
+		c->rep.opt_keys = (const char *const *)c->job->opt_keys;
+		c->rep.opt_vals = (const char *const *)c->job->opt_vals;
+		c->rep.nr_opts = c->job->nr_opts;
+		for (int d = 0; d < RQ_DDIR_NR; d++) {
+			eng_sampler_report(&c->bw[d], &c->rep.dir[d].bw);
+			eng_sampler_report(&c->iops[d], &c->rep.dir[d].iops);
+		}
+		for (int d = 0; d < RQ_DDIR_NR; d++)
+			c->rep.dir[d].runtime_ns = c->rep.dir[d].total_ios ? c->rep.job_runtime_ns : 0;
+		e->jrep[i] = c->rep;
+	}
+	if (e->jobs->nr) {
+		const struct rq_job *last = &e->jobs->jobs[e->jobs->nr - 1];
+
+		r->global_opt_keys = (const char *const *)last->global_keys;
+		r->global_opt_vals = (const char *const *)last->global_vals;
+		r->nr_global_opts = last->nr_global;
+	}
+	r->elapsed_ms = (rq_clock_mono_ns() - e->start_mono_ns) / 1000000;
+	r->jobs = e->jrep;
+	r->nr_jobs = e->nr_clones;
+	nl = rq_locks_report(e->locks, e->nr_locks_max);
+	for (unsigned int i = 0; i < e->nr_devs; i++) {
+		const struct dev_entry *d = &e->devs[i];
+		const struct rq_queue *q = &d->q;
+		struct rq_queue_report *qr = &e->queues[i];
+		struct rq_device_report *dr = &e->devices[i];
+
+		snprintf(qr->name, sizeof(qr->name), "%.127s", d->name);
+		qr->requests = q->nr_alloc;
+		qr->bios = q->nr_bios;
+		qr->merges_front = q->merges_front;
+		qr->merges_back = q->merges_back;
+		qr->dispatched = q->nr_dispatched;
+		qr->completed = q->nr_completed;
+		snprintf(dr->name, sizeof(dr->name), "%.127s", d->name);
+		snprintf(dr->kind, sizeof(dr->kind), "%s", rq_dev_kind(&d->dev));
+		snprintf(dr->subkind, sizeof(dr->subkind), "%s", d->dev.subkind);
+		snprintf(dr->path, sizeof(dr->path), "%s", d->dev.path);
+		snprintf(dr->model, sizeof(dr->model), "%s", d->dev.model);
+		dr->size = d->dev.size;
+		dr->logical_block_size = d->dev.lbs;
+		dr->queue_depth = d->dev.depth;
+		snprintf(dr->serial, sizeof(dr->serial), "%s", d->dev.serial);
+		snprintf(dr->transport, sizeof(dr->transport), "%s", d->dev.transport);
+		dr->rotational = d->dev.rotational;
+		snprintf(dr->registered, sizeof(dr->registered), "%s", rq_dev_registered_name(&d->dev));
+	}
+	r->locks = e->locks;
+	r->nr_locks = nl;
+	r->queues = e->queues;
+	r->nr_queues = e->nr_devs;
+	r->devices = e->devices;
+	r->nr_devices = e->nr_devs;
+	if (rq_queues_report(r))
+		fprintf(stderr, "rqlock: no memory for the lock report\n");
+	r->sectors_verified = 0;
+	for (unsigned int i = 0; i < e->nr_cpus; i++)
+		r->sectors_verified += e->cpus[i].verified;
+}
+
+int rq_engine_run(struct rq_engine *e, FILE *err)
+{
+	int ret = 0, failed = 0;
+
+	e->start_mono_ns = rq_clock_mono_ns();
+	for (unsigned int i = 0; i < e->nr_cpus; i++) {
+		e->cpus[i].e = e;
+		atomic_init(&e->cpus[i].handback, NULL);
+	}
+	e->job_remaining = calloc(e->jobs->nr ? e->jobs->nr : 1, sizeof(*e->job_remaining));
+	if (!e->job_remaining)
+		return -ENOMEM;
+	for (unsigned int j = 0; j < e->jobs->nr; j++)
+		atomic_init(&e->job_remaining[j], e->jobs->jobs[j].numjobs);
+	e->jrep = calloc(e->nr_clones, sizeof(*e->jrep));
+	e->nr_locks_max = rq_locks_count();
+	e->locks = calloc(e->nr_locks_max + 1, sizeof(*e->locks));
+	e->queues = calloc(e->nr_devs, sizeof(*e->queues));
+	e->devices = calloc(e->nr_devs, sizeof(*e->devices));
+	if (!e->jrep || !e->locks || !e->queues || !e->devices)
+		return -ENOMEM;
+
+	/*
+	 * Jobs run in phases: a job with stonewall waits for every job before
+	 * it (new_group alone only starts a reporting group, as in fio).
+	 */
+	for (unsigned int first = 0; first < e->nr_clones;) {
+		unsigned int last = first + 1;
+
+		while (last < e->nr_clones && !(e->clones[last].job != e->clones[last - 1].job &&
+						(e->clones[last].job->stonewall & RQ_JOB_STONEWALL)))
+			last++;
+		if (rq_engine_stopped()) {
+			/* later phases never start: their clones are reported as interrupted */
+			for (unsigned int i = first; i < e->nr_clones; i++)
+				e->clones[i].rep.interrupted = true;
+			break;
+		}
+		ret = run_group(e, first, last, err);
+		if (ret || atomic_load(&g_stalled))
+			break;
+		first = last;
+	}
+	if (atomic_load(&g_stalled)) {
+		/* what is stuck was abandoned: the accounting cannot balance */
+		build_report(e);
+		e->rep.stalled = true;
+		return 1;
+	}
+	if (ret)
+		return ret;
+	ret = check_exactly_once(e, err);
+	build_report(e);
+	e->rep.interrupted = rq_engine_stopped();
+	if (ret)
+		return ret;
+	{
+		char msg[512];
+
+		/* a lock-order cycle fails the run; its report was printed when found */
+		if (rq_lockdep_result(msg, sizeof(msg)))
+			return 1;
+	}
+	for (unsigned int i = 0; i < e->nr_clones; i++)
+		failed |= e->clones[i].error != 0;
+	return failed ? 1 : 0;
+}
+
+const struct rq_run_report *rq_engine_report(struct rq_engine *e)
+{
+	return &e->rep;
+}
+
+void rq_engine_free(struct rq_engine *e)
+{
+	if (!e)
+		return;
+	for (unsigned int i = 0; i < e->nr_devs; i++) {
+		if (e->devs[i].q_ready)
+			rq_queue_exit(&e->devs[i].q);
+		if (e->devs[i].opened)
+			rq_dev_close(&e->devs[i].dev);
+	}
+	if (e->mode_setup && e->mode->teardown)
+		e->mode->teardown();
+	for (unsigned int i = 0; i < e->nr_clones; i++) {
+		free(e->clones[i].files);
+		free(e->clones[i].bios);
+		free(e->clones[i].bufs);
+		free(e->clones[i].bio_flags);
+		free(e->clones[i].vlog);
+	}
+	free(e->clones);
+	free(e->devs);
+	free(e->cpus);
+	free(e->ctxs);
+	free(e->jrep);
+	free(e->locks);
+	free(e->queues);
+	free(e->devices);
+	free(e->polled);
+	free(e->all_devs);
+	free(e->ring_bufs);
+	free((void *)e->job_remaining);
+	rq_locks_reset();
+	free(e);
+}

@@ -1,0 +1,643 @@
+// SPDX-License-Identifier: MIT
+/*
+ * setup.c - from parsed jobs to a ready engine: devices opened and checked,
+ * resources checked before anything is written, clones initialised.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <liburing.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/sysinfo.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "devices/device.h"
+#include "engine/engine.h"
+#include "engine/engine_internal.h"
+#include "lib/alloc.h"
+#include "lib/clock.h"
+#include "queues/queue.h"
+
+/* ---- setup ------------------------------------------------------------ */
+
+struct name_ctx {
+	struct rq_engine *e;
+	const struct rq_job *job;
+	unsigned int clone;
+	struct clone *c;		/* NULL while counting devices */
+	unsigned int nr;
+	FILE *err;
+	int ret;
+};
+
+/* The parser's ioengine= as the devices name it. */
+static enum rq_dev_engine dev_engine(enum rq_ioengine e)
+{
+	switch (e) {
+	case RQ_IOENGINE_NULL:
+		return RQ_DEV_ENGINE_NULL;
+	case RQ_IOENGINE_LIBAIO:
+		return RQ_DEV_ENGINE_LIBAIO;
+	case RQ_IOENGINE_IO_URING_CMD:
+		return RQ_DEV_ENGINE_IO_URING_CMD;
+	case RQ_IOENGINE_IO_URING:
+		break;
+	}
+	return RQ_DEV_ENGINE_IO_URING;
+}
+
+static struct dev_entry *dev_find(struct rq_engine *e, const char *name)
+{
+	for (unsigned int i = 0; i < e->nr_devs; i++)
+		if (!strcmp(e->devs[i].name, name))
+			return &e->devs[i];
+	return NULL;
+}
+
+static unsigned int job_nr_files(const struct rq_job *job)
+{
+	int n = rq_job_for_each_file(job, NULL, NULL);
+
+	return n > 0 ? (unsigned int)n : 1;
+}
+
+/* The device names a clone uses: fio's "jobname.clone.0" when none given. */
+static int clone_names(const struct rq_job *job, unsigned int clone,
+		       int (*fn)(const char *name, void *arg), void *arg)
+{
+	char name[RQ_JOB_PATH_MAX];
+
+	if (job->filename[0])
+		return rq_job_for_each_file(job, fn, arg);
+	if (job->ioengine != RQ_IOENGINE_NULL)
+		return -ENOENT;
+	snprintf(name, sizeof(name), "%s.%u.0", job->name, clone);
+	return fn(name, arg) < 0 ? -EINVAL : 1;
+}
+
+/* The smallest and largest block size a job issues in @dir. */
+static void job_bs_limits(const struct rq_job *job, int dir, uint32_t *lo, uint32_t *hi)
+{
+	*lo = *hi = job->bs[dir];
+	if (job->nr_bssplit[dir]) {
+		*lo = UINT32_MAX;
+		*hi = 0;
+		for (unsigned int i = 0; i < job->nr_bssplit[dir]; i++) {
+			uint32_t b = job->bssplit[dir][i].bs;
+
+			*lo = b < *lo ? b : *lo;
+			*hi = b > *hi ? b : *hi;
+		}
+	} else if (job->bs_min[dir] && job->bs_max[dir] > job->bs_min[dir]) {
+		*lo = job->bs_min[dir];
+		*hi = job->bs_max[dir];
+	}
+}
+
+static uint32_t job_min_bs(const struct rq_job *job)
+{
+	uint32_t lo, hi, min = UINT32_MAX;
+
+	for (int d = 0; d < 2; d++) {
+		if ((d == 0 && !rq_rw_reads(job->rw)) || (d == 1 && !rq_rw_writes(job->rw)))
+			continue;
+		job_bs_limits(job, d, &lo, &hi);
+		min = lo < min ? lo : min;
+	}
+	return min == UINT32_MAX ? job->bs[0] : min;
+}
+
+static uint64_t round_up(uint64_t v, uint64_t a)
+{
+	return a ? (v + a - 1) / a * a : v;
+}
+
+/*
+ * Where clone @k's region starts (offset, offset_increment) on a device
+ * of @dev_size bytes; sizes given in percent of the device resolve as
+ * fio's filesetup does: offsets rounded up to the minimum block size.
+ */
+static uint64_t clone_offset_on(const struct rq_job *job, unsigned int k, uint64_t dev_size)
+{
+	uint64_t mb = job_min_bs(job);
+	uint64_t off = job->offset_pct ? round_up((uint64_t)(dev_size * job->offset_pct / 100), mb)
+				       : job->offset;
+	uint64_t inc = job->offset_increment_pct ?
+		round_up((uint64_t)(dev_size * job->offset_increment_pct / 100), mb) : job->offset_increment;
+
+	return off + (uint64_t)k * inc;
+}
+
+static uint64_t clone_offset(const struct rq_job *job, unsigned int k)
+{
+	return clone_offset_on(job, k, 0);
+}
+
+/* The size a job's region has on one of its files (size, or size in percent). */
+static uint64_t job_file_size(const struct rq_job *job, uint64_t dev_size, uint64_t off, unsigned int nr_files)
+{
+	uint64_t mb = job_min_bs(job), size;
+
+	if (job->size_pct) {
+		size = (uint64_t)(dev_size * job->size_pct / 100) / nr_files;
+		if (size > dev_size - (off < dev_size ? off : dev_size))
+			size = dev_size - (off < dev_size ? off : dev_size);
+		return size / mb * mb;
+	}
+	return job->size / nr_files;
+}
+
+/* The spec a --device NAME=SPEC gives @name, or NULL. */
+static const char *alias_of(const struct rq_engine_opts *o, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (unsigned int i = 0; i < o->nr_aliases; i++)
+		if (!strncmp(o->aliases[i], name, len) && o->aliases[i][len] == '=')
+			return o->aliases[i] + len + 1;
+	return NULL;
+}
+
+static int add_dev(const char *name, void *arg)
+{
+	struct name_ctx *x = arg;
+	const struct rq_job *job = x->job;
+	uint64_t per_file = job->size / job_nr_files(job);
+	struct dev_entry *d = dev_find(x->e, name);
+	uint64_t need = per_file ? clone_offset(job, job->numjobs - 1) + per_file : 0;
+
+	if (!d) {
+		d = &x->e->devs[x->e->nr_devs++];
+		snprintf(d->name, sizeof(d->name), "%s", name);
+		const char *alias = alias_of(&x->e->o, name);
+
+		/* fio's null engine takes any file name; '@null...' keeps its options */
+		if (alias)
+			snprintf(d->spec, sizeof(d->spec), "%s", alias);
+		else if (job->ioengine == RQ_IOENGINE_NULL && name[0] != '@')
+			snprintf(d->spec, sizeof(d->spec), "@null");
+		else
+			snprintf(d->spec, sizeof(d->spec), "%s", name);
+		d->o.ioengine = dev_engine(job->ioengine);
+		d->o.nr_cpus = x->e->nr_cpus;
+		snprintf(d->where, sizeof(d->where), "%s:%d", job->file, job->line);
+		d->o.spec = d->spec;
+		d->o.where = d->where;
+		d->o.allow_mounted_write = x->e->o.allow_mounted_write;
+	}
+	if (need > d->o.min_size)
+		d->o.min_size = need;
+	d->o.write |= rq_rw_writes(job->rw);
+	d->o.direct |= job->direct;
+	d->nr_requests += job->iodepth;
+	return 0;
+}
+
+static int bind_file(const char *name, void *arg)
+{
+	struct name_ctx *x = arg;
+	struct clone *c = x->c;
+	const struct rq_job *job = x->job;
+	struct dev_entry *d = dev_find(x->e, name);
+	struct clone_file *f = &c->files[x->nr++];
+	uint64_t off = clone_offset_on(job, x->clone, d->dev.size);
+	uint64_t size = job_file_size(job, d->dev.size, off, c->nr_files);
+
+	f->q = &d->q;
+	f->has_data = d->dev.flags & RQ_DEV_HAS_DATA;
+
+	if (!size)
+		size = d->dev.size > off ? d->dev.size - off : 0;
+	f->start = off;
+	f->end = off + size;
+	f->pos = f->start;
+	f->nblocks = size / c->min_bs;
+	f->bits = 1;
+	while (f->bits < 63 && (1ULL << f->bits) < f->nblocks)
+		f->bits++;
+	f->mask = (1ULL << f->bits) - 1;
+	if (job->random_distribution != RQ_RAND_UNIFORM &&
+	    rq_dist_init(&f->dist, job->random_distribution, job->rand_param, f->nblocks, job->rand_center))
+		return -EINVAL;
+	return 0;
+}
+
+/* Check one job against one of its devices: alignment and bounds. */
+static int check_file(const char *name, void *arg)
+{
+	struct name_ctx *x = arg;
+	const struct rq_job *job = x->job;
+	const struct dev_entry *d = dev_find(x->e, name);
+	const struct rq_dev *dev = &d->dev;
+	uint64_t last = clone_offset_on(job, job->numjobs - 1, dev->size);
+	uint64_t per_file = job_file_size(job, dev->size, last, job_nr_files(job));
+	uint64_t end = per_file ? last + per_file : dev->size;
+	bool aligned = job->direct || (dev->flags & RQ_DEV_ALIGNED);
+
+	for (int dir = 0; dir < 2; dir++) {
+		uint32_t lo, hi;
+
+		if ((dir == 0 && !rq_rw_reads(job->rw)) || (dir == 1 && !rq_rw_writes(job->rw)))
+			continue;
+		job_bs_limits(job, dir, &lo, &hi);
+		for (unsigned int i = 0; aligned && i <= job->nr_bssplit[dir]; i++) {
+			uint32_t b = i < job->nr_bssplit[dir] ? job->bssplit[dir][i].bs : lo;
+
+			if (b % dev->lbs) {
+				fprintf(x->err, "%s:%d: job '%s': bs=%u is not a multiple of the logical "
+					"block size %u of %s (direct=1)\n", job->file, job->line, job->name,
+					b, dev->lbs, name);
+				return -EINVAL;
+			}
+		}
+		if (end < last + hi || dev->size < last + hi) {
+			fprintf(x->err, "%s:%d: job '%s': region of %s (offset=%" PRIu64 ", size=%"
+				PRIu64 ") is smaller than bs=%u\n", job->file, job->line, job->name,
+				name, last, end > last ? end - last : 0, hi);
+			return -EINVAL;
+		}
+	}
+	if (aligned && job->offset_increment % dev->lbs) {
+		fprintf(x->err, "%s:%d: job '%s': offset_increment=%" PRIu64 " is not a multiple of the "
+			"logical block size %u of %s (direct=1)\n", job->file, job->line,
+			job->name, job->offset_increment, dev->lbs, name);
+		return -EINVAL;
+	}
+	if (aligned && job->offset % dev->lbs) {
+		fprintf(x->err, "%s:%d: job '%s': offset=%" PRIu64 " is not a multiple of the "
+			"logical block size %u of %s (direct=1)\n", job->file, job->line,
+			job->name, job->offset, dev->lbs, name);
+		return -EINVAL;
+	}
+	if (end > dev->size) {
+		fprintf(x->err, "%s:%d: job '%s': offset+size=%" PRIu64 " is past the end of %s (%"
+			PRIu64 " bytes)\n", job->file, job->line, job->name, end, name, dev->size);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static unsigned int online_cpus(void)
+{
+	cpu_set_t set;
+
+	if (!sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 0)
+		return (unsigned int)CPU_COUNT(&set);
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (unsigned int)n : 1;
+}
+
+static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job *job,
+		      unsigned int index);
+
+/*
+ * Resource limits, checked before anything is written: the clones' I/O
+ * buffers against the machine's memory and RLIMIT_AS, and one io_uring
+ * ring per worker against RLIMIT_MEMLOCK and the kernel's ring limits
+ * (created and closed again here; the workers create their own).
+ */
+static int check_resources(struct rq_engine *e, FILE *err)
+{
+	const struct rq_job_list *jobs = e->jobs;
+	unsigned __int128 total = 0;
+	struct sysinfo si;
+	struct rlimit rl;
+	bool ring = false;
+
+	for (unsigned int j = 0; j < jobs->nr; j++) {
+		const struct rq_job *job = &jobs->jobs[j];
+		uint32_t lo, hi, max = 0;
+		unsigned __int128 need;
+
+		for (int d = 0; d < 2; d++) {
+			job_bs_limits(job, d, &lo, &hi);
+			max = hi > max ? hi : max;
+		}
+		need = (unsigned __int128)job->numjobs * job->iodepth * ((max + 4095ULL) & ~4095ULL);
+		total += need;
+		if (!sysinfo(&si) && need > (unsigned __int128)si.totalram * si.mem_unit / 2) {
+			fprintf(err, "%s:%d: job '%s': numjobs x iodepth x bs needs %llu MiB of buffers, "
+				"more than half of this machine's %llu MiB\n", job->file, job->line, job->name,
+				(unsigned long long)(need >> 20),
+				(unsigned long long)(((unsigned __int128)si.totalram * si.mem_unit) >> 20));
+			return -ENOMEM;
+		}
+	}
+	if (!getrlimit(RLIMIT_AS, &rl) && rl.rlim_cur != RLIM_INFINITY && total > rl.rlim_cur) {
+		fprintf(err, "rqlock: the jobs need %llu MiB of buffers, more than RLIMIT_AS (%llu MiB)\n",
+			(unsigned long long)(total >> 20), (unsigned long long)(rl.rlim_cur >> 20));
+		return -ENOMEM;
+	}
+	for (unsigned int i = 0; i < e->nr_devs; i++)
+		ring |= e->devs[i].dev.flags & RQ_DEV_NEEDS_RING;
+	if (ring) {
+		struct io_uring *rings = calloc(e->nr_cpus, sizeof(*rings));
+		unsigned int made = 0;
+		int ret = 0;
+
+		if (!rings)
+			return -ENOMEM;
+		for (; made < e->nr_cpus; made++) {
+			ret = eng_ring_init(&rings[made], 0);
+			if (ret)
+				break;
+		}
+		for (unsigned int i = 0; i < made; i++)
+			io_uring_queue_exit(&rings[i]);
+		free(rings);
+		if (ret) {
+			getrlimit(RLIMIT_MEMLOCK, &rl);
+			fprintf(err, "rqlock: cannot create io_uring ring %u of %u: %s (RLIMIT_MEMLOCK %llu KiB)\n",
+				made + 1, e->nr_cpus, strerror(-ret),
+				rl.rlim_cur == RLIM_INFINITY ? 0ULL : (unsigned long long)(rl.rlim_cur >> 10));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* What can be checked of the jobs alone, before any device is opened. */
+static int check_jobs(struct rq_engine *e, FILE *err)
+{
+	const struct rq_job_list *jobs = e->jobs;
+
+	for (unsigned int j = 0; j < jobs->nr; j++) {
+		const struct rq_job *job = &jobs->jobs[j];
+		struct rq_dist d;
+		bool any = false;
+
+		if (job->wait_for[0]) {
+			unsigned int k;
+
+			for (k = 0; k < j; k++)
+				if (!strcmp(jobs->jobs[k].name, job->wait_for))
+					break;
+			if (k == j) {
+				fprintf(err, "%s:%d: job '%s': wait_for=%s: no job of that name before it\n",
+					job->file, job->line, job->name, job->wait_for);
+				return -EINVAL;
+			}
+		}
+		if (job->random_distribution != RQ_RAND_UNIFORM &&
+		    rq_dist_init(&d, job->random_distribution, job->rand_param, 1024, job->rand_center)) {
+			fprintf(err, "%s:%d: job '%s': random_distribution: parameter %g out of range\n",
+				job->file, job->line, job->name, job->rand_param);
+			return -EINVAL;
+		}
+		for (unsigned int w = 0; job->has_cpus_allowed && w < e->nr_cpus; w++)
+			any |= eng_job_allows_worker(job, w);
+		if (job->has_cpus_allowed && !any) {
+			fprintf(err, "%s:%d: job '%s': cpus_allowed names no CPU that one of the %u "
+				"workers runs on\n", job->file, job->line, job->name, e->nr_cpus);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
+		    const struct rq_job_list *jobs, FILE *err)
+{
+	struct rq_engine *e;
+	unsigned int max_devs = 0;
+	char msg[256];
+	int ret;
+
+	*ep = NULL;
+	if (rq_queue_modes_check(msg, sizeof(msg)) || rq_devs_check(msg, sizeof(msg))) {
+		fprintf(err, "rqlock: %s\n", msg);
+		return -EINVAL;
+	}
+	e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	rq_clock_setup();
+	e->o = *o;
+	e->jobs = jobs;
+	if (!e->o.stall_timeout_ns)
+		e->o.stall_timeout_ns = 300ULL * 1000000000ULL;	/* generous: a floppy is slow, not stuck */
+	atomic_store(&g_stalled, false);
+	e->mode = rq_queue_mode_find(o->lock_mode);
+	if (!e->mode) {
+		fprintf(err, "rqlock: --lock=%s: unknown lock mode (%s)\n", o->lock_mode,
+			rq_queue_mode_names());
+		ret = -EINVAL;
+		goto fail;
+	}
+	e->nr_cpus = o->workers ? o->workers : online_cpus();
+	for (unsigned int j = 0; j < jobs->nr; j++) {
+		const struct rq_job *job = &jobs->jobs[j];
+
+		if (!job->filename[0] && job->ioengine != RQ_IOENGINE_NULL) {
+			fprintf(err, "%s:%d: job '%s': no filename given (ioengine=null needs none)\n",
+				job->file, job->line, job->name);
+			ret = -EINVAL;
+			goto fail;
+		}
+		max_devs += job_nr_files(job) * (job->filename[0] ? 1 : job->numjobs);
+		e->nr_clones += job->numjobs;
+	}
+	ret = check_jobs(e, err);
+	if (ret)
+		goto fail;
+	e->devs = calloc(max_devs ? max_devs : 1, sizeof(*e->devs));
+	e->clones = rq_zalloc_lines((size_t)e->nr_clones * sizeof(*e->clones));
+	e->cpus = aligned_alloc(RQ_CACHELINE, sizeof(*e->cpus) * e->nr_cpus);
+	if (!e->devs || !e->clones || !e->cpus) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	memset(e->cpus, 0, sizeof(*e->cpus) * e->nr_cpus);
+	e->ctxs = calloc(e->nr_cpus, sizeof(*e->ctxs));
+	if (!e->ctxs) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	for (unsigned int i = 0; i < e->nr_cpus; i++) {
+		rq_ctx_init(&e->cpus[i].ctx, (int)i);
+		e->ctxs[i] = &e->cpus[i].ctx;
+	}
+
+	/* 1: which devices, with what they must allow */
+	for (unsigned int j = 0; j < jobs->nr; j++) {
+		for (unsigned int k = 0; k < jobs->jobs[j].numjobs; k++) {
+			struct name_ctx x = { .e = e, .job = &jobs->jobs[j], .clone = k, .err = err };
+
+			ret = clone_names(x.job, k, add_dev, &x);
+			if (ret < 0)
+				goto fail;
+			if (jobs->jobs[j].filename[0])
+				break;		/* clones share the files */
+		}
+	}
+	/* 2: open them, writing nothing */
+	for (unsigned int i = 0; i < e->nr_devs; i++) {
+		ret = rq_dev_open(&e->devs[i].dev, &e->devs[i].o, err);
+		e->devs[i].opened = true;	/* close what a failed open left */
+		if (ret)
+			goto fail;
+		snprintf(e->devs[i].dev.name, sizeof(e->devs[i].dev.name), "%.127s", e->devs[i].name);
+	}
+	/* 3: every job against every device it names */
+	for (unsigned int j = 0; j < jobs->nr; j++) {
+		struct name_ctx x = { .e = e, .job = &jobs->jobs[j], .err = err };
+
+		ret = clone_names(x.job, 0, check_file, &x);
+		if (ret < 0)
+			goto fail;
+	}
+	/* 4: every clone's memory, and a ring to probe the limits, before any write */
+	ret = check_resources(e, err);
+	if (ret)
+		goto fail;
+	for (unsigned int j = 0, k = 0; j < jobs->nr; j++) {
+		for (unsigned int n = 0; n < jobs->jobs[j].numjobs; n++, k++) {
+			ret = clone_init(e, &e->clones[k], &jobs->jobs[j], n);
+			e->clones[k].job_index = j;
+			for (unsigned int w = 0; w < j; w++)
+				if (!strcmp(jobs->jobs[w].name, jobs->jobs[j].wait_for))
+					e->clones[k].wait_index = w;
+			if (ret) {
+				fprintf(err, "%s:%d: job '%s': cannot set up clone %u: %s\n",
+					jobs->jobs[j].file, jobs->jobs[j].line, jobs->jobs[j].name, n,
+					strerror(-ret));
+				goto fail;
+			}
+		}
+	}
+	/* 5: only now may anything be written (file layout) */
+	for (unsigned int i = 0; i < e->nr_devs; i++) {
+		ret = rq_dev_prepare(&e->devs[i].dev, &e->devs[i].o, err);
+		if (ret)
+			goto fail;
+	}
+	rq_locks_reset();
+	e->mcfg.nr_cpus = e->nr_cpus;
+	e->mcfg.hw_queues = o->hw_queues;
+	e->mcfg.cluster_size = o->cluster_size;
+	e->mcfg.lockstat = o->lockstat;
+	e->mcfg.lockdep = o->lockdep;
+	e->mcfg.ctxs = e->ctxs;
+	rq_lock_type_parse(o->lock_type, &e->mcfg.lock_type);
+	if (e->mode->setup && (ret = e->mode->setup(&e->mcfg)))
+		goto fail;
+	e->mode_setup = true;
+	for (unsigned int i = 0; i < e->nr_devs; i++) {
+		struct dev_entry *d = &e->devs[i];
+		uint32_t nr = d->nr_requests < 128 ? 128 : d->nr_requests;
+
+		ret = rq_queue_init(&d->q, e->mode, &d->dev, nr);
+		if (ret)
+			goto fail;
+		d->q_ready = true;
+	}
+	e->polled = calloc(e->nr_devs ? e->nr_devs : 1, sizeof(*e->polled));
+	if (!e->polled) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	for (unsigned int i = 0; i < e->nr_devs; i++)
+		if (e->devs[i].dev.ops->poll)
+			e->polled[e->nr_polled++] = &e->devs[i].dev;
+	e->all_devs = calloc(e->nr_devs ? e->nr_devs : 1, sizeof(*e->all_devs));
+	if (!e->all_devs) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	for (unsigned int i = 0; i < e->nr_devs; i++)
+		e->all_devs[i] = &e->devs[i].dev;
+	/* what each worker's context reaps beyond its ring and lists */
+	for (unsigned int i = 0; i < e->nr_cpus; i++) {
+		e->cpus[i].ctx.mode = e->mode;
+		e->cpus[i].ctx.polled = e->polled;
+		e->cpus[i].ctx.nr_polled = e->nr_polled;
+	}
+	*ep = e;
+	return 0;
+fail:
+	rq_engine_free(e);
+	return ret;
+}
+
+static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job *job,
+		      unsigned int index)
+{
+	struct name_ctx x = { .e = e, .job = job, .clone = index, .c = c };
+	size_t buf_bytes;
+
+	memset(c, 0, sizeof(*c));
+	c->job = job;
+	c->index = index;
+	c->pending_op = -1;
+	c->min_bs = UINT32_MAX;
+	for (int d = 0; d < 2; d++) {
+		uint32_t lo, hi;
+
+		if ((d == 0 && !rq_rw_reads(job->rw)) || (d == 1 && !rq_rw_writes(job->rw)))
+			continue;
+		job_bs_limits(job, d, &lo, &hi);
+		c->min_bs = lo < c->min_bs ? lo : c->min_bs;
+		c->max_bs = hi > c->max_bs ? hi : c->max_bs;
+	}
+	/* verification reads back what was written */
+	if (job->verify != RQ_VERIFY_NONE) {
+		uint32_t lo, hi;
+
+		job_bs_limits(job, 1, &lo, &hi);
+		c->max_bs = hi > c->max_bs ? hi : c->max_bs;
+	}
+	c->nr_files = job_nr_files(job);
+	/*
+	 * Written on every I/O by the clone's worker: each on cache lines of
+	 * its own, or another worker's data on the same line bounces it
+	 * (measured: a device's private data beside bio_flags halved scaling).
+	 */
+	c->files = rq_zalloc_lines((size_t)c->nr_files * sizeof(*c->files));
+	c->bios = rq_zalloc_lines((size_t)job->iodepth * sizeof(*c->bios));
+	c->bio_flags = rq_zalloc_lines(job->iodepth);
+	buf_bytes = (size_t)job->iodepth * ((c->max_bs + 4095) & ~4095u);
+	c->bufs = aligned_alloc(4096, buf_bytes);
+	c->buf_bytes = buf_bytes;
+	if (!c->files || !c->bios || !c->bufs || !c->bio_flags)
+		return -ENOMEM;
+	memset(c->bufs, 0, buf_bytes);
+	if (clone_names(job, index, bind_file, &x) < 0)
+		return -EINVAL;
+	for (unsigned int i = 0; i < job->iodepth; i++) {
+		struct rq_bio *b = &c->bios[i];
+
+		b->buf = c->bufs + (size_t)i * ((c->max_bs + 4095) & ~4095u);
+		b->private = c;
+		b->end_io = eng_bio_end_io;
+		b->next = c->free_bios;
+		c->free_bios = b;
+	}
+	/* randrepeat: the same offsets run after run; else seeded from the clock */
+	c->seed = (job->randrepeat ? job->randseed : rq_clock_ns()) * 0x100000001b3ULL +
+		  (uint64_t)(c - e->clones) * 0x9e3779b97f4a7c15ULL;
+	c->rng = c->seed;
+	if (job->size && !job->size_pct)
+		c->io_limit = job->size;
+	else
+		for (unsigned int i = 0; i < c->nr_files; i++)
+			c->io_limit += c->files[i].end - c->files[i].start;
+	snprintf(c->rep.name, sizeof(c->rep.name), "%s", job->name);
+	c->rep.groupid = job->groupid;
+	c->rep.clone = index;
+	for (int d = 0; d < RQ_DDIR_NR; d++) {
+		rq_lat_init(&c->rep.dir[d].slat);
+		rq_lat_init(&c->rep.dir[d].clat);
+		rq_lat_init(&c->rep.dir[d].lat);
+	}
+	return 0;
+}
+
+/* Does a phase need rings, and with which extra setup flags? */

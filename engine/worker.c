@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: MIT
+/*
+ * worker.c - workers acting as CPUs: the services devices and queues call
+ * (rq_cpu_*, rq_bio_endio), the worker loop, its ring and the stall
+ * watchdog.  The engine is engine/: clone.c (job clones, load shaping,
+ * accounting), setup.c, place.c (workers on CPUs), run.c (groups,
+ * exactly-once, report) and this file.  The request path: bio -> rq_submit_bio() -> lock mode -> device -> completion
+ * -> rq_end_request() -> rq_bio_endio() -> the clone's accounting.
+ *
+ * A worker ("cpu") owns one io_uring ring, created only when one of its
+ * devices completes through a ring.  A job clone lives on one worker and
+ * only that worker touches its state: a bio ended on another worker (it
+ * dispatched the request while holding the queue lock) is handed back over
+ * a lock-free list, never by sharing a lock the mode does not have.
+ *
+ * Time: one clock read per bio on submission (the previous read is the
+ * next bio's start) and one per reap batch, so fio's slat/clat/lat are
+ * kept with two reads per I/O at most.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <liburing.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <math.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/sysinfo.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "devices/device.h"
+#include "engine/engine.h"
+#include "engine/engine_internal.h"
+#include "lib/alloc.h"
+#include "lib/clock.h"
+#include "lib/futex.h"
+#include "queues/queue.h"
+
+atomic_int g_stop_sig;		/* rq_engine_stop(): set from a signal handler */
+atomic_bool g_stalled;		/* the watchdog found a request stuck */
+
+_Static_assert(ATOMIC_INT_LOCK_FREE == 2, "rq_engine_stop() must be async-signal-safe");
+
+void rq_engine_stop(int sig)
+{
+	atomic_store_explicit(&g_stop_sig, sig, memory_order_relaxed);
+}
+
+int rq_engine_stopped(void)
+{
+	return atomic_load_explicit(&g_stop_sig, memory_order_relaxed);
+}
+
+
+const char *rq_engine_clock(void)
+{
+	return rq_clock_name();
+}
+
+/*
+ * A clone's bio has ended, on the worker whose context @ctx ended it
+ * (every bio's end_io).  A clone lives on one worker and only that worker
+ * touches its state: a bio ended on another worker (it dispatched the
+ * request while holding the queue lock) is handed back over a lock-free
+ * list, never by sharing a lock the mode does not have.
+ */
+void eng_bio_end_io(struct rq_ctx *ctx, struct rq_bio *bio)
+{
+	struct rq_cpu *cpu = ctx_cpu(ctx);
+	struct rq_cpu *owner = ((struct clone *)bio->private)->cpu;
+	struct rq_bio *head;
+
+	if (owner == cpu) {
+		bio->next = cpu->ended;
+		cpu->ended = bio;
+		return;
+	}
+	bio->done_ns = cpu->now;
+	head = atomic_load_explicit(&owner->handback, memory_order_relaxed);
+	do {
+		bio->next = head;
+	} while (!atomic_compare_exchange_weak_explicit(&owner->handback, &head, bio,
+							memory_order_release, memory_order_relaxed));
+	rq_ctx_wake(&owner->ctx);
+}
+
+/* ---- the worker loop ------------------------------------------------ */
+
+static unsigned int account_list(struct rq_bio *b, uint64_t now, bool keep_done)
+{
+	unsigned int n = 0;
+
+	while (b) {
+		struct rq_bio *next = b->next;
+
+		eng_clone_account(b->private, b, keep_done ? b->done_ns : now);
+		b = next;
+		n++;
+	}
+	return n;
+}
+
+unsigned int eng_account_ended(struct rq_cpu *cpu)
+{
+	struct rq_bio *b = cpu->ended;
+
+	if (!b)
+		return 0;
+	cpu->ended = NULL;
+	return account_list(b, cpu->now, false);
+}
+
+/*
+ * fio's iodepth_batch_complete_max: CQEs reaped per round, the largest of
+ * the running clones' (a worker serves several), UINT_MAX when unset.
+ */
+static unsigned int cpu_reap_max(const struct rq_cpu *cpu)
+{
+	unsigned int max = 0;
+
+	for (unsigned int i = 0; i < cpu->nr_clones; i++) {
+		const struct clone *c = cpu->clones[i];
+
+		if (c->finished)
+			continue;
+		if (!c->job->iodepth_batch_complete_max)
+			return UINT32_MAX;
+		if (c->job->iodepth_batch_complete_max > max)
+			max = c->job->iodepth_batch_complete_max;
+	}
+	return max ? max : UINT32_MAX;
+}
+
+/*
+ * Reap everything that has completed for this worker: what its context
+ * holds (queues/: CQEs, deferred and timed completions, polled devices,
+ * the mode's forwarded work), then its clones' ended bios and those
+ * handed back by others.
+ */
+static unsigned int cpu_reap(struct rq_cpu *cpu)
+{
+	unsigned int n;
+
+	cpu->now = rq_clock_ns();
+	n = rq_ctx_reap(&cpu->ctx, cpu->now, cpu->ctx.ring_inflight ? cpu_reap_max(cpu) : 0);
+	n += eng_account_ended(cpu);
+	if (atomic_load_explicit(&cpu->handback, memory_order_relaxed)) {
+		struct rq_bio *b = atomic_exchange_explicit(&cpu->handback, NULL, memory_order_acquire);
+
+		n += account_list(b, cpu->now, true);
+	}
+	return n;
+}
+
+/*
+ * How many completions a sleeping worker waits for: fio's
+ * iodepth_batch_complete_min, the smallest of its running clones', never
+ * more than it has in flight on its ring.
+ */
+static unsigned int cpu_wait_nr(const struct rq_cpu *cpu, unsigned int to_submit)
+{
+	unsigned int nr = UINT32_MAX, inflight = cpu->ctx.ring_inflight + to_submit;
+
+	for (unsigned int i = 0; i < cpu->nr_clones; i++) {
+		const struct clone *c = cpu->clones[i];
+		unsigned int m = c->job->iodepth_batch_complete_min;
+
+		if (!c->finished)
+			nr = (m ? m : 1) < nr ? (m ? m : 1) : nr;
+	}
+	if (nr == UINT32_MAX || nr < 1)
+		nr = 1;
+	return nr > inflight ? (inflight ? inflight : 1) : nr;
+}
+
+/*
+ * Hand the ring's prepared SQEs to the kernel; with @wait, also wait (one
+ * io_uring_enter) for a completion or @wait_ns.  SQEs the kernel took are
+ * counted from the ring's head, which stays right when the wait times out.
+ */
+int eng_cpu_submit(struct rq_cpu *cpu, bool wait, uint64_t wait_ns)
+{
+	unsigned int before;
+	int ret;
+
+	if (!cpu->ctx.has_ring)
+		return 0;
+	before = io_uring_sq_ready(&cpu->ctx.ring);
+	if (wait) {
+		struct __kernel_timespec ts = {
+			.tv_sec = (long long)(wait_ns / 1000000000ULL),
+			.tv_nsec = (long long)(wait_ns % 1000000000ULL),
+		};
+		struct io_uring_cqe *cqe;
+
+		ret = io_uring_submit_and_wait_timeout(&cpu->ctx.ring, &cqe, cpu_wait_nr(cpu, before), &ts, NULL);
+	} else if (before || cpu->ctx.ring_inflight) {
+		/*
+		 * Submit and run the ring's deferred completions in the same
+		 * enter (DEFER_TASKRUN posts CQEs only when asked): the loop
+		 * then finds completions without sleeping for them, as fio's
+		 * submit-with-GETEVENTS does.
+		 */
+		ret = io_uring_submit_and_get_events(&cpu->ctx.ring);
+	} else {
+		return 0;
+	}
+	cpu->ctx.ring_inflight += before - io_uring_sq_ready(&cpu->ctx.ring);
+	if (ret >= 0 || ret == -ETIME || ret == -EAGAIN || ret == -EBUSY || ret == -EINTR)
+		return 0;
+	fprintf(stderr, "rqlock: worker %d: io_uring_enter: %s\n", cpu->ctx.id, strerror(-ret));
+	return ret;
+}
+
+static bool cpu_has_pending(struct rq_cpu *cpu)
+{
+	return cpu->ended || atomic_load_explicit(&cpu->handback, memory_order_relaxed) ||
+	       rq_ctx_pending(&cpu->ctx);
+}
+
+/* Nothing happened this round: wait for the next thing that can. */
+static int cpu_wait(struct rq_cpu *cpu, unsigned int idle_rounds)
+{
+	/* a clone in the spin part of its thinktime keeps the worker on the CPU */
+	for (unsigned int i = 0; i < cpu->nr_clones; i++)
+		if (!cpu->clones[i]->finished && cpu->clones[i]->spin_until_ns > cpu->now)
+			return eng_cpu_submit(cpu, false, 0);
+
+	uint64_t wait_ns = 200000;
+	uint64_t next = rq_ctx_next_timer(&cpu->ctx);
+
+	if (cpu->clone_wake_ns < next)
+		next = cpu->clone_wake_ns;
+	if (next != UINT64_MAX) {
+		uint64_t t = next;
+
+		wait_ns = t > cpu->now ? t - cpu->now : 0;
+		if (wait_ns < 50000) {
+			/* a short timer: yield and look again, a sleep would be late */
+			sched_yield();
+			return eng_cpu_submit(cpu, false, 0);
+		}
+		wait_ns -= 20000;
+		if (wait_ns > WAIT_MAX_NS)
+			wait_ns = WAIT_MAX_NS;
+	}
+	if (rq_ctx_polled_pending(&cpu->ctx)) {
+		/* completions this worker must poll for: look again soon */
+		sched_yield();
+		return eng_cpu_submit(cpu, false, 0);
+	}
+	if (cpu->ctx.has_ring && (cpu->ctx.ring_inflight || io_uring_sq_ready(&cpu->ctx.ring))) {
+		int ret = eng_cpu_submit(cpu, false, 0);
+
+		if (ret || io_uring_cq_ready(&cpu->ctx.ring))
+			return ret;
+		return eng_cpu_submit(cpu, true, wait_ns);
+	}
+	if (idle_rounds < 64) {
+		sched_yield();
+		return 0;
+	}
+	/* waiting for bios other workers end: sleep until one is handed back */
+	atomic_store_explicit(&cpu->ctx.sleeping, 1, memory_order_seq_cst);
+	if (!atomic_load_explicit(&cpu->handback, memory_order_seq_cst))
+		rq_futex_wait(&cpu->ctx.sleeping, 1, (long)(wait_ns < 1000000 ? wait_ns : 1000000));
+	atomic_store_explicit(&cpu->ctx.sleeping, 0, memory_order_relaxed);
+	return 0;
+}
+
+/* Queues whose requests wait behind a full ring are run again when idle. */
+static void cpu_kick(struct rq_cpu *cpu)
+{
+	for (unsigned int i = 0; i < cpu->nr_clones; i++) {
+		struct clone *c = cpu->clones[i];
+
+		if (!c->finished && c->inflight)
+			for (unsigned int f = 0; f < c->nr_files; f++)
+				rq_run_queue(c->files[f].q, &cpu->ctx);
+	}
+}
+
+/*
+ * One ring per worker, only its worker submits to it: SINGLE_ISSUER and
+ * DEFER_TASKRUN (completions run when the worker asks for them, no IPI)
+ * where the kernel has them, COOP_TASKRUN otherwise, plain as a last
+ * resort.  Compile-time probes say what liburing knows; the kernel's
+ * -EINVAL says what it does not.
+ */
+int eng_ring_init(struct io_uring *ring, unsigned int extra)
+{
+	static const unsigned int tries[] = {
+#if defined(RQ_HAVE_SINGLE_ISSUER) && defined(RQ_HAVE_DEFER_TASKRUN)
+		IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+#endif
+#ifdef IORING_SETUP_COOP_TASKRUN
+		IORING_SETUP_COOP_TASKRUN,
+#endif
+		0,
+	};
+	int ret = -EINVAL;
+
+	for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
+		struct io_uring_params p = {
+			.flags = IORING_SETUP_CQSIZE | tries[i] | extra,
+			.cq_entries = 8192,
+		};
+
+		ret = io_uring_queue_init_params(1024, ring, &p);
+		if (ret != -EINVAL)
+			return ret;
+	}
+	return ret;
+}
+
+/* fio's usr_cpu/sys_cpu/ctx: the worker's, shared among its clones */
+static void worker_cpu_usage(struct rq_cpu *cpu)
+{
+	struct rusage ru;
+	double usr, sys;
+	uint64_t ctx;
+
+	if (!cpu->nr_clones || getrusage(RUSAGE_THREAD, &ru))
+		return;
+	usr = (double)(ru.ru_utime.tv_sec - cpu->ru_start.ru_utime.tv_sec) * 1e9 +
+	      (double)(ru.ru_utime.tv_usec - cpu->ru_start.ru_utime.tv_usec) * 1e3;
+	sys = (double)(ru.ru_stime.tv_sec - cpu->ru_start.ru_stime.tv_sec) * 1e9 +
+	      (double)(ru.ru_stime.tv_usec - cpu->ru_start.ru_stime.tv_usec) * 1e3;
+	ctx = (uint64_t)(ru.ru_nvcsw - cpu->ru_start.ru_nvcsw + ru.ru_nivcsw - cpu->ru_start.ru_nivcsw);
+	uint64_t majf = (uint64_t)(ru.ru_majflt - cpu->ru_start.ru_majflt);
+	uint64_t minf = (uint64_t)(ru.ru_minflt - cpu->ru_start.ru_minflt);
+	for (unsigned int i = 0; i < cpu->nr_clones; i++) {
+		struct clone *c = cpu->clones[i];
+		double run = (double)(c->end_ns > c->start_ns ? c->end_ns - c->start_ns : 1);
+
+		c->rep.usr_cpu = 100.0 * usr / cpu->nr_clones / run;
+		c->rep.sys_cpu = 100.0 * sys / cpu->nr_clones / run;
+		c->rep.ctx = ctx / cpu->nr_clones;
+		c->rep.majf = majf / cpu->nr_clones;
+		c->rep.minf = minf / cpu->nr_clones;
+		memcpy(c->rep.complete_hist, cpu->complete_hist, sizeof(cpu->complete_hist));
+	}
+}
+
+/* SIGINT/SIGTERM: no new I/O, no verify pass; what is in flight drains. */
+static void cpu_stop_clones(struct rq_cpu *cpu)
+{
+	for (unsigned int i = 0; i < cpu->nr_clones; i++) {
+		struct clone *c = cpu->clones[i];
+
+		if (c->finished || c->rep.interrupted)
+			continue;
+		c->rep.interrupted = true;
+		c->issue_done = true;
+		c->vtarget = c->vcur;
+		if (c->waiting) {
+			/* never started: it ends now, with nothing done */
+			c->waiting = false;
+			c->start_ns = c->ramp_end_ns = cpu->now;
+		}
+	}
+}
+
+/*
+ * The stall watchdog: a bio of this worker's clones in flight longer than
+ * the limit is reported with its device, offset and age, and the run is
+ * ended.  Checked every 100 ms of the worker's clock.
+ */
+static bool cpu_watchdog(struct rq_cpu *cpu)
+{
+	uint64_t limit = cpu->e->o.stall_timeout_ns;
+
+	cpu->next_watch_ns = cpu->now + 100000000ULL;
+	for (unsigned int i = 0; i < cpu->nr_clones; i++) {
+		struct clone *c = cpu->clones[i];
+
+		for (unsigned int b = 0; c->inflight && b < c->job->iodepth; b++) {
+			const struct rq_bio *bio = &c->bios[b];
+			uint64_t age;
+
+			if (!(c->bio_flags[b] & BIO_INFLIGHT) || cpu->now <= bio->start_ns)
+				continue;
+			age = cpu->now - bio->start_ns;
+			if (age < limit)
+				continue;
+			if (!atomic_exchange(&g_stalled, true))
+				fprintf(stderr, "rqlock: stall: job '%s' clone %u: %s %s of %u bytes at offset %"
+					PRIu64 " in flight for %.1f s (--stall-timeout %.0f s); ending the run\n",
+					c->job->name, c->index, ((struct clone_file *)bio->owner_priv)->q->name,
+					bio->op ? "write" : "read", bio->len, bio->offset, (double)age / 1e9,
+					(double)limit / 1e9);
+			return true;
+		}
+	}
+	return false;
+}
+
+void *eng_worker_main(void *arg)
+{
+	struct rq_cpu *cpu = arg;
+	struct rq_engine *e = cpu->e;
+	unsigned int idle = 0;
+
+	rq_ctx_set_current(&cpu->ctx);
+	/* the ring is made by the thread that submits to it (SINGLE_ISSUER) */
+	if (cpu->wants_ring) {
+		int ret = eng_ring_init(&cpu->ctx.ring, cpu->ring_flags);
+
+		if (ret) {
+			fprintf(stderr, "rqlock: worker %d: cannot create an io_uring ring: %s\n",
+				cpu->ctx.id, strerror(-ret));
+			cpu->fatal = ret;
+			atomic_store(&e->start_failed, true);
+		} else {
+			cpu->ctx.has_ring = true;
+			ret = rq_devs_ring_init(&cpu->ctx, &cpu->ctx.ring, e->all_devs, e->nr_devs,
+						e->ring_bufs, e->nr_ring_bufs);
+			if (ret) {
+				cpu->fatal = ret;
+				atomic_store(&e->start_failed, true);
+			}
+		}
+	}
+	pthread_barrier_wait(&e->barrier);
+	if (atomic_load(&e->start_failed)) {
+		rq_ctx_set_current(NULL);
+		return NULL;	/* every worker sees it: nobody starts */
+	}
+	getrusage(RUSAGE_THREAD, &cpu->ru_start);
+	cpu->now = rq_clock_ns();
+	for (unsigned int i = 0; i < cpu->nr_clones; i++) {
+		struct clone *c = cpu->clones[i];
+
+		if (c->job->wait_for[0]) {
+			c->waiting = true;	/* clone_try_start() sets the times */
+			continue;
+		}
+		c->start_ns = cpu->now;
+		c->ramp_end_ns = cpu->now + c->job->ramp_ns;
+		c->deadline_ns = c->job->runtime_ns ? c->ramp_end_ns + c->job->runtime_ns : 0;
+	}
+	/*
+	 * Fill, reap, and only when a round made no progress go to the
+	 * kernel: prepared SQEs are then submitted and a completion waited
+	 * for in one io_uring_enter.  A busy round submits what it prepared
+	 * at its end (fio's iodepth_batch_submit=1), so nothing waits a round.
+	 */
+	/*
+	 * A mode that leaves work for other workers (cluster forwards bios
+	 * to the partition that owns the device) needs every worker until
+	 * the last clone of the phase is done, not only its own.
+	 */
+	while (cpu->nr_active || cpu_has_pending(cpu) ||
+	       ((e->mode->flags & RQ_MODE_F_ALL_WORKERS) &&
+		atomic_load_explicit(&e->active_clones, memory_order_acquire))) {
+		unsigned int progress = 0;
+		int ret = 0;
+
+		if (__builtin_expect(atomic_load_explicit(&g_stop_sig, memory_order_relaxed) != 0, 0))
+			cpu_stop_clones(cpu);
+		if (__builtin_expect(cpu->now >= cpu->next_watch_ns, 0)) {
+			if (cpu_watchdog(cpu) || atomic_load(&g_stalled))
+				break;	/* abandon what is stuck: the run ends with the report */
+		}
+		cpu->clone_wake_ns = UINT64_MAX;
+		for (unsigned int i = 0; i < cpu->nr_clones; i++)
+			if (!cpu->clones[i]->finished)
+				progress += eng_clone_fill(cpu->clones[i]);
+		{
+			unsigned int reaped = cpu_reap(cpu);
+
+			if (reaped)
+				cpu->complete_hist[batch_bucket(reaped)]++;
+			progress += reaped;
+		}
+		for (unsigned int i = 0; i < cpu->nr_clones; i++) {
+			if (!cpu->clones[i]->finished) {
+				eng_clone_check_done(cpu->clones[i], cpu->now);
+				eng_clone_sample(cpu->clones[i], cpu->now);
+			}
+		}
+		if (progress) {
+			idle = 0;
+			ret = eng_cpu_submit(cpu, false, 0);
+		} else {
+			if (++idle % 256 == 0)
+				cpu_kick(cpu);
+			ret = cpu_wait(cpu, idle);
+		}
+		if (ret && !cpu->fatal)
+			cpu->fatal = ret;
+		if (cpu->fatal)
+			break;
+	}
+	worker_cpu_usage(cpu);
+	rq_ctx_set_current(NULL);
+	return NULL;
+}
+

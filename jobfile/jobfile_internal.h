@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * jobfile_internal.h - shared by the parser's files only (jobfile/).
+ */
+#ifndef RQ_JOBFILE_INTERNAL_H
+#define RQ_JOBFILE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "jobfile/job.h"
+
+#define LINE_MAX_LEN	(1u << 20)	/* a hand-written job file never needs more */
+#define JOBS_MAX	65536u		/* job sections over all files */
+#define BS_MAX		(16u << 20)
+#define NS_PER_SEC	1000000000ull
+#define NS_PER_US	1000ull
+#define INCLUDE_DEPTH	16		/* nested include files; fio has no limit */
+
+_Static_assert(sizeof(bool) == 1, "store() assumes a one-byte bool");
+_Static_assert(sizeof(enum rq_rw) == sizeof(uint32_t), "enums are stored as 32 bits");
+_Static_assert(sizeof(enum rq_ioengine) == sizeof(uint32_t), "enums are stored as 32 bits");
+
+/* A growable list of key/value strings ("job options", "global options"). */
+struct strlist {
+	char **keys, **vals;
+	unsigned int nr, cap;
+};
+
+/* State of one parse: where we are, for messages, and the jobs so far. */
+struct pctx {
+	const char *file;
+	int line;		/* 0: the message names the file only */
+	const char *key;	/* the option as written, for messages */
+	FILE *err;
+	bool failed;		/* at most one error line per parse */
+	struct rq_job_list list;
+	unsigned int cap;
+	const struct rq_parse_opts *po;
+	unsigned int sections_seen;	/* job sections, selected by --section or not */
+	/* names of included files: kept lines point into them */
+	char **names;
+	unsigned int nr_names;
+};
+
+/* A section as it is being filled: the job plus parser-only settings. */
+struct sect {
+	struct rq_job job;
+	unsigned int kb_base;		/* fio's kb_base: 1024 or 1000 */
+	uint8_t set[RQ_JOB_OPTS_MAX / 8];	/* options written here or inherited */
+};
+
+enum opt_type {
+	OPT_STR,	/* text, stored as written */
+	OPT_INT,	/* a count; fio reads it like a size, so "1k" is 1024 */
+	OPT_SIZE,	/* bytes; k/m/g/t/p suffixes follow kb_base */
+	OPT_TIME,	/* a bare number is .unit (seconds or microseconds) */
+	OPT_BOOL,	/* 0 or 1 */
+	OPT_ENUM,	/* one of .vals */
+	OPT_FLAG,	/* the bare word sets it; =0 and =1 also accepted */
+};
+
+/* What rqlock does with an option fio knows. */
+enum opt_kind {
+	K_IMPL,		/* implemented: fills the job */
+	K_INERT,	/* accepted with a warning: cannot change rqlock's result */
+	K_ONLY,		/* accepted only at the values in .only (fio's default) */
+	K_NOPE,		/* refused: rqlock does not implement it */
+};
+
+struct opt_val {
+	const char *name;
+	int val;
+	const char *refuse;	/* non-NULL: known to fio, refused, this says why */
+};
+
+struct pctx;
+struct sbuf;
+struct opt {
+	const char *name;
+	const char *alias;
+	enum opt_kind kind;
+	enum opt_type type;
+	size_t off;		/* offsetof(struct rq_job, field) */
+	size_t size;		/* sizeof the field; 0: no field */
+	unsigned int nr;	/* OPT_INT/OPT_SIZE: fields a "R,W" list fills, from off on */
+	int bit;		/* OPT_FLAG on an int field: the bit it sets */
+	int prio;		/* fio's .prio: 1 applied first, -1 last */
+	bool engine;		/* an option of fio's io_uring engines */
+	bool pct;		/* OPT_SIZE: "N%" of the device is allowed */
+	size_t pct_off;		/* ... and goes into this double */
+	uint64_t unit;		/* OPT_TIME: ns in a bare number */
+	uint64_t div;		/* OPT_TIME: the field holds ns / div */
+	uint64_t min, max;	/* OPT_INT, OPT_SIZE */
+	const struct opt_val *vals;
+	/* Stores the value instead of off/size: the number, or the text. */
+	int (*set)(struct pctx *p, struct sect *s, uint64_t v, char *str);
+	/* --showcmd: prints the resolved value (after "--name="); NULL: by type */
+	void (*show)(struct sbuf *b, const struct rq_job *j, const struct opt *o);
+	const char *only;	/* K_ONLY: accepted values, '|' between them */
+	const char *why;	/* K_INERT, K_NOPE, K_ONLY: the reason given */
+	const char *def;	/* the default, written as in a job file */
+	const char *help;	/* K_IMPL: says what the option does and its default */
+};
+
+#define FIELD(m)	.off = offsetof(struct rq_job, m), \
+			.size = sizeof(((struct rq_job *)0)->m)
+
+#define REFUSE_NEVER	"is not supported in rqlock"
+
+/* parse.c */
+int jf_perr(struct pctx *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void jf_pwarn(struct pctx *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* value.c */
+long jf_cpus_configured(void);
+extern const struct opt_val jf_dist_vals[];
+uint64_t jf_load(const struct rq_job *j, const struct opt *o, unsigned int idx);
+int jf_opt_apply(struct pctx *p, struct sect *s, const struct opt *o, char *v);
+extern const struct opt_val jf_rw_vals[];
+int jf_set_bsrange(struct pctx *p, struct sect *s, uint64_t v, char *str);
+int jf_set_bssplit(struct pctx *p, struct sect *s, uint64_t v, char *str);
+int jf_set_buffered(struct pctx *p, struct sect *s, uint64_t v, char *str);
+int jf_set_cpumask(struct pctx *p, struct sect *s, uint64_t v, char *str);
+int jf_set_cpus_allowed(struct pctx *p, struct sect *s, uint64_t v, char *str);
+int jf_set_description(struct pctx *p, struct sect *s, uint64_t v, char *str);
+int jf_set_kb_base(struct pctx *p, struct sect *s, uint64_t v, char *str);
+int jf_set_percentile_list(struct pctx *p, struct sect *s, uint64_t v, char *str);
+int jf_set_random_distribution(struct pctx *p, struct sect *s, uint64_t v, char *str);
+int jf_set_rw(struct pctx *p, struct sect *s, uint64_t v, char *str);
+int jf_set_rwmixread(struct pctx *p, struct sect *s, uint64_t v, char *str);
+int jf_set_rwmixwrite(struct pctx *p, struct sect *s, uint64_t v, char *str);
+int jf_set_verify_pattern_opt(struct pctx *p, struct sect *s, uint64_t v, char *str);
+
+/* options.c */
+void jf_bit_set(uint8_t *set, unsigned int i);
+bool jf_bit_test(const uint8_t *set, unsigned int i);
+const char *jf_closest(const char *key);
+extern const struct opt_val jf_ioengine_vals[];
+bool jf_is_set(const struct sect *s, const char *name);
+void jf_mark(struct sect *s, const char *name);
+const struct opt *jf_opt_find(const char *key);
+unsigned int jf_opt_idx(const struct opt *o);
+extern const struct opt jf_opts[];
+extern const unsigned int jf_nr_opts;
+
+/* showcmd.c */
+void jf_show_bsrange(struct sbuf *b, const struct rq_job *j, const struct opt *o);
+void jf_show_bssplit(struct sbuf *b, const struct rq_job *j, const struct opt *o);
+void jf_show_buffered(struct sbuf *b, const struct rq_job *j, const struct opt *o);
+void jf_show_cpumask(struct sbuf *b, const struct rq_job *j, const struct opt *o);
+void jf_show_cpus(struct sbuf *b, const struct rq_job *j, const struct opt *o);
+void jf_show_description(struct sbuf *b, const struct rq_job *j, const struct opt *o);
+void jf_show_kb_base(struct sbuf *b, const struct rq_job *j, const struct opt *o);
+void jf_show_percentile_list(struct sbuf *b, const struct rq_job *j, const struct opt *o);
+void jf_show_random_distribution(struct sbuf *b, const struct rq_job *j, const struct opt *o);
+void jf_show_rw(struct sbuf *b, const struct rq_job *j, const struct opt *o);
+void jf_show_rwmixread(struct sbuf *b, const struct rq_job *j, const struct opt *o);
+void jf_show_rwmixwrite(struct sbuf *b, const struct rq_job *j, const struct opt *o);
+void jf_show_verify_pattern(struct sbuf *b, const struct rq_job *j, const struct opt *o);
+const char *jf_val_name(const struct opt_val *vals, uint64_t v);
+
+#endif /* RQ_JOBFILE_INTERNAL_H */

@@ -1,0 +1,681 @@
+// SPDX-License-Identifier: MIT
+/*
+ * options.c - the declarative table of every fio 3.33 option: name, type, field,
+ * default, help; and the lookups on it (see parse.c).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "jobfile/jobfile_internal.h"
+
+/* ------------------------------------------------------- value tables */
+
+static const struct opt_val kb_base_vals[] = {
+	{ "1024", 1024, NULL },
+	{ "1000", 1000, NULL },
+	{ NULL, 0, NULL },
+};
+
+const struct opt_val jf_ioengine_vals[] = {
+	{ "io_uring",		RQ_IOENGINE_IO_URING,	NULL },
+	{ "null",		RQ_IOENGINE_NULL,	NULL },
+	{ "libaio",		RQ_IOENGINE_LIBAIO,	NULL },
+	{ "io_uring_cmd",	RQ_IOENGINE_IO_URING_CMD, NULL },
+	/* fio engines rqlock has no plan for */
+	{ "sync",		0,	REFUSE_NEVER },
+	{ "psync",		0,	REFUSE_NEVER },
+	{ "vsync",		0,	REFUSE_NEVER },
+	{ "pvsync",		0,	REFUSE_NEVER },
+	{ "pvsync2",		0,	REFUSE_NEVER },
+	{ "posixaio",		0,	REFUSE_NEVER },
+	{ "mmap",		0,	REFUSE_NEVER },
+	{ "splice",		0,	REFUSE_NEVER },
+	{ "sg",			0,	REFUSE_NEVER },
+	{ "net",		0,	REFUSE_NEVER },
+	{ "netsplice",		0,	REFUSE_NEVER },
+	{ "cpuio",		0,	REFUSE_NEVER },
+	{ "rdma",		0,	REFUSE_NEVER },
+	{ "falloc",		0,	REFUSE_NEVER },
+	{ "ftruncate",		0,	REFUSE_NEVER },
+	{ "e4defrag",		0,	REFUSE_NEVER },
+	{ "filecreate",		0,	REFUSE_NEVER },
+	{ "filestat",		0,	REFUSE_NEVER },
+	{ "filedelete",		0,	REFUSE_NEVER },
+	{ "dircreate",		0,	REFUSE_NEVER },
+	{ "dirstat",		0,	REFUSE_NEVER },
+	{ "dirdelete",		0,	REFUSE_NEVER },
+	{ "exec",		0,	REFUSE_NEVER },
+	{ "nbd",		0,	REFUSE_NEVER },
+	{ "http",		0,	REFUSE_NEVER },
+	{ "xnvme",		0,	REFUSE_NEVER },
+	{ "gfapi",		0,	REFUSE_NEVER },
+	{ "gfapi_async",	0,	REFUSE_NEVER },
+	{ "mtd",		0,	REFUSE_NEVER },
+	{ "rados",		0,	REFUSE_NEVER },
+	{ "rbd",		0,	REFUSE_NEVER },
+	{ "pmemblk",		0,	REFUSE_NEVER },
+	{ "dev-dax",		0,	REFUSE_NEVER },
+	{ "libpmem",		0,	REFUSE_NEVER },
+	{ "windowsaio",		0,	REFUSE_NEVER },
+	{ "solarisaio",		0,	REFUSE_NEVER },
+	{ "guasi",		0,	REFUSE_NEVER },
+	{ "binject",		0,	REFUSE_NEVER },
+	{ "libcufile",		0,	REFUSE_NEVER },
+	{ "dfs",		0,	REFUSE_NEVER },
+	{ "libiscsi",		0,	REFUSE_NEVER },
+	{ "nfs",		0,	REFUSE_NEVER },
+	{ "skeleton",		0,	REFUSE_NEVER },
+	{ NULL, 0, NULL },
+};
+
+static const struct opt_val rate_process_vals[] = {
+	{ "linear",	0,	NULL },
+	{ "poisson",	1,	NULL },
+	{ NULL, 0, NULL },
+};
+
+static const struct opt_val cpus_policy_vals[] = {
+	{ "shared",	0,	NULL },
+	{ "split",	1,	NULL },
+	{ NULL, 0, NULL },
+};
+
+static const struct opt_val unified_vals[] = {
+	{ "none",	0,	NULL },
+	{ "mixed",	1,	NULL },
+	{ "both",	2,	NULL },
+	{ "0",		0,	NULL },
+	{ "1",		1,	NULL },
+	{ "2",		2,	NULL },
+	{ NULL, 0, NULL },
+};
+
+static const struct opt_val coe_vals[] = {
+	{ "none",	RQ_COE_NONE,	NULL },
+	{ "read",	RQ_COE_READ,	NULL },
+	{ "write",	RQ_COE_WRITE,	NULL },
+	{ "io",		RQ_COE_IO,	NULL },
+	{ "verify",	RQ_COE_VERIFY,	NULL },
+	{ "all",	RQ_COE_ALL,	NULL },
+	{ "0",		RQ_COE_NONE,	NULL },
+	{ "1",		RQ_COE_ALL,	NULL },
+	{ NULL, 0, NULL },
+};
+
+#define NOT_VERIFY "is not supported in rqlock (crc32c, md5 and pattern are)"
+static const struct opt_val verify_vals[] = {
+	{ "0",		RQ_VERIFY_NONE,		NULL },
+	{ "crc32c",	RQ_VERIFY_CRC32C,	NULL },
+	{ "crc32c-intel", RQ_VERIFY_CRC32C,	NULL },
+	{ "md5",	RQ_VERIFY_MD5,		NULL },
+	{ "pattern",	RQ_VERIFY_PATTERN,	NULL },
+	{ "crc64",	0,	NOT_VERIFY },
+	{ "crc32",	0,	NOT_VERIFY },
+	{ "crc16",	0,	NOT_VERIFY },
+	{ "crc7",	0,	NOT_VERIFY },
+	{ "sha1",	0,	NOT_VERIFY },
+	{ "sha256",	0,	NOT_VERIFY },
+	{ "sha512",	0,	NOT_VERIFY },
+	{ "sha3-224",	0,	NOT_VERIFY },
+	{ "sha3-256",	0,	NOT_VERIFY },
+	{ "sha3-384",	0,	NOT_VERIFY },
+	{ "sha3-512",	0,	NOT_VERIFY },
+	{ "xxhash",	0,	NOT_VERIFY },
+	{ "meta",	0,	NOT_VERIFY },
+	{ "null",	0,	NOT_VERIFY },
+	{ NULL, 0, NULL },
+};
+
+/* Options fio knows that rqlock does not implement, by what it does with them. */
+#define INERT(n, w)		{ .name = n, .kind = K_INERT, .why = w }
+#define INERT_A(n, a, w)	{ .name = n, .alias = a, .kind = K_INERT, .why = w }
+#define NOPE(n, w)		{ .name = n, .kind = K_NOPE, .why = w }
+#define NOPE_A(n, a, w)		{ .name = n, .alias = a, .kind = K_NOPE, .why = w }
+#define ONLY(n, v, w)		{ .name = n, .kind = K_ONLY, .only = v, .why = w }
+#define ONLY_A(n, a, v, w)	{ .name = n, .alias = a, .kind = K_ONLY, .only = v, .why = w }
+
+#define W_LOGS		"rqlock writes no fio logs"
+#define W_FILES		"rqlock does its I/O to the named files and devices only"
+#define W_DATA		"rqlock writes its own verifiable data"
+#define W_SYNC		"rqlock issues no syncs"
+#define W_ZONES		"rqlock has no zoned block device support"
+#define W_STATS		"rqlock always keeps fio's full statistics"
+#define W_IOLOG		"rqlock does not record or replay I/O logs"
+#define W_RATE		"rqlock shapes load with rate_iops, rate_process and thinktime"
+#define W_VERIFY	"rqlock verifies with verify, verify_pattern, do_verify and verify_backlog"
+#define W_ENGINE	"an ioengine option rqlock's backends do not offer"
+#define W_OS		"rqlock does not change its process or thread settings"
+
+/*
+ * The options, in fio's spelling (fio's name is the canonical one, fio's
+ * alias the alias).  K_IMPL entries come first; --showcmd walks them in
+ * this order.
+ */
+const struct opt jf_opts[] = {
+	{
+		.name = "kb_base", .type = OPT_ENUM, .vals = kb_base_vals,
+		.set = jf_set_kb_base, .show = jf_show_kb_base, .prio = 1, .def = "1024",
+		.help = "Unit base of size suffixes: 1024 (k = 1024, KiB = 1000, "
+			"fio's compatibility mode) or 1000 (k = 1000, KiB = 1024); "
+			"applies to the whole section it is in (default: 1024)",
+	},
+	{
+		.name = "name", .type = OPT_STR, FIELD(name),
+		.help = "Job name in reports; in a job section it replaces the "
+			"section name, as in fio (default: the section name)",
+	},
+	{
+		.name = "description", .type = OPT_STR, .set = jf_set_description,
+		.show = jf_show_description,
+		.help = "Free text about the job, shown in the reports (its first 255 "
+			"bytes, as fio) (default: none)",
+	},
+	{
+		.name = "wait_for", .type = OPT_STR, FIELD(wait_for),
+		.help = "Start only when the earlier job of this name has finished "
+			"(default: none)",
+	},
+	{
+		.name = "filename", .type = OPT_STR, FIELD(filename), .prio = -1,
+		.help = "File or device; several separated by ':', '\\:' is a "
+			"literal ':' (default: none)",
+	},
+	{
+		.name = "rw", .alias = "readwrite", .type = OPT_STR,
+		.vals = jf_rw_vals, .set = jf_set_rw, .show = jf_show_rw, .def = "read",
+		.help = "I/O pattern: read, write, randread, randwrite, "
+			"rw (or readwrite), randrw; ':N' after a random pattern issues "
+			"N I/Os per random offset, after a sequential one skips N bytes "
+			"after each I/O (default: read)",
+	},
+	{
+		.name = "bs", .alias = "blocksize", .type = OPT_SIZE, FIELD(bs[0]),
+		.nr = 2, .min = 1, .max = BS_MAX, .def = "4k",
+		.help = "Block size, up to 16m: one value for reads and writes, "
+			"or R,W; an empty part keeps that direction's value "
+			"(default: 4k)",
+	},
+	{
+		.name = "bsrange", .alias = "blocksize_range", .type = OPT_STR,
+		.set = jf_set_bsrange, .show = jf_show_bsrange,
+		.help = "Block sizes drawn between MIN-MAX, per direction as R,W "
+			"(default: bs)",
+	},
+	{
+		.name = "bssplit", .type = OPT_STR, .set = jf_set_bssplit, .show = jf_show_bssplit,
+		.help = "Block sizes by share, BS/PCT:BS/PCT, per direction as R,W; "
+			"blank shares take equal parts of the rest (default: bs)",
+	},
+	{
+		.name = "ioengine", .type = OPT_ENUM, FIELD(ioengine),
+		.vals = jf_ioengine_vals, .def = "io_uring",
+		.help = "Backend: io_uring, libaio, io_uring_cmd or null; rqlock's "
+			"default is io_uring where fio's is psync (default: io_uring)",
+	},
+	{
+		.name = "iodepth", .type = OPT_INT, FIELD(iodepth),
+		.min = 1, .max = 65536, .def = "1",
+		.help = "I/Os kept in flight per job, 1 to 65536 (default: 1)",
+	},
+	{
+		.name = "iodepth_batch", .alias = "iodepth_batch_submit", .type = OPT_INT,
+		FIELD(iodepth_batch_submit), .min = 0, .max = 65536, .def = "1",
+		.help = "I/Os handed to the kernel in one go; 0 or more than iodepth "
+			"is iodepth (default: 1)",
+	},
+	{
+		.name = "iodepth_batch_complete_min", .alias = "iodepth_batch_complete",
+		.type = OPT_INT, FIELD(iodepth_batch_complete_min), .min = 0, .max = 65536,
+		.def = "1",
+		.help = "Fewest completions to wait for at once (default: 1)",
+	},
+	{
+		.name = "iodepth_batch_complete_max", .type = OPT_INT,
+		FIELD(iodepth_batch_complete_max), .min = 0, .max = 65536,
+		.help = "Most completions to reap at once; at least "
+			"iodepth_batch_complete_min (default: iodepth_batch_complete_min)",
+	},
+	{
+		.name = "size", .type = OPT_SIZE, FIELD(size), .pct = true,
+		.pct_off = offsetof(struct rq_job, size_pct), .min = 0, .max = UINT64_MAX,
+		.help = "Bytes of I/O per job, or N% of the file or device; 0 is all "
+			"of it (default: 0)",
+	},
+	{
+		.name = "offset", .alias = "fileoffset", .type = OPT_SIZE, FIELD(offset),
+		.pct = true, .pct_off = offsetof(struct rq_job, offset_pct),
+		.min = 0, .max = UINT64_MAX, .def = "0",
+		.help = "Byte offset where I/O starts, or N% of the file or device "
+			"(default: 0)",
+	},
+	{
+		.name = "offset_increment", .type = OPT_SIZE, FIELD(offset_increment),
+		.pct = true, .pct_off = offsetof(struct rq_job, offset_increment_pct),
+		.min = 0, .max = UINT64_MAX, .def = "0",
+		.help = "Clone k of numjobs starts at offset + k times this, bytes or "
+			"N% (default: 0)",
+	},
+	{
+		.name = "numjobs", .type = OPT_INT, FIELD(numjobs),
+		.min = 1, .max = 4096, .def = "1",
+		.help = "Clones of this job, 1 to 4096 (default: 1)",
+	},
+	{
+		.name = "rwmixread", .type = OPT_INT, .set = jf_set_rwmixread,
+		.show = jf_show_rwmixread, .min = 0, .max = 100, .def = "50",
+		.help = "Percent of reads in a mixed job; the later of rwmixread and "
+			"rwmixwrite wins (default: 50)",
+	},
+	{
+		.name = "rwmixwrite", .type = OPT_INT, .set = jf_set_rwmixwrite,
+		.show = jf_show_rwmixwrite, .min = 0, .max = 100,
+		.help = "Percent of writes in a mixed job; sets rwmixread to 100 "
+			"minus it, the later of the two wins (default: 50)",
+	},
+	{
+		.name = "runtime", .alias = "timeout", .type = OPT_TIME,
+		FIELD(runtime_ns), .unit = NS_PER_SEC, .div = 1, .def = "0",
+		.help = "Run time limit, seconds unless suffixed; 0 is until size "
+			"is done (default: 0)",
+	},
+	{
+		.name = "time_based", .type = OPT_FLAG, FIELD(time_based), .def = "0",
+		.help = "Keep running for runtime even after size is done (default: 0)",
+	},
+	{
+		.name = "ramp_time", .type = OPT_TIME, FIELD(ramp_ns),
+		.unit = NS_PER_SEC, .div = 1, .def = "0",
+		.help = "Run this long before keeping stats, seconds unless "
+			"suffixed (default: 0)",
+	},
+	{
+		.name = "direct", .type = OPT_BOOL, FIELD(direct), .def = "0",
+		.help = "Use O_DIRECT (default: 0)",
+	},
+	{
+		.name = "buffered", .type = OPT_BOOL, .set = jf_set_buffered, .show = jf_show_buffered,
+		.help = "Opposite of direct: buffered=0 is direct=1 (default: 1)",
+	},
+	{
+		.name = "rate_iops", .type = OPT_INT, FIELD(rate_iops[0]), .nr = 2,
+		.min = 0, .max = UINT32_MAX, .def = "0",
+		.help = "I/Os per second per clone, R,W as bs; 0 is no limit (default: 0)",
+	},
+	{
+		.name = "rate_process", .type = OPT_ENUM, FIELD(rate_poisson),
+		.vals = rate_process_vals, .def = "linear",
+		.help = "How rate_iops spaces I/Os: linear or poisson (default: linear)",
+	},
+	{
+		.name = "thinktime", .type = OPT_TIME, FIELD(thinktime_us),
+		.unit = NS_PER_US, .div = NS_PER_US, .def = "0",
+		.help = "Pause after thinktime_blocks I/Os, microseconds unless "
+			"suffixed (default: 0)",
+	},
+	{
+		.name = "thinktime_spin", .type = OPT_TIME, FIELD(thinktime_spin_us),
+		.unit = NS_PER_US, .div = NS_PER_US, .def = "0",
+		.help = "Part of thinktime spent spinning, at most thinktime, "
+			"microseconds unless suffixed (default: 0)",
+	},
+	{
+		.name = "thinktime_blocks", .type = OPT_INT, FIELD(thinktime_blocks),
+		.min = 1, .max = UINT32_MAX, .def = "1",
+		.help = "I/Os between pauses of thinktime (default: 1)",
+	},
+	{
+		.name = "random_distribution", .type = OPT_STR, .vals = jf_dist_vals,
+		.set = jf_set_random_distribution, .show = jf_show_random_distribution,
+		.def = "random",
+		.help = "Random offsets: random, zipf[:theta], pareto[:h] or "
+			"normal[:sigma], each with an optional :center (default: random)",
+	},
+	{
+		.name = "norandommap", .type = OPT_FLAG, FIELD(norandommap), .def = "0",
+		.help = "Draw random offsets freely instead of each block once a "
+			"pass (default: 0)",
+	},
+	{
+		.name = "randrepeat", .type = OPT_BOOL, FIELD(randrepeat), .def = "1",
+		.help = "The same random sequence on every run; off when randseed "
+			"is given, as fio (default: 1)",
+	},
+	{
+		.name = "randseed", .type = OPT_SIZE, FIELD(randseed),
+		.min = 0, .max = UINT64_MAX, .def = "0x89",
+		.help = "Seed of the random sequence (default: 0x89)",
+	},
+	{
+		.name = "cpus_allowed", .type = OPT_STR, .set = jf_set_cpus_allowed,
+		.show = jf_show_cpus,
+		.help = "CPUs the job's clones may run on, as 0-3,6 (default: all)",
+	},
+	{
+		.name = "cpumask", .type = OPT_INT, .set = jf_set_cpumask, .show = jf_show_cpumask,
+		.min = 0, .max = UINT32_MAX,
+		.help = "CPUs 0 to 31 the job may run on, one bit each (default: all)",
+	},
+	{
+		.name = "cpus_allowed_policy", .type = OPT_ENUM, FIELD(cpus_allowed_split),
+		.vals = cpus_policy_vals, .prio = 1, .def = "shared",
+		.help = "shared: clones share the CPUs; split: one CPU each in turn "
+			"(default: shared)",
+	},
+	{
+		.name = "group_reporting", .type = OPT_FLAG, FIELD(group_reporting),
+		.def = "0",
+		.help = "Report each group as one job (default: 0)",
+	},
+	{
+		.name = "stonewall", .alias = "wait_for_previous", .type = OPT_FLAG,
+		FIELD(stonewall), .bit = RQ_JOB_STONEWALL, .def = "0",
+		.help = "Wait for earlier jobs to finish, start a new group (default: 0)",
+	},
+	{
+		.name = "new_group", .type = OPT_FLAG, FIELD(stonewall),
+		.bit = RQ_JOB_NEW_GROUP, .def = "0",
+		.help = "Start a new reporting group without waiting (default: 0)",
+	},
+	{
+		.name = "percentile_list", .type = OPT_STR, .set = jf_set_percentile_list,
+		.show = jf_show_percentile_list,
+		.help = "Latency percentiles to report, P:P:..., at most 20 "
+			"(default: fio's 17, 1 to 99.99)",
+	},
+	{
+		.name = "clat_percentiles", .type = OPT_BOOL, FIELD(clat_percentiles), .def = "1",
+		.help = "Report completion latency percentiles (default: 1)",
+	},
+	{
+		.name = "lat_percentiles", .type = OPT_BOOL, FIELD(lat_percentiles), .def = "0",
+		.help = "Report total latency percentiles (default: 0)",
+	},
+	{
+		.name = "slat_percentiles", .type = OPT_BOOL, FIELD(slat_percentiles), .def = "0",
+		.help = "Report submission latency percentiles (default: 0)",
+	},
+	{
+		.name = "unified_rw_reporting", .type = OPT_ENUM, FIELD(unified_rw_reporting),
+		.vals = unified_vals, .def = "none",
+		.help = "none: reads and writes apart; mixed: together; both "
+			"(default: none)",
+	},
+	{
+		.name = "verify", .type = OPT_ENUM, FIELD(verify), .vals = verify_vals,
+		.def = "0",
+		.help = "Check written data on read back: 0, crc32c, md5 or pattern "
+			"(default: 0)",
+	},
+	{
+		.name = "verify_pattern", .type = OPT_STR, .set = jf_set_verify_pattern_opt,
+		.show = jf_show_verify_pattern,
+		.help = "Data pattern of verify: \"text\", 0xHEX, numbers; sets "
+			"verify=pattern unless verify is given (default: none)",
+	},
+	{
+		.name = "do_verify", .type = OPT_BOOL, FIELD(do_verify), .def = "1",
+		.help = "Read back and check after writing when verify is set (default: 1)",
+	},
+	{
+		.name = "verify_backlog", .type = OPT_INT, FIELD(verify_backlog),
+		.min = 0, .max = UINT32_MAX, .def = "0",
+		.help = "Check after this many blocks are written; 0 is at the end "
+			"(default: 0)",
+	},
+	{
+		.name = "continue_on_error", .type = OPT_ENUM, FIELD(continue_on_error),
+		.vals = coe_vals, .def = "none",
+		.help = "Errors to go on after: none, read, write, io, verify, all "
+			"(default: none)",
+	},
+	{
+		.name = "hipri", .type = OPT_FLAG, FIELD(hipri), .engine = true, .def = "0",
+		.help = "io_uring: polled completions (default: 0)",
+	},
+	{
+		.name = "sqthread_poll", .type = OPT_FLAG, FIELD(sqthread_poll), .engine = true,
+		.def = "0",
+		.help = "io_uring: a kernel thread polls the submission queue (default: 0)",
+	},
+	{
+		.name = "fixedbufs", .type = OPT_FLAG, FIELD(fixedbufs), .engine = true,
+		.def = "0",
+		.help = "io_uring: registered buffers (default: 0)",
+	},
+	{
+		.name = "registerfiles", .type = OPT_FLAG, FIELD(registerfiles), .engine = true,
+		.def = "0",
+		.help = "io_uring: registered files (default: 0)",
+	},
+
+	/* accepted with a warning: they cannot change what rqlock does or reports */
+	INERT("thread", "workers are always threads"),
+	INERT("clocksource", "rqlock picks its own clock"),
+	INERT("gtod_cpu", "rqlock picks its own clock"),
+	INERT("disk_util", "rqlock reports no disk utilization"),
+	INERT("unique_filename", "it concerns fio's network clients"),
+	INERT("error_dump", "rqlock reports errors its own way"),
+	INERT("invalidate", "rqlock does not drop the page cache before a job"),
+	INERT("fadvise_hint", "rqlock gives the kernel no access-pattern hints"),
+	INERT("per_job_logs", W_LOGS), INERT("log_avg_msec", W_LOGS),
+	INERT("log_hist_msec", W_LOGS), INERT("log_hist_coarseness", W_LOGS),
+	INERT("log_max_value", W_LOGS), INERT("log_offset", W_LOGS), INERT("log_prio", W_LOGS),
+	INERT("log_compression", W_LOGS), INERT("log_compression_cpus", W_LOGS),
+	INERT("log_store_compressed", W_LOGS), INERT("log_unix_epoch", W_LOGS),
+	INERT("log_alternate_epoch", W_LOGS), INERT("log_alternate_epoch_clock_id", W_LOGS),
+	INERT("log_entries", W_LOGS),
+	INERT("cgroup_nodelete", "rqlock makes no cgroups"),
+	INERT("exit_what", "it only matters with exitall"),
+	INERT("hugepage-size", "it only matters with mem=mmaphuge"),
+	INERT("verify_state_save", "rqlock writes no verify state files"),
+	INERT("verify_dump", "rqlock writes no dump files"),
+	INERT("verifysort", "deprecated in fio"), INERT("verifysort_nr", "deprecated in fio"),
+
+	/* accepted only at fio's default */
+	ONLY("bwavgtime", "500", "samples are taken every 500 ms"),
+	ONLY("iopsavgtime", "500", "samples are taken every 500 ms"),
+	ONLY("thinktime_blocks_type", "complete", "thinktime_blocks counts completed I/Os, fio's default"),
+	ONLY("thinktime_iotime", "0", W_RATE),
+	ONLY("rate_ignore_thinktime", "0", W_RATE),
+	ONLY_A("rate_cycle", "ratecycle", "1000", W_RATE),
+	ONLY("rw_sequencer", "sequential", "rw=...:N is supported"),
+	ONLY("random_generator", "tausworthe", "rqlock has one generator"),
+	ONLY_A("percentage_random", "percentage_sequential", "100", "patterns are all random or all sequential"),
+	ONLY("allrandrepeat", "0", "rqlock seeds with randrepeat and randseed"),
+	ONLY("softrandommap", "0", "norandommap is supported"),
+	ONLY("bs_is_seq_rand", "0", "bs is per direction"),
+	ONLY_A("nrfiles", "nr_files", "1", W_FILES),
+	ONLY("file_service_type", "roundrobin", "rqlock goes round the files in turn"),
+	ONLY("fallocate", "native", "rqlock lays files out its own way"),
+	ONLY("lockfile", "none", "rqlock takes no file locks"),
+	ONLY("fsync", "0", W_SYNC), ONLY("fdatasync", "0", W_SYNC),
+	ONLY("write_barrier", "0", W_SYNC), ONLY("sync", "none|0", W_SYNC),
+	ONLY("end_fsync", "0", W_SYNC), ONLY("fsync_on_close", "0", W_SYNC),
+	ONLY("overwrite", "0", W_FILES), ONLY("create_serialize", "1", W_FILES),
+	ONLY("create_fsync", "1", W_FILES), ONLY("create_on_open", "0", W_FILES),
+	ONLY("create_only", "0", W_FILES), ONLY("allow_file_create", "1", W_FILES),
+	ONLY("pre_read", "0", W_FILES), ONLY("unlink", "0", W_FILES),
+	ONLY("unlink_each_loop", "0", W_FILES), ONLY("file_append", "0", W_FILES),
+	ONLY_A("fill_device", "fill_fs", "0", W_FILES),
+	ONLY("loops", "1", "each job runs once"),
+	ONLY("startdelay", "0", "jobs start together, or after stonewall and wait_for"),
+	ONLY("number_ios", "0", "size and runtime bound a job"),
+	ONLY_A("mem", "iomem", "malloc", "rqlock allocates its own buffers"),
+	ONLY_A("iomem_align", "mem_align", "0", "rqlock aligns buffers to 4 KiB"),
+	ONLY("lockmem", "0", W_OS), ONLY("nice", "0", W_OS),
+	ONLY("atomic", "0", "O_ATOMIC does not exist on Linux"),
+	ONLY("scramble_buffers", "1", W_DATA),
+	ONLY("buffer_compress_percentage", "0", W_DATA),
+	ONLY("buffer_compress_chunk", "512", W_DATA),
+	ONLY("dedupe_percentage", "0", W_DATA), ONLY("dedupe_mode", "repeat", W_DATA),
+	ONLY("dedupe_working_set_percentage", "5", W_DATA), ONLY("dedupe_global", "0", W_DATA),
+	ONLY("stats", "1", W_STATS), ONLY("gtod_reduce", "0", W_STATS),
+	ONLY("disable_lat", "0", W_STATS), ONLY("disable_clat", "0", W_STATS),
+	ONLY("disable_slat", "0", W_STATS), ONLY_A("disable_bw_measurement", "disable_bw", "0", W_STATS),
+	ONLY("block_error_percentiles", "0", W_STATS),
+	ONLY("significant_figures", "4", "the normal output has fio's 4 figures"),
+	ONLY("unit_base", "0|8", "rqlock reports bytes"),
+	ONLY("io_submit_mode", "inline", "clones submit their own I/O"),
+	ONLY("serialize_overlap", "0", "rqlock does not hold back overlapping I/O"),
+	ONLY("offset_align", "0", "offsets align to the block size"),
+	ONLY("latency_percentile", "100", W_RATE), ONLY("latency_run", "0", W_RATE),
+	ONLY("zonemode", "none", W_ZONES), ONLY("zonesize", "0", W_ZONES),
+	ONLY("zonecapacity", "0", W_ZONES), ONLY("zonerange", "0", W_ZONES),
+	ONLY("zoneskip", "0", W_ZONES), ONLY("read_beyond_wp", "0", W_ZONES),
+	ONLY("max_open_zones", "0", W_ZONES), ONLY("job_max_open_zones", "0", W_ZONES),
+	ONLY("ignore_zone_limits", "0", W_ZONES),
+	ONLY_A("steadystate_duration", "ss_dur", "0", "rqlock has no steady-state detection"),
+	ONLY_A("steadystate_ramp_time", "ss_ramp", "0", "rqlock has no steady-state detection"),
+	ONLY("flow", "0", W_RATE), ONLY("flow_id", "0", W_RATE), ONLY("flow_sleep", "0", W_RATE),
+	ONLY("trim_percentage", "0", "rqlock issues no trims"),
+	ONLY("trim_verify_zero", "1", "rqlock issues no trims"),
+	ONLY("verify_async", "0", W_VERIFY), ONLY("verify_fatal", "0", W_VERIFY),
+	ONLY("verify_only", "0", W_VERIFY), ONLY("verify_state_load", "0", W_VERIFY),
+	ONLY("experimental_verify", "0", W_VERIFY),
+	ONLY("read_iolog_chunked", "0", W_IOLOG), ONLY("replay_no_stall", "0", W_IOLOG),
+	ONLY("replay_scale", "1", W_IOLOG), ONLY("replay_time_scale", "100", W_IOLOG),
+	ONLY("cmd_type", "nvme", W_ENGINE),
+
+	/* refused */
+	NOPE("rate", W_RATE), NOPE_A("rate_min", "ratemin", W_RATE), NOPE("rate_iops_min", W_RATE),
+	NOPE("latency_target", W_RATE), NOPE("latency_window", W_RATE), NOPE("max_latency", W_RATE),
+	NOPE("flow_watermark", W_RATE),
+	NOPE("rwmixcycle", "deprecated in fio"),
+	NOPE_A("blockalign", "ba", "offsets align to the smallest block size"),
+	NOPE_A("bs_unaligned", "blocksize_unaligned", "block sizes are aligned"),
+	NOPE("openfiles", W_FILES), NOPE("directory", W_FILES), NOPE("filename_format", W_FILES),
+	NOPE("filesize", W_FILES),
+	NOPE("opendir", W_FILES), NOPE_A("io_size", "io_limit", "size and runtime bound a job"),
+	NOPE("sync_file_range", W_SYNC),
+	NOPE("allow_mounted_write", "use rqlock's --allow-mounted-write"),
+	NOPE("zero_buffers", W_DATA), NOPE("refill_buffers", W_DATA), NOPE("buffer_pattern", W_DATA),
+	NOPE("verify_interval", W_VERIFY), NOPE("verify_offset", W_VERIFY),
+	NOPE("verify_backlog_batch", W_VERIFY), NOPE("verify_async_cpus", W_VERIFY),
+	NOPE("trim_backlog", "rqlock issues no trims"), NOPE("trim_backlog_batch", "rqlock issues no trims"),
+	NOPE("zone_reset_frequency", W_ZONES), NOPE("zone_reset_threshold", W_ZONES),
+	NOPE_A("steadystate", "ss", "rqlock has no steady-state detection"),
+	NOPE("ignore_error", "errors are handled by continue_on_error"),
+	NOPE("iodepth_low", "a job refills its depth as soon as an I/O completes"),
+	NOPE("prio", W_OS), NOPE("prioclass", W_OS), NOPE("cgroup", W_OS), NOPE("cgroup_weight", W_OS),
+	NOPE("numa_cpu_nodes", W_OS), NOPE("numa_mem_policy", W_OS),
+	NOPE("uid", W_OS), NOPE("gid", W_OS), NOPE("ioscheduler", W_OS),
+	NOPE("exec_prerun", "rqlock runs no commands"), NOPE("exec_postrun", "rqlock runs no commands"),
+	NOPE("exitall", "jobs end on their own"), NOPE("exitall_on_error", "jobs end on their own"),
+	NOPE("profile", "rqlock has no fio profiles"),
+	NOPE("read_iolog", W_IOLOG), NOPE("write_iolog", W_IOLOG), NOPE("replay_redirect", W_IOLOG),
+	NOPE("replay_align", W_IOLOG), NOPE("replay_skip", W_IOLOG),
+	NOPE("merge_blktrace_file", W_IOLOG), NOPE("merge_blktrace_scalars", W_IOLOG),
+	NOPE("merge_blktrace_iters", W_IOLOG),
+	NOPE("write_bw_log", W_LOGS), NOPE("write_lat_log", W_LOGS), NOPE("write_iops_log", W_LOGS),
+	NOPE("write_hist_log", W_LOGS),
+	NOPE("write_hint", "rqlock sends no write hints"), NOPE("gpu_dev_id", "rqlock has no GPU support"),
+	NOPE("sqthread_poll_cpu", W_ENGINE), NOPE("nonvectored", W_ENGINE), NOPE("uncached", W_ENGINE),
+	NOPE("nowait", W_ENGINE), NOPE("force_async", W_ENGINE), NOPE("userspace_reap", W_ENGINE),
+	NOPE("cmdprio_percentage", W_ENGINE), NOPE("cmdprio_class", W_ENGINE), NOPE("cmdprio", W_ENGINE),
+	NOPE("cmdprio_bssplit", W_ENGINE),
+};
+
+#define NR_OPTS (sizeof(jf_opts) / sizeof(jf_opts[0]))
+_Static_assert(NR_OPTS <= RQ_JOB_OPTS_MAX, "opts_set in job.h is too small");
+const unsigned int jf_nr_opts = NR_OPTS;
+
+static bool opt_is(const struct opt *o, const char *key)
+{
+	return !strcmp(o->name, key) || (o->alias && !strcmp(o->alias, key));
+}
+
+const struct opt *jf_opt_find(const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < NR_OPTS; i++)
+		if (opt_is(&jf_opts[i], key))
+			return &jf_opts[i];
+	return NULL;
+}
+
+unsigned int jf_opt_idx(const struct opt *o)
+{
+	return (unsigned int)(o - jf_opts);
+}
+
+void jf_bit_set(uint8_t *set, unsigned int i)
+{
+	set[i / 8] |= (uint8_t)(1u << (i % 8));
+}
+
+bool jf_bit_test(const uint8_t *set, unsigned int i)
+{
+	return set[i / 8] >> (i % 8) & 1;
+}
+
+void jf_mark(struct sect *s, const char *name)
+{
+	const struct opt *o = jf_opt_find(name);
+
+	if (o)
+		jf_bit_set(s->set, jf_opt_idx(o));
+}
+
+/* fio's fio_option_is_set(): written in this section or a [global] above it */
+bool jf_is_set(const struct sect *s, const char *name)
+{
+	const struct opt *o = jf_opt_find(name);
+
+	return o && jf_bit_test(s->set, jf_opt_idx(o));
+}
+
+/* Edit distance, for "did you mean"; names longer than 63 get no hint. */
+static unsigned int dist(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), i, j;
+	unsigned int row[64];
+
+	if (la >= 64 || lb >= 64)
+		return ~0u;
+	for (j = 0; j <= lb; j++)
+		row[j] = (unsigned int)j;
+	for (i = 1; i <= la; i++) {
+		unsigned int diag = row[0], up;
+
+		row[0] = (unsigned int)i;
+		for (j = 1; j <= lb; j++) {
+			unsigned int best = diag + (a[i - 1] != b[j - 1]);
+
+			up = row[j];
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[lb];
+}
+
+const char *jf_closest(const char *key)
+{
+	const char *best = NULL;
+	unsigned int d, bd = 3;	/* farther than 2 edits is no hint */
+	size_t i;
+
+	for (i = 0; i < NR_OPTS; i++) {
+		d = dist(key, jf_opts[i].name);
+		if (d < bd) {
+			bd = d;
+			best = jf_opts[i].name;
+		}
+	}
+	return best;
+}
+

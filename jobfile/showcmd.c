@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: MIT
+/*
+ * showcmd.c - --showcmd: every option a job set, printed back with its resolved
+ * value as one fio command line.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "jobfile/jobfile_internal.h"
+
+/* ---------------------------------------------------- --showcmd values */
+
+/* A bounded text buffer; output past its end is cut (never overflows). */
+struct sbuf {
+	char *s;
+	size_t len, cap;
+};
+
+static void bput(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void bput(struct sbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (b->len + 1 >= b->cap)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		b->len = b->len + (size_t)n < b->cap ? b->len + (size_t)n : b->cap - 1;
+}
+
+/* A time in the largest unit that keeps it exact, as fio reads it back. */
+static void show_ns(struct sbuf *b, uint64_t ns)
+{
+	static const struct { uint64_t ns; const char *sfx; } u[] = {
+		{ 86400 * NS_PER_SEC, "d" }, { 3600 * NS_PER_SEC, "h" }, { 60 * NS_PER_SEC, "m" },
+		{ NS_PER_SEC, "s" }, { 1000000, "ms" }, { 1000, "us" },
+	};
+
+	if (!ns) {
+		bput(b, "0");
+		return;
+	}
+	for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++)
+		if (ns % u[i].ns == 0) {
+			bput(b, "%llu%s", (unsigned long long)(ns / u[i].ns), u[i].sfx);
+			return;
+		}
+	bput(b, "%lluus", (unsigned long long)(ns / 1000));
+}
+
+const char *jf_val_name(const struct opt_val *vals, uint64_t v)
+{
+	for (; vals->name; vals++)
+		if (!vals->refuse && (uint64_t)(uint32_t)vals->val == (uint64_t)(uint32_t)v)
+			return vals->name;
+	return "?";
+}
+
+static void show_by_type(struct sbuf *b, const struct rq_job *j, const struct opt *o)
+{
+	unsigned int i, n = o->nr ? o->nr : 1;
+
+	switch (o->type) {
+	case OPT_STR:
+		bput(b, "%.*s", (int)o->size, (const char *)j + o->off);
+		return;
+	case OPT_INT:
+	case OPT_SIZE:
+		if (o->pct) {
+			double pct;
+
+			memcpy(&pct, (const char *)j + o->pct_off, sizeof(pct));
+			if (pct > 0.0) {
+				bput(b, "%g%%", pct);
+				return;
+			}
+		}
+		for (i = 0; i < n; i++)
+			bput(b, "%s%llu", i ? "," : "", (unsigned long long)jf_load(j, o, i));
+		return;
+	case OPT_TIME:
+		show_ns(b, jf_load(j, o, 0) * o->div);
+		return;
+	case OPT_BOOL:
+		bput(b, "%u", (unsigned int)jf_load(j, o, 0));
+		return;
+	case OPT_FLAG:
+		if (o->bit)
+			bput(b, "%u", (unsigned int)!!(jf_load(j, o, 0) & (uint64_t)o->bit));
+		else
+			bput(b, "%u", (unsigned int)jf_load(j, o, 0));
+		return;
+	case OPT_ENUM:
+		bput(b, "%s", jf_val_name(o->vals, jf_load(j, o, 0)));
+		return;
+	}
+}
+
+void jf_show_description(struct sbuf *b, const struct rq_job *j, const struct opt *o)
+{
+	(void)o;
+	bput(b, "%s", j->description);
+}
+
+void jf_show_kb_base(struct sbuf *b, const struct rq_job *j, const struct opt *o)
+{
+	(void)o;
+	bput(b, "%u", j->kb_base);
+}
+
+void jf_show_rwmixread(struct sbuf *b, const struct rq_job *j, const struct opt *o)
+{
+	(void)o;
+	bput(b, "%u", j->rwmixread);
+}
+
+void jf_show_rwmixwrite(struct sbuf *b, const struct rq_job *j, const struct opt *o)
+{
+	(void)o;
+	bput(b, "%u", 100 - j->rwmixread);
+}
+
+void jf_show_buffered(struct sbuf *b, const struct rq_job *j, const struct opt *o)
+{
+	(void)o;
+	bput(b, "%u", !j->direct);
+}
+
+void jf_show_rw(struct sbuf *b, const struct rq_job *j, const struct opt *o)
+{
+	(void)o;
+	bput(b, "%s", rq_rw_name(j->rw));
+	if (j->rw_seq_nr)
+		bput(b, ":%u", j->rw_seq_nr);
+	else if (j->rw_seq_add)
+		bput(b, ":%llu", (unsigned long long)j->rw_seq_add);
+}
+
+void jf_show_bsrange(struct sbuf *b, const struct rq_job *j, const struct opt *o)
+{
+	(void)o;
+	bput(b, "%u-%u,%u-%u", j->bs_min[0], j->bs_max[0], j->bs_min[1], j->bs_max[1]);
+}
+
+void jf_show_bssplit(struct sbuf *b, const struct rq_job *j, const struct opt *o)
+{
+	(void)o;
+	for (int d = 0; d < 2; d++) {
+		if (d)
+			bput(b, ",");
+		if (!j->nr_bssplit[d])	/* an empty list keeps bs, as fio */
+			continue;
+		for (unsigned int i = 0; i < j->nr_bssplit[d]; i++)
+			bput(b, "%s%u/%u", i ? ":" : "", j->bssplit[d][i].bs, j->bssplit[d][i].pct);
+	}
+}
+
+void jf_show_percentile_list(struct sbuf *b, const struct rq_job *j, const struct opt *o)
+{
+	(void)o;
+	for (unsigned int i = 0; i < j->nr_percentiles; i++)
+		bput(b, "%s%.*f", i ? ":" : "", (int)j->percentile_precision, j->percentile_list[i]);
+}
+
+void jf_show_cpus(struct sbuf *b, const struct rq_job *j, const struct opt *o)
+{
+	unsigned int c = 0, n = 0;
+
+	(void)o;
+	while (c < RQ_CPUMASK_WORDS * 64) {
+		unsigned int first;
+
+		if (!(j->cpus_allowed[c / 64] >> (c % 64) & 1)) {
+			c++;
+			continue;
+		}
+		first = c;
+		while (c + 1 < RQ_CPUMASK_WORDS * 64 && (j->cpus_allowed[(c + 1) / 64] >> ((c + 1) % 64) & 1))
+			c++;
+		if (first == c)
+			bput(b, "%s%u", n++ ? "," : "", first);
+		else
+			bput(b, "%s%u-%u", n++ ? "," : "", first, c);
+		c++;
+	}
+}
+
+void jf_show_cpumask(struct sbuf *b, const struct rq_job *j, const struct opt *o)
+{
+	(void)o;
+	bput(b, "0x%llx", (unsigned long long)(j->cpus_allowed[0] & 0xffffffffull));
+}
+
+void jf_show_random_distribution(struct sbuf *b, const struct rq_job *j, const struct opt *o)
+{
+	(void)o;
+	bput(b, "%s", jf_val_name(jf_dist_vals, j->random_distribution));
+	if (j->random_distribution != RQ_RAND_UNIFORM)
+		bput(b, ":%g", j->rand_param);
+	if (j->random_distribution != RQ_RAND_UNIFORM && j->rand_center >= 0.0)
+		bput(b, ":%g", j->rand_center);
+}
+
+void jf_show_verify_pattern(struct sbuf *b, const struct rq_job *j, const struct opt *o)
+{
+	(void)o;
+	bput(b, "0x");
+	for (unsigned int i = 0; i < j->verify_pattern_len; i++)
+		bput(b, "%02x", j->verify_pattern[i]);
+}
+
+/* ------------------------------------------------------------ --showcmd */
+
+/* Shell-safe: bare when it is, else in single quotes. */
+static void put_word(FILE *f, const char *s)
+{
+	if (*s && strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+			    "_-+=/.,:%@") == strlen(s)) {
+		fputs(s, f);
+		return;
+	}
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*s, f);
+	}
+	fputc('\'', f);
+}
+
+int rq_jobs_showcmd(const struct rq_job_list *list, FILE *f)
+{
+	char buf[16384];
+
+	if (!list || !f)
+		return -EINVAL;
+	for (unsigned int i = 0; i < list->nr; i++) {
+		const struct rq_job *j = &list->jobs[i];
+
+		fputs(i ? " \\\n    --name=" : "fio --name=", f);
+		put_word(f, j->name);
+		for (size_t k = 0; k < jf_nr_opts; k++) {
+			const struct opt *o = &jf_opts[k];
+			struct sbuf b = { .s = buf, .cap = sizeof(buf) };
+
+			if (o->kind != K_IMPL || !strcmp(o->name, "name"))
+				continue;
+			/* ioengine always: rqlock's default is not fio's */
+			if (!jf_bit_test(j->opts_set, (unsigned int)k) && strcmp(o->name, "ioengine"))
+				continue;
+			buf[0] = '\0';
+			if (o->show)
+				o->show(&b, j, o);
+			else
+				show_by_type(&b, j, o);
+			/* a flag that is on is written bare, as fio's --showcmd does */
+			if (o->type == OPT_FLAG && !strcmp(buf, "1")) {
+				fprintf(f, " --%s", o->name);
+				continue;
+			}
+			fprintf(f, " --%s=", o->name);
+			put_word(f, buf);
+		}
+	}
+	if (list->nr)
+		fputc('\n', f);
+	fflush(f);
+	return ferror(f) ? -EIO : 0;
+}
+

@@ -1,0 +1,1077 @@
+// SPDX-License-Identifier: MIT
+/*
+ * value.c - option values: numbers, sizes, times, and the setters of options
+ * with their own code; applying a value to a section (see parse.c).
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "jobfile/jobfile_internal.h"
+
+/* ------------------------------------------------------------- numbers */
+
+/* Decimal or hex digits at *sp; advances *sp.  NULL or why it failed. */
+static const char *digits(const char **sp, unsigned int base, uint64_t *out)
+{
+	const char *s = *sp;
+	uint64_t v = 0;
+	bool any = false;
+
+	for (;; s++) {
+		unsigned int d;
+
+		if (isdigit((unsigned char)*s))
+			d = *s - '0';
+		else if (base == 16 && isxdigit((unsigned char)*s))
+			d = tolower((unsigned char)*s) - 'a' + 10;
+		else
+			break;
+		if (v > (UINT64_MAX - d) / base)
+			return "too large";
+		v = v * base + d;
+		any = true;
+	}
+	if (!any)
+		return "not a number";
+	*sp = s;
+	*out = v;
+	return NULL;
+}
+
+/*
+ * Size suffixes as fio 3.33 reads them (parse.c, __get_mult_bytes), checked
+ * against fio --debug=parse: a plain letter, or letter + "b", is a power of
+ * kb_base; the IEC "KiB" family is the *other* base, so with the default
+ * kb_base=1024 "4k" and "4kB" are 4096 but "4KiB" is 4000, and with
+ * kb_base=1000 "4k" is 4000 and "4KiB" is 4096.  Case does not matter.
+ */
+static const struct {
+	const char *sfx;
+	unsigned int pow;
+	bool iec;
+} size_sfx[] = {
+	{ "", 0, false }, { "b", 0, false },
+	{ "k", 1, false }, { "kb", 1, false }, { "kib", 1, true },
+	{ "m", 2, false }, { "mb", 2, false }, { "mib", 2, true },
+	{ "g", 3, false }, { "gb", 3, false }, { "gib", 3, true },
+	{ "t", 4, false }, { "tb", 4, false }, { "tib", 4, true },
+	{ "p", 5, false }, { "pb", 5, false }, { "pib", 5, true },
+};
+
+/*
+ * A byte count: decimal with an optional suffix, or 0x hex without one.
+ * fio would read "4x" as 4 and "1.5k" as 1; both are refused here.
+ */
+static const char *parse_size(const char *v, unsigned int kb_base, uint64_t *out)
+{
+	const char *s = v, *why;
+	uint64_t n, mult;
+	size_t i;
+	unsigned int pow;
+
+	if (*s == '-')
+		return "negative values are not allowed";
+	if (*s == '(')
+		return "fio 3.33 as Debian builds it has no arithmetic in parentheses "
+		       "(only after $ncpus, $mb_memory or $pagesize)";
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		s += 2;
+		why = digits(&s, 16, &n);
+		if (why)
+			return why;
+		if (*s)
+			return "hex values take no suffix";
+		*out = n;
+		return NULL;
+	}
+	why = digits(&s, 10, &n);
+	if (why)
+		return why;
+	if (*s == '.')
+		return "fractions are not allowed";
+	if (!strcmp(s, "%"))
+		return "a percentage is allowed only for size, offset and offset_increment";
+	if ((*s == 'z' || *s == 'Z') && !s[1])
+		return "zone counts (z) need zonemode, which rqlock does not support";
+	for (i = 0; i < sizeof(size_sfx) / sizeof(size_sfx[0]); i++)
+		if (!strcasecmp(s, size_sfx[i].sfx))
+			break;
+	if (i == sizeof(size_sfx) / sizeof(size_sfx[0]))
+		return "unknown size suffix (use k, m, g, t or p, optionally followed by B or iB)";
+	mult = kb_base;
+	if (size_sfx[i].iec)
+		mult = kb_base == 1024 ? 1000 : 1024;
+	for (pow = size_sfx[i].pow; pow; pow--) {
+		if (n > UINT64_MAX / mult)
+			return "too large";
+		n *= mult;
+	}
+	*out = n;
+	return NULL;
+}
+
+/*
+ * fio 3.33 (parse.c, get_mult_time): a bare number is @unit_ns (seconds
+ * for runtime and ramp_time, microseconds for thinktime).  fio reads an
+ * unknown suffix as the bare unit ("10sec" is 10us for runtime there);
+ * rqlock refuses it.
+ */
+static const struct {
+	const char *sfx;
+	uint64_t ns;
+} time_sfx[] = {
+	{ "us", 1000 }, { "usec", 1000 },
+	{ "ms", 1000000 }, { "msec", 1000000 },
+	{ "s", NS_PER_SEC },
+	{ "m", 60 * NS_PER_SEC },
+	{ "h", 3600 * NS_PER_SEC },
+	{ "d", 86400 * NS_PER_SEC },
+};
+
+static const char *parse_time_unit(const char *v, uint64_t unit_ns, uint64_t *ns)
+{
+	const char *s = v, *why;
+	uint64_t n, mult = unit_ns;
+	size_t i;
+
+	if (*s == '-')
+		return "negative values are not allowed";
+	why = digits(&s, 10, &n);
+	if (why)
+		return why;
+	if (*s == '.')
+		return "fractions are not allowed";
+	if (*s) {
+		for (i = 0; i < sizeof(time_sfx) / sizeof(time_sfx[0]); i++)
+			if (!strcasecmp(s, time_sfx[i].sfx))
+				break;
+		if (i == sizeof(time_sfx) / sizeof(time_sfx[0]))
+			return "unknown time suffix (use us, ms, s, m, h or d)";
+		mult = time_sfx[i].ns;
+	}
+	if (n > UINT64_MAX / mult)
+		return "too large";
+	*ns = n * mult;
+	return NULL;
+}
+
+/* runtime and ramp_time: a bare number is seconds (kept for the unit tests) */
+static __attribute__((unused)) const char *parse_time(const char *v, uint64_t *ns)
+{
+	return parse_time_unit(v, NS_PER_SEC, ns);
+}
+
+/*
+ * Integer arithmetic as bc does it with scale=0, which fio runs on a value
+ * after replacing $ncpus, $mb_memory or $pagesize in it: + - * / % ^,
+ * parentheses, unary minus; division truncates toward zero.  A recursive
+ * descent over a string of at most a line; every level that recurses
+ * (parentheses, unary minus, ^) counts, and past CALC_DEPTH the value is
+ * refused, so no input can exhaust the stack.
+ */
+/* ------------------------------------------------------------- storing */
+
+static void store(struct sect *s, const struct opt *o, unsigned int idx, uint64_t v)
+{
+	char *f = (char *)&s->job + o->off + idx * o->size;
+
+	switch (o->size) {
+	case sizeof(bool): {
+		bool b = v != 0;
+
+		memcpy(f, &b, sizeof(b));
+		break;
+	}
+	case sizeof(uint32_t): {
+		uint32_t x = (uint32_t)v;
+
+		memcpy(f, &x, sizeof(x));
+		break;
+	}
+	case sizeof(uint64_t):
+		memcpy(f, &v, sizeof(v));
+		break;
+	}
+}
+
+uint64_t jf_load(const struct rq_job *j, const struct opt *o, unsigned int idx)
+{
+	const char *f = (const char *)j + o->off + idx * o->size;
+
+	switch (o->size) {
+	case sizeof(bool): {
+		bool b;
+
+		memcpy(&b, f, sizeof(b));
+		return b;
+	}
+	case sizeof(uint32_t): {
+		uint32_t x;
+
+		memcpy(&x, f, sizeof(x));
+		return x;
+	}
+	case sizeof(uint64_t): {
+		uint64_t x;
+
+		memcpy(&x, f, sizeof(x));
+		return x;
+	}
+	}
+	return 0;
+}
+
+static int bad(struct pctx *p, const char *v, const char *why)
+{
+	return jf_perr(p, "bad value '%.64s%s' for option '%s': %s", v,
+		    strlen(v) > 64 ? "..." : "", p->key, why);
+}
+
+/* fio's sysconf figures, for $ncpus and cpus_allowed */
+long jf_cpus_configured(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+
+	return n > 0 ? n : 1;
+}
+
+/* A plain decimal number with an optional fraction: no sign, exponent, inf or nan. */
+static const char *parse_float(const char *v, double *out, unsigned int *decimals)
+{
+	const char *s = v, *dot = NULL;
+	char *end;
+
+	if (!*s)
+		return "not a number";
+	for (; *s; s++) {
+		if (*s == '.' && !dot)
+			dot = s;
+		else if (!isdigit((unsigned char)*s))
+			return "not a decimal number";
+	}
+	if (dot == v && !v[1])
+		return "not a number";
+	*out = strtod(v, &end);
+	if (*end || !isfinite(*out))
+		return "not a number";
+	if (decimals)
+		*decimals = dot ? (unsigned int)(s - dot - 1) : 0;
+	return NULL;
+}
+
+/* -------------------------------------------- options with their own code */
+
+
+int jf_set_kb_base(struct pctx *p, struct sect *s, uint64_t v, char *str)
+{
+	(void)p;
+	(void)str;
+	s->kb_base = (unsigned int)v;
+	s->job.kb_base = (unsigned int)v;
+	return 0;
+}
+
+/* fio keeps any length and shows the first 255 bytes (FIO_JOBDESC_SIZE); so does rqlock. */
+int jf_set_description(struct pctx *p, struct sect *s, uint64_t v, char *str)
+{
+	size_t n = strlen(str);
+
+	(void)p;
+	(void)v;
+	if (n >= sizeof(s->job.description))
+		n = sizeof(s->job.description) - 1;
+	memcpy(s->job.description, str, n);
+	s->job.description[n] = '\0';
+	return 0;
+}
+
+/* fio keeps one read/write split: the later of rwmixread and rwmixwrite wins. */
+int jf_set_rwmixread(struct pctx *p, struct sect *s, uint64_t v, char *str)
+{
+	(void)p;
+	(void)str;
+	s->job.rwmixread = (unsigned int)v;
+	return 0;
+}
+
+int jf_set_rwmixwrite(struct pctx *p, struct sect *s, uint64_t v, char *str)
+{
+	(void)p;
+	(void)str;
+	s->job.rwmixread = 100 - (unsigned int)v;
+	return 0;
+}
+
+int jf_set_buffered(struct pctx *p, struct sect *s, uint64_t v, char *str)
+{
+	(void)p;
+	(void)str;
+	s->job.direct = !v;
+	return 0;
+}
+
+const struct opt_val jf_rw_vals[] = {
+	{ "read",		RQ_RW_READ,		NULL },
+	{ "write",		RQ_RW_WRITE,		NULL },
+	{ "randread",		RQ_RW_RANDREAD,		NULL },
+	{ "randwrite",		RQ_RW_RANDWRITE,	NULL },
+	{ "rw",			RQ_RW_RW,		NULL },
+	{ "readwrite",		RQ_RW_RW,		NULL },
+	{ "randrw",		RQ_RW_RANDRW,		NULL },
+	{ "trim",		0,			REFUSE_NEVER },
+	{ "randtrim",		0,			REFUSE_NEVER },
+	{ "trimwrite",		0,			REFUSE_NEVER },
+	{ "randtrimwrite",	0,			REFUSE_NEVER },
+	{ NULL, 0, NULL },
+};
+
+static int bad_enum(struct pctx *p, const char *v, const struct opt_val *vals)
+{
+	const struct opt_val *vp;
+	char valid[256];
+	size_t len = 0;
+
+	valid[0] = '\0';
+	for (vp = vals; vp->name; vp++) {
+		if (vp->refuse)
+			continue;
+		len += snprintf(valid + len, len < sizeof(valid) ? sizeof(valid) - len : 0,
+				"%s%s", len ? ", " : "", vp->name);
+		if (len >= sizeof(valid))
+			break;
+	}
+	return jf_perr(p, "bad value '%.64s' for option '%s' (valid: %s)", v, p->key, valid);
+}
+
+static const struct opt_val *find_val(const struct opt_val *vals, const char *v)
+{
+	for (; vals->name; vals++)
+		if (!strcmp(vals->name, v))
+			return vals;
+	return NULL;
+}
+
+/*
+ * rw=NAME[:N], as fio's str_rw_cb: for a random pattern N is how many I/Os
+ * go to one random offset before the next is drawn (sequential I/Os in
+ * between); for a sequential one N is a size skipped after each I/O.
+ */
+int jf_set_rw(struct pctx *p, struct sect *s, uint64_t v, char *str)
+{
+	const struct opt_val *vp;
+	char *post = strchr(str, ':');
+	const char *why;
+	uint64_t n;
+
+	(void)v;
+	if (post)
+		*post++ = '\0';
+	vp = find_val(jf_rw_vals, str);
+	if (vp && vp->refuse)
+		return jf_perr(p, "%s=%s %s", p->key, str, vp->refuse);
+	if (!vp)
+		return bad_enum(p, str, jf_rw_vals);
+	s->job.rw = (enum rq_rw)vp->val;
+	s->job.rw_seq_nr = 0;
+	s->job.rw_seq_add = 0;
+	if (!post)
+		return 0;
+	if (rq_rw_random(s->job.rw)) {
+		const char *d = post;
+
+		why = digits(&d, 10, &n);
+		if (!why && *d)
+			why = "expected a count of I/Os";
+		if (!why && (n < 1 || n > UINT32_MAX))
+			why = "must be from 1 to 4294967295";
+		if (why)
+			return bad(p, post, why);
+		s->job.rw_seq_nr = (unsigned int)n;
+		return 0;
+	}
+	why = parse_size(post, s->kb_base, &n);
+	if (why)
+		return bad(p, post, why);
+	s->job.rw_seq_add = n;
+	return 0;
+}
+
+/* One "A-B" or "A:B" part of bsrange into @lo, @hi (swapped if need be, as fio). */
+static int range_part(struct pctx *p, struct sect *s, char *part, uint32_t *lo, uint32_t *hi)
+{
+	char *sep = strchr(part, '-');
+	const char *why;
+	uint64_t a, b;
+
+	if (!sep)
+		sep = strchr(part, ':');
+	if (!sep)
+		return bad(p, part, "expected MIN-MAX");
+	*sep = '\0';
+	why = parse_size(part, s->kb_base, &a);
+	if (!why)
+		why = parse_size(sep + 1, s->kb_base, &b);
+	if (!why && (a < 1 || b < 1 || a > BS_MAX || b > BS_MAX))
+		why = "block sizes must be from 1 to 16777216";
+	if (why) {
+		*sep = '-';
+		return bad(p, part, why);
+	}
+	*lo = (uint32_t)(a < b ? a : b);
+	*hi = (uint32_t)(a < b ? b : a);
+	return 0;
+}
+
+/*
+ * bsrange=R[,W[,T]], fio's FIO_OPT_RANGE: one range sets every direction,
+ * an empty part keeps that direction ("1k-4k," sets reads only); the trim
+ * part is checked and dropped (rqlock issues no trims).
+ */
+int jf_set_bsrange(struct pctx *p, struct sect *s, uint64_t v, char *str)
+{
+	char *parts[3], *c = str;
+	unsigned int nr = 0, i;
+	int ret;
+
+	(void)v;
+	/* "1k-4k," has an empty second part: reads only, as fio */
+	for (;;) {
+		if (nr == 3)
+			return bad(p, str, "at most R,W,T");
+		parts[nr++] = c;
+		c = strchr(c, ',');
+		if (!c)
+			break;
+		*c++ = '\0';
+	}
+	for (i = 0; i < nr; i++) {
+		uint32_t lo = 0, hi = 0;
+
+		if (!*parts[i])
+			continue;
+		ret = range_part(p, s, parts[i], &lo, &hi);
+		if (ret)
+			return ret;
+		if (i == 0) {
+			s->job.bs_min[0] = lo;
+			s->job.bs_max[0] = hi;
+		}
+		if (i == 1 || (i == 0 && nr == 1)) {
+			s->job.bs_min[1] = lo;
+			s->job.bs_max[1] = hi;
+		}
+	}
+	return 0;
+}
+
+/* One direction of bssplit, as fio's bssplit_ddir. */
+static int split_dir(struct pctx *p, struct sect *s, char *list, int dir)
+{
+	struct { uint32_t bs, pct; } e[RQ_MAX_BSSPLIT];
+	unsigned int nr = 0, missing = 0, sum = 0, i, k;
+	char *entry = list, *next;
+
+	while (entry && *entry) {
+		char *slash;
+		const char *why;
+		uint64_t bs, pct = 0;
+
+		next = strchr(entry, ':');
+		if (next)
+			*next++ = '\0';
+		if (!*entry)
+			return bad(p, list, "an empty entry (fio ignores everything after one)");
+		if (nr == RQ_MAX_BSSPLIT)
+			return bad(p, list, "more than 64 block sizes");
+		slash = strchr(entry, '/');
+		if (slash)
+			*slash++ = '\0';
+		why = parse_size(entry, s->kb_base, &bs);
+		if (!why && (bs < 1 || bs > BS_MAX))
+			why = "block sizes must be from 1 to 16777216";
+		if (why)
+			return bad(p, entry, why);
+		if (slash && *slash) {
+			const char *d = slash;
+
+			why = digits(&d, 10, &pct);
+			if (why || *d)
+				why = "a share is a whole percentage";
+			if (!why && pct > 100)
+				why = "a share is at most 100";
+			if (why)
+				return bad(p, slash, why);
+		}
+		e[nr].bs = (uint32_t)bs;
+		/* fio: no share, or a share of 0, is a blank that takes part of the rest */
+		e[nr].pct = pct ? (uint32_t)pct : UINT32_MAX;
+		if (pct)
+			sum += (unsigned int)pct;
+		else
+			missing++;
+		nr++;
+		entry = next;
+	}
+	if (!nr)
+		return 0;	/* fio: an empty list leaves the direction as it was */
+	if (sum > 100)
+		return bad(p, list, "the shares add up to more than 100");
+	if (missing == 1 && nr == 1)
+		sum = 0;
+	for (i = 0; i < nr; i++)
+		if (e[i].pct == UINT32_MAX)
+			e[i].pct = (100 - sum) / missing;
+	/* sorted by share, stable, as fio's qsort (glibc's merge sort) leaves it */
+	for (i = 1; i < nr; i++) {
+		uint32_t bs = e[i].bs, pct = e[i].pct;
+
+		for (k = i; k > 0 && e[k - 1].pct > pct; k--)
+			e[k] = e[k - 1];
+		e[k].bs = bs;
+		e[k].pct = pct;
+	}
+	if (dir > 1)
+		return 0;	/* trim: checked, dropped */
+	s->job.nr_bssplit[dir] = nr;
+	s->job.bs_min[dir] = UINT32_MAX;
+	s->job.bs_max[dir] = 0;
+	for (i = 0; i < nr; i++) {
+		s->job.bssplit[dir][i].bs = e[i].bs;
+		s->job.bssplit[dir][i].pct = e[i].pct;
+		if (e[i].bs < s->job.bs_min[dir])
+			s->job.bs_min[dir] = e[i].bs;
+		if (e[i].bs > s->job.bs_max[dir])
+			s->job.bs_max[dir] = e[i].bs;
+	}
+	return 0;
+}
+
+/*
+ * bssplit=BS/PCT:BS/PCT...[,WRITES[,TRIMS]]: one list applies to reads and
+ * writes; with two, the second is for writes (and trims).  Blank shares
+ * take equal parts of what the given ones leave, truncated as fio does.
+ */
+int jf_set_bssplit(struct pctx *p, struct sect *s, uint64_t v, char *str)
+{
+	char *w = strchr(str, ','), *t = NULL, *copy;
+	int ret;
+
+	(void)v;
+	if (w) {
+		*w++ = '\0';
+		t = strchr(w, ',');
+		if (t) {
+			*t++ = '\0';
+			if (strchr(t, ','))
+				return bad(p, t, "at most R,W,T");
+		}
+		ret = split_dir(p, s, str, 0);
+		if (!ret)
+			ret = split_dir(p, s, w, 1);
+		if (!ret && t)
+			ret = split_dir(p, s, t, 2);
+		return ret;
+	}
+	copy = strdup(str);
+	if (!copy)
+		return jf_perr(p, "out of memory");
+	ret = split_dir(p, s, str, 0);
+	if (!ret)
+		ret = split_dir(p, s, copy, 1);
+	free(copy);
+	return ret;
+}
+
+/* percentile_list=P:P:..., at most 20, each in (0, 100]; fio sorts them for output. */
+int jf_set_percentile_list(struct pctx *p, struct sect *s, uint64_t v, char *str)
+{
+	unsigned int nr = 0, prec = 0, dec;
+	char *c = str, *next;
+	double x;
+
+	(void)v;
+	while (c) {
+		const char *why;
+
+		next = strchr(c, ':');
+		if (next)
+			*next++ = '\0';
+		if (nr == RQ_MAX_PERCENTILES)
+			return bad(p, str, "more than 20 percentiles");
+		why = parse_float(c, &x, &dec);
+		if (!why && !(x > 0.0 && x <= 100.0))
+			why = "a percentile is above 0 and at most 100 (fio ends the list at a 0)";
+		if (why)
+			return bad(p, c, why);
+		s->job.percentile_list[nr++] = x;
+		if (dec > prec)
+			prec = dec;
+		c = next;
+	}
+	s->job.nr_percentiles = nr;
+	s->job.percentile_precision = prec;
+	return 0;
+}
+
+static void cpu_set(struct rq_job *j, unsigned int cpu)
+{
+	j->cpus_allowed[cpu / 64] |= 1ull << (cpu % 64);
+}
+
+/* cpus_allowed=0-3,6: CPUs this job's clones may run on, as fio's set_cpus_allowed. */
+int jf_set_cpus_allowed(struct pctx *p, struct sect *s, uint64_t v, char *str)
+{
+	long max = jf_cpus_configured();
+	char *c = str, *next;
+
+	(void)v;
+	memset(s->job.cpus_allowed, 0, sizeof(s->job.cpus_allowed));
+	while (c) {
+		const char *d = c, *why;
+		uint64_t a, b;
+
+		next = strchr(c, ',');
+		if (next)
+			*next++ = '\0';
+		why = digits(&d, 10, &a);
+		b = a;
+		if (!why && *d == '-') {
+			d++;
+			why = digits(&d, 10, &b);
+		}
+		if (!why && *d)
+			why = "expected CPU or FIRST-LAST";
+		if (!why && b < a)
+			why = "a range must not go down";
+		if (!why && b >= RQ_CPUMASK_WORDS * 64)
+			why = "CPUs above 1023 are not supported";
+		if (why)
+			return bad(p, c, why);
+		if ((long)b >= max)
+			return jf_perr(p, "option '%s': CPU %llu too large (this machine has %ld, as fio refuses)",
+				    p->key, (unsigned long long)b, max);
+		for (; a <= b; a++)
+			cpu_set(&s->job, (unsigned int)a);
+		c = next;
+	}
+	s->job.has_cpus_allowed = true;
+	return 0;
+}
+
+/* cpumask=N: a bit per CPU of the low 32, as fio's str_cpumask_cb. */
+int jf_set_cpumask(struct pctx *p, struct sect *s, uint64_t v, char *str)
+{
+	long max = jf_cpus_configured();
+
+	(void)str;
+	if (!v || v > UINT32_MAX)
+		return bad(p, str, "a mask of CPUs 0 to 31, not 0");
+	memset(s->job.cpus_allowed, 0, sizeof(s->job.cpus_allowed));
+	for (unsigned int i = 0; i < 32; i++) {
+		if (!(v >> i & 1))
+			continue;
+		if ((long)i >= max)
+			return jf_perr(p, "option '%s': CPU %u too large (this machine has %ld, as fio refuses)",
+				    p->key, i, max);
+		cpu_set(&s->job, i);
+	}
+	s->job.has_cpus_allowed = true;
+	return 0;
+}
+
+const struct opt_val jf_dist_vals[] = {
+	{ "random",	RQ_RAND_UNIFORM,	NULL },
+	{ "zipf",	RQ_RAND_ZIPF,		NULL },
+	{ "pareto",	RQ_RAND_PARETO,		NULL },
+	{ "normal",	RQ_RAND_NORMAL,		NULL },
+	{ "zoned",	0,			REFUSE_NEVER },
+	{ "zoned_abs",	0,			REFUSE_NEVER },
+	{ NULL, 0, NULL },
+};
+
+/*
+ * random_distribution=random | zipf[:THETA[:CENTER]] | pareto[:H[:CENTER]] |
+ * normal[:SIGMA[:CENTER]], with fio's defaults (zipf 1.1, pareto 0.2,
+ * normal 0) and range checks (str_random_distribution_cb).
+ */
+int jf_set_random_distribution(struct pctx *p, struct sect *s, uint64_t v, char *str)
+{
+	const struct opt_val *vp;
+	char *post = strchr(str, ':'), *center = NULL;
+	const char *why = NULL;
+	double x = 0.0, c = -1.0;
+
+	(void)v;
+	if (post) {
+		*post++ = '\0';
+		center = strchr(post, ':');
+		if (center)
+			*center++ = '\0';
+	}
+	vp = find_val(jf_dist_vals, str);
+	if (vp && vp->refuse)
+		return jf_perr(p, "%s=%s %s", p->key, str, vp->refuse);
+	if (!vp)
+		return bad_enum(p, str, jf_dist_vals);
+	if (vp->val == RQ_RAND_UNIFORM && post)
+		return bad(p, post, "random takes no parameter");
+	if (vp->val == RQ_RAND_ZIPF)
+		x = 1.1;
+	else if (vp->val == RQ_RAND_PARETO)
+		x = 0.2;
+	if (post && (why = parse_float(post, &x, NULL)))
+		return bad(p, post, why);
+	if (center && (why = parse_float(center, &c, NULL)))
+		return bad(p, center, why);
+	if (center && c > 1.0)
+		return bad(p, center, "the center is from 0 to 1");
+	if (vp->val == RQ_RAND_ZIPF && x == 1.0)
+		why = "zipf theta must not be 1";
+	else if (vp->val == RQ_RAND_PARETO && !(x > 0.0 && x < 1.0))
+		why = "pareto h is above 0 and below 1";
+	else if (vp->val == RQ_RAND_NORMAL && !(x >= 0.0 && x < 100.0))
+		why = "normal deviation is from 0 to below 100";
+	if (why)
+		return bad(p, post, why);
+	s->job.random_distribution = (enum rq_rand_dist)vp->val;
+	s->job.rand_param = x;
+	s->job.rand_center = c;
+	return 0;
+}
+
+/*
+ * verify_pattern, as fio's lib/pattern.c: a sequence of "text" (double
+ * quotes, no escapes), 0x hex bytes, and decimal integers (stored little
+ * endian in as few bytes as they need, 0 as one byte, negatives as 4).
+ * fio's %o (offset) and 'file' items are refused.
+ */
+static int set_verify_pattern(struct pctx *p, struct sect *s, uint64_t v, char *str)
+{
+	unsigned char *out = s->job.verify_pattern;
+	size_t cap = sizeof(s->job.verify_pattern), len = 0;
+	const char *c = str;
+
+	(void)v;
+	while (*c) {
+		if (*c == '"') {
+			const char *end = strchr(c + 1, '"');
+			size_t n;
+
+			if (!end)
+				return bad(p, str, "a text without its closing '\"'");
+			n = (size_t)(end - c - 1);
+			if (n > cap - len)
+				return bad(p, str, "longer than 512 bytes");
+			memcpy(out + len, c + 1, n);
+			len += n;
+			c = end + 1;
+		} else if (c[0] == '0' && (c[1] == 'x' || c[1] == 'X')) {
+			const char *h = c + 2;
+			size_t n = 0;
+
+			while (isxdigit((unsigned char)h[n]))
+				n++;
+			/* "0xff0x14": the next 0x starts a new item, as fio looks back for it */
+			if (n >= 2 && h[n - 1] == '0' && (h[n] == 'x' || h[n] == 'X'))
+				n--;
+			if (!n)
+				return bad(p, str, "0x without hex digits");
+			if ((n + 1) / 2 > cap - len)
+				return bad(p, str, "longer than 512 bytes");
+			for (size_t i = 0; i < n;) {
+				/* an odd count: the first digit is a byte of its own, as fio */
+				size_t take = (i == 0 && (n & 1)) ? 1 : 2;
+				unsigned int b = 0;
+
+				for (size_t k = 0; k < take; k++) {
+					int d = tolower((unsigned char)h[i + k]);
+
+					b = b * 16 + (unsigned int)(isdigit(d) ? d - '0' : d - 'a' + 10);
+				}
+				out[len++] = (unsigned char)b;
+				i += take;
+			}
+			c = h + n;
+		} else if (isdigit((unsigned char)*c) || *c == '-') {
+			/* fio stops a decimal where a 0x item starts: "10x04" is 1, then 0x04 */
+			const char *hex = strcasestr(c, "0x");
+			char num[32], *end;
+			size_t n = hex ? (size_t)(hex - c) : strlen(c);
+			long long x;
+			unsigned int u;
+
+			snprintf(num, sizeof(num), "%.*s", (int)(n < sizeof(num) ? n : sizeof(num) - 1), c);
+			errno = 0;
+			x = strtoll(num, &end, 10);
+			if (end == num || errno || x > INT32_MAX || x < INT32_MIN)
+				return bad(p, str, "a number must fit in 32 bits");
+			end = (char *)c + (end - num);
+			u = (unsigned int)(int)x;
+			if (!u) {
+				if (len == cap)
+					return bad(p, str, "longer than 512 bytes");
+				out[len++] = 0;
+			}
+			for (; u; u >>= 8) {
+				if (len == cap)
+					return bad(p, str, "longer than 512 bytes");
+				out[len++] = (unsigned char)(u & 0xff);
+			}
+			c = end;
+		} else if (*c == '%') {
+			return bad(p, str, "fio's %o (block offset) is not supported in rqlock");
+		} else if (*c == '\'') {
+			return bad(p, str, "a pattern from a file is not supported in rqlock");
+		} else {
+			return bad(p, str, "expected \"text\", 0xHEX or a decimal number");
+		}
+	}
+	if (!len)
+		return bad(p, str, "an empty pattern");
+	s->job.verify_pattern_len = (unsigned int)len;
+	return 0;
+}
+
+/* fio: a pattern without verify= set (here or above) means verify=pattern. */
+
+int jf_set_verify_pattern_opt(struct pctx *p, struct sect *s, uint64_t v, char *str)
+{
+	int ret = set_verify_pattern(p, s, v, str);
+
+	if (!ret && !jf_is_set(s, "verify"))
+		s->job.verify = RQ_VERIFY_PATTERN;
+	return ret;
+}
+
+/* ----------------------------------------------------- applying values */
+
+static int num_one(struct pctx *p, struct sect *s, const struct opt *o,
+		   const char *v, uint64_t *out)
+{
+	const char *why;
+
+	if (o->type == OPT_TIME) {
+		why = parse_time_unit(v, o->unit, out);
+		if (why)
+			return bad(p, v, why);
+		*out /= o->div;
+		return 0;
+	}
+	why = parse_size(v, s->kb_base, out);
+	if (why)
+		return bad(p, v, why);
+	if (*out < o->min || *out > o->max) {
+		char range[64];
+
+		snprintf(range, sizeof(range), "must be from %llu to %llu",
+			 (unsigned long long)o->min, (unsigned long long)o->max);
+		return bad(p, v, range);
+	}
+	return 0;
+}
+
+/* size=N%, offset=N%, offset_increment=N%: a whole percentage 0..100, as fio */
+static int apply_pct(struct pctx *p, struct sect *s, const struct opt *o, char *v)
+{
+	const char *d = v, *why;
+	uint64_t n;
+	double pct;
+
+	why = digits(&d, 10, &n);
+	if (!why && *d != '%')
+		why = *d == '.' ? "a percentage is a whole number (fio reads 10.5% as 10 bytes)"
+				: "expected N%";
+	if (!why && n > 100)
+		why = "a percentage is at most 100";
+	if (why)
+		return bad(p, v, why);
+	pct = (double)n;
+	memcpy((char *)&s->job + o->pct_off, &pct, sizeof(pct));
+	store(s, o, 0, 0);
+	return 0;
+}
+
+/*
+ * Numbers.  With .nr > 1 the value may be fio's "R,W[,T]" list: an empty
+ * part leaves that direction as it was ("bs=,8k", and "bs=8k," sets reads
+ * only, as fio 3.33 does), one value with no comma sets every direction.
+ * The trim part is checked and dropped: rqlock issues no trims.
+ */
+static int apply_num(struct pctx *p, struct sect *s, const struct opt *o, char *v)
+{
+	unsigned int parts = 1, i, nset = 0;
+	size_t len = strlen(v);
+	uint64_t n;
+	char *c, *part;
+	int ret;
+
+	if (o->pct && len && v[len - 1] == '%')
+		return apply_pct(p, s, o, v);
+	for (c = v; *c; c++)
+		parts += *c == ',';
+	if (parts > (o->nr > 1 ? 3u : 1u))
+		return bad(p, v, o->nr > 1 ? "at most R,W,T" : "one value only");
+	if (parts == 1) {
+		ret = num_one(p, s, o, v, &n);
+		if (ret)
+			return ret;
+		if (o->pct) {
+			double zero = 0.0;
+
+			memcpy((char *)&s->job + o->pct_off, &zero, sizeof(zero));
+		}
+		if (o->set)
+			return o->set(p, s, n, v);
+		for (i = 0; i < (o->nr ? o->nr : 1); i++)
+			store(s, o, i, n);
+		return 0;
+	}
+	for (i = 0, part = v; i < parts; i++, part = c + 1) {
+		c = strchr(part, ',');
+		if (c)
+			*c = '\0';
+		if (*part) {
+			ret = num_one(p, s, o, part, &n);
+			if (ret)
+				return ret;
+			if (i < o->nr)
+				store(s, o, i, n);
+			/* "R,W": the last value given also stands for the rest, as fio */
+			if (i + 1 == parts && i + 1 < o->nr)
+				for (unsigned int k = i + 1; k < o->nr; k++)
+					store(s, o, k, n);
+			nset++;
+		}
+		if (!c)
+			break;
+	}
+	if (!nset)
+		return jf_perr(p, "option '%s' needs a value", p->key);
+	return 0;
+}
+
+static int apply_bool(struct pctx *p, struct sect *s, const struct opt *o, const char *v)
+{
+	uint64_t b;
+
+	if (!v) {
+		/* fio 3.33 wants a value for its bool options: "direct" alone fails there */
+		if (o->type == OPT_BOOL)
+			jf_pwarn(p, "fio 3.33 rejects a bare '%s'; write '%s=1' to keep the job file runnable by fio",
+			      p->key, p->key);
+		b = 1;
+	} else if (!strcmp(v, "0") || !strcmp(v, "1")) {
+		b = v[0] == '1';
+	} else {
+		return bad(p, v, "use 0 or 1");
+	}
+	if (o->set)
+		return o->set(p, s, b, NULL);
+	if (o->bit) {
+		int cur;
+		char *f = (char *)&s->job + o->off;
+
+		memcpy(&cur, f, sizeof(cur));
+		cur = b ? (cur | o->bit) : (cur & ~o->bit);
+		memcpy(f, &cur, sizeof(cur));
+		return 0;
+	}
+	if (o->size)
+		store(s, o, 0, b);
+	return 0;
+}
+
+static int apply_enum(struct pctx *p, struct sect *s, const struct opt *o, char *v)
+{
+	const struct opt_val *vp = find_val(o->vals, v);
+
+	if (vp && vp->refuse)
+		return jf_perr(p, "%s=%s %s", p->key, v, vp->refuse);
+	if (!vp)
+		return bad_enum(p, v, o->vals);
+	if (o->set)
+		return o->set(p, s, (uint64_t)vp->val, v);
+	store(s, o, 0, (uint64_t)(uint32_t)vp->val);
+	return 0;
+}
+
+static int apply_str(struct pctx *p, struct sect *s, const struct opt *o, char *v)
+{
+	size_t len = strlen(v);
+	char *f;
+
+	if (o->set) {
+		if (!len)
+			return jf_perr(p, "option '%s' needs a value", p->key);
+		return o->set(p, s, 0, v);
+	}
+	if (!o->size)
+		return 0;
+	if (len >= o->size)
+		return jf_perr(p, "value of option '%s' is longer than %zu bytes", p->key, o->size - 1);
+	f = (char *)&s->job + o->off;
+	memcpy(f, v, len + 1);
+	return 0;
+}
+
+/* K_ONLY: the value (a bare word is 1) must be one of .only, by text or by number. */
+static int check_only(struct pctx *p, struct sect *s, const struct opt *o, const char *v)
+{
+	const char *val = v ? v : "1", *a = o->only;
+	uint64_t x, y;
+	bool num = !parse_size(val, s->kb_base, &x);
+
+	while (*a) {
+		size_t n = strcspn(a, "|");
+		char want[64];
+
+		snprintf(want, sizeof(want), "%.*s", (int)n, a);
+		if (!strcmp(want, val) || (num && !parse_size(want, s->kb_base, &y) && x == y))
+			return 0;
+		a += n + (a[n] == '|');
+	}
+	return jf_perr(p, "option '%s=%.64s' is not supported in rqlock, only %s=%.*s (fio's default): %s",
+		    p->key, val, p->key, (int)strcspn(o->only, "|"), o->only, o->why);
+}
+
+/* @v is NULL for a bare word and may be modified. */
+int jf_opt_apply(struct pctx *p, struct sect *s, const struct opt *o, char *v)
+{
+	switch (o->kind) {
+	case K_IMPL:
+		break;
+	case K_INERT:
+		jf_pwarn(p, "option '%s' has no effect in rqlock (%s)", p->key, o->why);
+		return 0;
+	case K_ONLY:
+		return check_only(p, s, o, v);
+	case K_NOPE:
+		return jf_perr(p, "option '%s' is not supported in rqlock (%s)", p->key, o->why);
+	}
+	if (!v && o->type != OPT_BOOL && o->type != OPT_FLAG)
+		return jf_perr(p, "option '%s' needs a value", p->key);
+	switch (o->type) {
+	case OPT_STR:
+		return apply_str(p, s, o, v);
+	case OPT_INT:
+	case OPT_SIZE:
+	case OPT_TIME:
+		return apply_num(p, s, o, v);
+	case OPT_BOOL:
+	case OPT_FLAG:
+		return apply_bool(p, s, o, v);
+	case OPT_ENUM:
+		return apply_enum(p, s, o, v);
+	}
+	return jf_perr(p, "option '%s' has a bad table entry", p->key);
+}
+

@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: MIT
+/*
+ * lockstat.c - lockstat: wait and hold histograms, contention sites, and the
+ * run's lock report (see lock.c's header).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "locks/locks_internal.h"
+
+/* ---- lockstat -------------------------------------------------------- */
+
+static inline unsigned int hist_idx(uint64_t v)
+{
+	unsigned int msb, eb, idx;
+
+	if (v < (1u << (RQ_LOCK_HIST_BITS + 1)))
+		return (unsigned int)v;
+	msb = 63u - (unsigned int)__builtin_clzll(v);
+	eb = msb - RQ_LOCK_HIST_BITS;
+	idx = ((eb + 1) << RQ_LOCK_HIST_BITS) + (unsigned int)((v >> eb) & ((1u << RQ_LOCK_HIST_BITS) - 1));
+	return idx < RQ_LOCK_HIST_NR ? idx : RQ_LOCK_HIST_NR - 1;
+}
+
+static uint64_t hist_lo(unsigned int idx)
+{
+	unsigned int eb;
+
+	if (idx < (1u << (RQ_LOCK_HIST_BITS + 1)))
+		return idx;
+	eb = (idx >> RQ_LOCK_HIST_BITS) - 1;
+	return ((uint64_t)(1u << RQ_LOCK_HIST_BITS) + (idx & ((1u << RQ_LOCK_HIST_BITS) - 1))) << eb;
+}
+
+void lk_time_add(struct rq_lock_time *t, uint64_t v)
+{
+	v = v > lk_clk.overhead ? v - lk_clk.overhead : 0;
+	if (!t->n || v < t->min)
+		t->min = v;
+	if (v > t->max)
+		t->max = v;
+	t->n++;
+	t->total += v;
+	t->hist[hist_idx(v)]++;
+}
+
+static void __attribute__((noinline)) site_add(struct rq_lock *l, const char *site)
+{
+	for (unsigned int i = 0; i < RQ_LOCK_SITES; i++) {
+		if (l->sites[i].site == site) {
+			l->sites[i].n++;
+			return;
+		}
+		if (!l->sites[i].site) {
+			l->sites[i].site = site;
+			l->sites[i].n = 1;
+			return;
+		}
+	}
+	l->sites_other++;
+}
+
+void __attribute__((noinline)) lk_stat_contended(struct rq_lock *l, const char *site,
+						     uint64_t t0, uint64_t t1)
+{
+	lk_time_add(&l->wait, t1 - t0);
+	site_add(l, site);
+}
+
+/* ---- reports ------------------------------------------------------------ */
+
+/* "queues/legacy.c:95" rather than the absolute path the compiler was given. */
+const char *lk_site_trim(const char *site)
+{
+	static const char self[] = __FILE__;
+	static const char tail[] = "locks/lockstat.c";
+	size_t root = sizeof(self) - sizeof(tail);
+
+	if (!site)
+		return "?";
+	if (sizeof(self) >= sizeof(tail) && !strcmp(self + root, tail) && !strncmp(site, self, root))
+		return site + root;
+	return site;
+}
+
+static void time_fold(struct rq_lock_time *dst, const struct rq_lock_time *src)
+{
+	if (!src->n)
+		return;
+	if (!dst->n || src->min < dst->min)
+		dst->min = src->min;
+	if (src->max > dst->max)
+		dst->max = src->max;
+	dst->n += src->n;
+	dst->total += src->total;
+	for (unsigned int i = 0; i < RQ_LOCK_HIST_NR; i++)
+		dst->hist[i] += src->hist[i];
+}
+
+static void time_report(struct rq_lockstat_time *out, const struct rq_lock_time *t, double rate,
+			uint64_t scale_to)
+{
+	memset(out, 0, sizeof(*out));
+	out->samples = t->n;
+	if (!t->n)
+		return;
+	out->min_ns = (uint64_t)((double)t->min * rate + 0.5);
+	out->max_ns = (uint64_t)((double)t->max * rate + 0.5);
+	out->avg_ns = (double)t->total * rate / (double)t->n;
+	/* sampled: the total is the mean times the events it stands for */
+	out->total_ns = scale_to ? (uint64_t)(out->avg_ns * (double)scale_to + 0.5)
+				 : (uint64_t)((double)t->total * rate + 0.5);
+	for (unsigned int i = 0; i < RQ_LOCK_HIST_NR; i++) {
+		if (!t->hist[i])
+			continue;
+		out->buckets[out->nr_buckets].lo_ns = (uint64_t)((double)hist_lo(i) * rate);
+		out->buckets[out->nr_buckets].count = t->hist[i];
+		out->nr_buckets++;
+	}
+}
+
+struct site_acc {
+	const char *site;
+	uint64_t n;
+};
+
+static int site_cmp(const void *a, const void *b)
+{
+	const struct site_acc *x = a, *y = b;
+
+	return x->n < y->n ? 1 : x->n > y->n ? -1 : strcmp(lk_site_trim(x->site), lk_site_trim(y->site));
+}
+
+static int lockstat_fill(struct rq_lockstat_report *out, unsigned int *classes_used)
+{
+	static struct rq_lock_time wait, hold;	/* big: not on a worker-sized stack */
+	uint64_t elapsed;
+	double rate = lk_clock_rate(&elapsed);
+
+	memset(out, 0, sizeof(*out));
+	out->enabled = lk_cfg.lockstat;
+	out->clock = rq_clock_name();
+	out->hold_sample = lk_cfg.hold_sample;
+	out->overhead_ns = (double)lk_clk.overhead * rate;
+	out->elapsed_ns = elapsed;
+	*classes_used = 0;
+	free(lk_rep_classes);
+	lk_rep_classes = calloc(lk_nr_classes ? lk_nr_classes : 1, sizeof(*lk_rep_classes));
+	if (!lk_rep_classes)
+		return -ENOMEM;
+	for (unsigned int c = 0; c < lk_nr_classes; c++) {
+		struct rq_lockstat_class *rc = &lk_rep_classes[out->nr_classes];
+		struct site_acc sites[64];
+		unsigned int nsites = 0;
+
+		memset(&wait, 0, sizeof(wait));
+		memset(&hold, 0, sizeof(hold));
+		snprintf(rc->name, sizeof(rc->name), "%s", lk_classes[c]->name);
+		for (unsigned int i = 0; i < lk_nr_registered; i++) {
+			const struct rq_lock *l = lk_registry[i];
+
+			if (l->class_id != c)
+				continue;
+			rc->locks++;
+			rc->acquisitions += l->acquisitions;
+			rc->contentions += l->contentions;
+			rc->acq_bounces += l->acq_bounces;
+			rc->con_bounces += l->con_bounces;
+			time_fold(&wait, &l->wait);
+			time_fold(&hold, &l->hold);
+			for (unsigned int s = 0; s < RQ_LOCK_SITES && l->sites[s].site; s++) {
+				unsigned int k;
+
+				for (k = 0; k < nsites; k++)
+					if (!strcmp(sites[k].site, l->sites[s].site))
+						break;
+				if (k == nsites) {
+					if (nsites == sizeof(sites) / sizeof(sites[0]))
+						continue;
+					sites[nsites].site = l->sites[s].site;
+					sites[nsites++].n = 0;
+				}
+				sites[k].n += l->sites[s].n;
+			}
+		}
+		if (!rc->locks)
+			continue;
+		if (rc->acquisitions)
+			++*classes_used;
+		time_report(&rc->wait, &wait, rate, 0);
+		time_report(&rc->hold, &hold, rate, rc->acquisitions);
+		qsort(sites, nsites, sizeof(sites[0]), site_cmp);
+		for (unsigned int s = 0; s < nsites && s < RQ_LOCKSTAT_SITES; s++) {
+			snprintf(rc->sites[s].site, sizeof(rc->sites[s].site), "%s", lk_site_trim(sites[s].site));
+			rc->sites[s].contentions = sites[s].n;
+			rc->nr_sites++;
+		}
+		out->nr_classes++;
+	}
+	out->classes = lk_rep_classes;
+	return 0;
+}
+
+int rq_locks_fill_report(struct rq_run_report *r)
+{
+	unsigned int used = 0;
+	int ret = lockstat_fill(&r->lockstat, &used);
+
+	if (ret)
+		return ret;
+	return lk_lockdep_fill(&r->lockdep, used);
+}
+

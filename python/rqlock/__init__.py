@@ -1,0 +1,15 @@
+"""rqlock's experiment tools: the run store, the metrics read from rqlock's
+(and fio's) JSON, and the sweep, compare and plot commands.
+
+    python3 -m rqlock sweep|compare|plot ...      (what `rqlock sweep` runs)
+
+Modules:
+  store    where things are (source tree or installed), the run store's
+           files (manifest, point JSONs, summary.csv), resolve_run
+  metrics  one table of metrics: how each is read from a point's JSON, its
+           summary.csv columns, its title and whether higher is better
+  sweep    runs job files over modes, primitives, drives and workers
+  compare  tables of lock modes side by side
+  plot     gnuplot PNG and SVG of a run
+  manpage  rqlock(1), generated from `rqlock --help`
+"""

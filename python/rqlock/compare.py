@@ -1,0 +1,308 @@
+"""compare: lock modes side by side, from one or more runs of scripts/sweep.
+
+Usage: rqlock compare [--format text|markdown|both] [--metric iops,p99,...] RUN...
+       (or scripts/compare, the same)
+
+RUN is a run directory or an id under results/runs/.  Reads each run's
+summary.csv and manifest.json (the JSON-derived summary, never rqlock's text
+output).
+
+For each job file, each reported job, worker count and --var value it prints
+a table per metric with one row per drive count and one column per lock mode
+(the kernel baseline, fio-kernel, is a column like the others).  Each cell is
+the median over the repeats and its ratio to the best mode of the row: for
+IOPS the highest is best, for latency the lowest.  A column is named by its
+mode, with /primitive when the runs hold more than one primitive, and with
+@run when two runs hold the same mode and primitive.
+
+Then, where the runs have them:
+  floppy-vs-disk  per mode: the disk's p99 and IOPS with the floppy idle and
+                  busy, and busy / idle (expected: global >= 10x, per-queue
+                  <= 1.2x)
+  scaling         per mode: IOPS at D = W = k over k x IOPS at D = W = 1, for
+                  k up to the CPU count (expected >= 0.8 for per-queue, mq,
+                  cluster); and IOPS at the most drives over IOPS at one drive
+                  with the most workers (global: flat); with points at D = 1
+                  and W > 1 (sweep --scaling), IOPS at D = 1, W = k over
+                  D = 1, W = 1: one drive's lock under k workers
+"""
+import argparse
+import sys
+
+from . import metrics, store
+from .metrics import BY_KEY, human, num
+
+MODE_ORDER = ["global", "per-queue", "mq", "cluster", "fio-kernel"]
+# what --metric takes: every metric of the table that is a number
+METRIC_KEYS = [m.key for m in metrics.METRICS if m.unit != "text"]
+
+
+def load(runs):
+    try:
+        return store.load_runs(runs)
+    except store.StoreError as e:
+        sys.exit("compare: %s" % e)
+
+
+def natural(x):
+    """Sort key: numbers by value, before strings."""
+    try:
+        return (0, float(x), "")
+    except (TypeError, ValueError):
+        return (1, 0.0, str(x))
+
+
+def mode_key(m):
+    return (MODE_ORDER.index(m) if m in MODE_ORDER else len(MODE_ORDER), m)
+
+
+def columns(rows):
+    """Column label per (run, mode, primitive)."""
+    prims = {}
+    owners = {}
+    for r in rows:
+        prims.setdefault(r["mode"], set()).add(r["primitive"])
+        owners.setdefault((r["mode"], r["primitive"]), set()).add(r["run"])
+    multi_prim = any(len(p) > 1 for m, p in prims.items() if m != "fio-kernel")
+    labels = {}
+    for r in rows:
+        k = (r["run"], r["mode"], r["primitive"])
+        lab = r["mode"]
+        if multi_prim and r["mode"] != "fio-kernel":
+            lab += "/" + r["primitive"]
+        if len(owners[(r["mode"], r["primitive"])]) > 1:
+            lab += "@" + r["run"]
+        labels[k] = lab
+    order = sorted(set(labels.values()), key=lambda l: (mode_key(l.split("/")[0].split("@")[0]), l))
+    return labels, order
+
+
+class Out:
+    def __init__(self, fmt):
+        self.fmt = fmt
+        self.parts = {"text": [], "markdown": []}
+
+    def heading(self, s, level=2):
+        self.parts["text"].append("\n" + s + "\n" + ("=" if level == 1 else "-") * len(s))
+        self.parts["markdown"].append("\n" + "#" * (level + 1) + " " + s + "\n")
+
+    def para(self, s):
+        self.parts["text"].append(s)
+        self.parts["markdown"].append(s + "\n")
+
+    def table(self, head, body):
+        w = [max(len(str(x)) for x in col) for col in zip(head, *body)] if body else [len(h) for h in head]
+        t = ["  ".join(str(h).rjust(w[i]) if i else str(h).ljust(w[i]) for i, h in enumerate(head))]
+        for r in body:
+            t.append("  ".join(str(c).rjust(w[i]) if i else str(c).ljust(w[i]) for i, c in enumerate(r)))
+        self.parts["text"].append("\n".join(t))
+        md = ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|"]
+        for r in body:
+            md.append("| " + " | ".join(str(c) for c in r) + " |")
+        self.parts["markdown"].append("\n".join(md) + "\n")
+
+    def render(self):
+        out = []
+        if self.fmt in ("text", "both"):
+            out.append("\n".join(self.parts["text"]).lstrip("\n"))
+        if self.fmt in ("markdown", "both"):
+            if out:
+                out.append("\n" + "-" * 72 + "\n")
+            out.append("\n".join(self.parts["markdown"]).lstrip("\n"))
+        return "\n".join(out) + "\n"
+
+
+def var_cols(rows):
+    return sorted({k for r in rows for k in r if k.startswith("var_")})
+
+
+def main_tables(out, rows, labels, order, metrics):
+    vcols = var_cols(rows)
+    groups = {}
+    for r in rows:
+        key = (r["jobfile"], int(r["workers"])) + tuple(r.get(v, "") for v in vcols)
+        groups.setdefault(key, []).append(r)
+    for key in sorted(groups, key=lambda k: tuple(natural(x) for x in k)):
+        g = groups[key]
+        jobfile, workers = key[0], key[1]
+        vtxt = "".join(", %s=%s" % (v[4:], x) for v, x in zip(vcols, key[2:]) if x)
+        jobs = []
+        for r in g:
+            if r["job"] not in jobs:
+                jobs.append(r["job"])
+        cols = [c for c in order if any(labels[(r["run"], r["mode"], r["primitive"])] == c for r in g)]
+        for key in metrics:
+            m = BY_KEY[key]
+            title, field, high = m.title, m.column, m.high
+            out.heading("%s: %s, %d worker%s%s" % (jobfile, title, workers, "" if workers == 1 else "s", vtxt))
+            head = (["job"] if len(jobs) > 1 else []) + ["drives"] + cols
+            body = []
+            for job in jobs:
+                for d in sorted({int(r["drives"]) for r in g if r["job"] == job}):
+                    cells = {}
+                    for r in g:
+                        if r["job"] == job and int(r["drives"]) == d:
+                            cells[labels[(r["run"], r["mode"], r["primitive"])]] = num(r.get(field))
+                    vals = [v for v in cells.values() if v is not None]
+                    best = (max(vals) if high else min(vals)) if vals and m.better else None
+                    line = ([job] if len(jobs) > 1 else []) + [str(d)]
+                    for c in cols:
+                        v = cells.get(c)
+                        if v is None:
+                            line.append("-")
+                        elif best:
+                            line.append("%s (%.2f)" % (human(v, m), v / best))
+                        else:
+                            line.append(human(v, m))
+                    body.append(line)
+            out.table(head, body)
+        out.para("(ratio) = to the best mode of the row: %s." % (
+            ", ".join("%s %s" % (BY_KEY[k].title, "highest" if BY_KEY[k].high else "lowest")
+                      for k in metrics if BY_KEY[k].better)))
+
+
+def floppy_section(out, rows, labels, order):
+    by = {}
+    for r in rows:
+        j = r["job"]
+        kind = "idle" if "idle" in j else "busy" if "busy" in j else None
+        if kind is None or not j.startswith("disk"):
+            continue
+        k = (r["jobfile"], int(r["workers"]), labels[(r["run"], r["mode"], r["primitive"])])
+        by.setdefault(k, {})[kind] = r
+    if not by:
+        return
+    for jf, w in sorted({(k[0], k[1]) for k in by}):
+        out.heading("%s: the disk with the floppy idle and busy, %d worker%s" % (jf, w, "" if w == 1 else "s"))
+        body = []
+        for c in order:
+            d = by.get((jf, w, c))
+            if not d or "idle" not in d or "busy" not in d:
+                continue
+            pi, pb = num(d["idle"]["lat_p99_us"]), num(d["busy"]["lat_p99_us"])
+            ii, ib = num(d["idle"]["iops"]), num(d["busy"]["iops"])
+            mode = c.split("/")[0].split("@")[0]
+            rp = pb / pi if pi and pb is not None else None
+            exp = ""
+            if mode == "global":
+                exp = ">= 10x: %s" % ("met" if rp is not None and rp >= 10 else "NOT met")
+            elif mode in ("per-queue", "mq", "cluster"):
+                exp = "<= 1.2x: %s" % ("met" if rp is not None and rp <= 1.2 else "NOT met")
+            body.append([c, human(pi, "p99"), human(pb, "p99"), "%.2fx" % rp if rp else "-",
+                         human(ii, "iops"), human(ib, "iops"), "%.2fx" % (ib / ii) if ii and ib is not None else "-",
+                         exp])
+        out.table(["mode", "p99 idle (us)", "p99 busy (us)", "p99 busy/idle", "IOPS idle", "IOPS busy",
+                   "IOPS busy/idle", "expected"], body)
+
+
+def scaling_section(out, rows, labels, order, mans):
+    ncpu = min([m["machine"].get("cpus") or 1 for m in mans.values()] or [1])
+    by = {}
+    vcols = var_cols(rows)
+    for r in rows:
+        if r["jobfile"] == "floppy-vs-disk":
+            continue
+        k = (r["jobfile"], r["job"]) + tuple(r.get(v, "") for v in vcols)
+        by.setdefault(k, {}).setdefault(labels[(r["run"], r["mode"], r["primitive"])], {})[
+            (int(r["drives"]), int(r["workers"]))] = num(r["iops"])
+    for k in sorted(by):
+        g = by[k]
+        dws = {dw for c in g.values() for dw in c}
+        if len({d for d, _ in dws}) < 2:
+            continue
+        ks = [n for n in range(2, ncpu + 1) if (n, n) in dws and (1, 1) in dws]
+        # D = 1 (every worker on one drive, sweep --scaling): W = n against W = 1
+        k1 = sorted(n for d, n in dws if d == 1 and n > 1 and (1, 1) in dws)
+        wmax = max(w for _, w in dws)
+        dmax = max(d for d, w in dws if w == wmax)
+        vtxt = "".join(", %s=%s" % (v[4:], x) for v, x in zip(vcols, k[2:]) if x)
+        out.heading("%s: scaling%s" % (k[0], vtxt))
+        head = ["mode"] + ["D=W=%d vs %dx D=W=1" % (n, n) for n in ks] + [
+            "D=1: W=%d vs W=1" % n for n in k1] + ["D=%d vs D=1 at W=%d" % (dmax, wmax), "expected"]
+        body = []
+        for c in order:
+            if c not in g:
+                continue
+            p = g[c]
+            line = [c]
+            effs = []
+            for n in ks:
+                a, b = p.get((n, n)), p.get((1, 1))
+                e = a / (n * b) if a is not None and b else None
+                effs.append(e)
+                line.append("%.2f" % e if e is not None else "-")
+            for n in k1:
+                a, b = p.get((1, n)), p.get((1, 1))
+                line.append("%.2f" % (a / b) if a is not None and b else "-")
+            a, b = p.get((dmax, wmax)), p.get((1, wmax))
+            line.append("%.2f" % (a / b) if a is not None and b else "-")
+            mode = c.split("/")[0].split("@")[0]
+            if mode in ("per-queue", "mq", "cluster") and effs:
+                ok = all(e is not None and e >= 0.8 for e in effs)
+                line.append(">= 0.8 linear: %s" % ("met" if ok else "NOT met"))
+            elif mode == "global":
+                line.append("flat once saturated")
+            else:
+                line.append("")
+            body.append(line)
+        out.table(head, body)
+
+
+def parser(prog=None):
+    """The command line (also read by manpage.py)."""
+    ap = argparse.ArgumentParser(prog=prog, description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("runs", nargs="+", metavar="RUN")
+    ap.add_argument("--format", choices=["text", "markdown", "both"], default="text")
+    ap.add_argument("--metric", default="iops,p99",
+                    help="comma list of %s (default iops,p99)" % ",".join(METRIC_KEYS))
+    ap.add_argument("--output", help="write here instead of stdout")
+    ap.add_argument("--busy", type=float, default=0.25, metavar="CORES",
+                    help="flag points whose bg_cpu (load from elsewhere) exceeds this (default 0.25)")
+    return ap
+
+
+def main(argv=None, prog=None):
+    prog = prog or store.rel(sys.argv[0])
+    a = parser(prog).parse_args(argv)
+    metrics = [m for m in a.metric.split(",") if m]
+    for m in metrics:
+        if m not in METRIC_KEYS:
+            sys.exit("compare: unknown metric %s (%s)" % (m, ",".join(METRIC_KEYS)))
+    rows, mans = load(a.runs)
+    if not rows:
+        sys.exit("compare: the runs have no finished point")
+    labels, order = columns(rows)
+    out = Out(a.format)
+    mach = sorted({"%s, %s CPUs (%s), kernel %s" % (m["machine"].get("hostname"), m["machine"].get("cpus"),
+                                                    m["machine"].get("cpu_model"), m["machine"].get("kernel"))
+                   for m in mans.values()})
+    out.heading("rqlock compare: %s" % ", ".join(sorted(mans)), level=1)
+    out.para("machine: %s" % "; ".join(mach))
+    for m in mans.values():
+        out.para("run %s: %s, git %s%s, %s s x %d repeats; modes %s%s" % (
+            m["id"], m.get("created", "?"), (m["git"].get("revision") or "?")[:12],
+            " (dirty)" if m["git"].get("dirty") else "", m["axes"]["runtime"], m["axes"]["repeat"],
+            ",".join(m["modes"]),
+            "".join("; %s" % n for n in m.get("notes", []))))
+    busy = sorted({(r["run"], r["point"], num(r.get("bg_cpu"))) for r in rows
+                   if (num(r.get("bg_cpu")) or 0) > a.busy and r["mode"] != "fio-kernel"})
+    if busy:
+        out.para("note: %d point(s) ran while the rest of the machine kept > %.2f cores busy (bg_cpu), "
+                 "their numbers are suspect (fio-kernel is not flagged: the kernel threads doing its I/O "
+                 "count as load from elsewhere): %s" % (len(busy), a.busy, ", ".join(
+                     "%s:%s (%.2f)" % b for b in busy[:8]) + (" ..." if len(busy) > 8 else "")))
+    main_tables(out, rows, labels, order, metrics)
+    floppy_section(out, rows, labels, order)
+    scaling_section(out, rows, labels, order, mans)
+    text = out.render()
+    if a.output:
+        with open(a.output, "w") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,228 @@
+"""The metrics of a point, read from its JSON (rqlock's, or fio's for the
+kernel baseline), in one table.
+
+Each entry of METRICS says how one metric is read and shown:
+  key      the name compare's --metric takes
+  column   its summary.csv column (and, with spread, COLUMN_min/COLUMN_max)
+  title    the heading of its tables and plots
+  scope    "job": read per reported job, get(job); "point": read once per
+           point JSON, get(doc, workers); "meta": from the run's meta file,
+           get(meta)
+  better   "high", "low", or None (no "best" in a row, no ratio)
+  unit     how it is printed: count, bytes, us, share, cores, text
+  spread   summary.csv also keeps the fastest and slowest repeat
+  doc      what it means, written into every run's manifest
+
+summary.csv's columns are the table's, in the table's order, between
+"repeats" and "status".  Over repeats a value is the median (text: the first
+repeat's).  Adding a metric is one entry here: sweep writes its column,
+compare takes it in --metric, plot can draw it.
+"""
+import statistics
+
+
+def pct(d, key):
+    """A percentile from fio's {"99.000000": ns} map; keys written with other
+    precision ("99.9") match too."""
+    if not d:
+        return None
+    v = d.get(key)
+    if v is None:
+        for k, x in d.items():
+            try:
+                if abs(float(k) - float(key)) < 1e-9:
+                    return x
+            except ValueError:
+                pass
+    return v
+
+
+def _dirs(job):
+    return [job.get(d) or {} for d in ("read", "write", "trim")]
+
+
+def lat_dir(job):
+    """The direction latency is read from: reads when the job reads, else writes."""
+    r, w = job.get("read") or {}, job.get("write") or {}
+    return r if (r.get("total_ios") or not w.get("total_ios")) else w
+
+
+def lat_kind(job):
+    """ "lat" (total latency, lat_percentiles=1) when reported, else "clat"."""
+    x = lat_dir(job)
+    return "lat" if (x.get("lat_ns") or {}).get("percentile") else "clat"
+
+
+def lat_pct_us(key):
+    def get(job):
+        x = lat_dir(job)
+        v = pct((x.get(lat_kind(job) + "_ns") or {}).get("percentile"), key)
+        return None if v is None else v / 1000.0
+    return get
+
+
+def lat_max_us(job):
+    lat = lat_dir(job).get("lat_ns") or {}
+    return lat["max"] / 1000.0 if lat.get("N") and "max" in lat else None
+
+
+def _elapsed_ns(doc):
+    """Run time of the point: the longest job of each group, summed (ns)."""
+    jobs = doc.get("jobs", [])
+    return sum(max([jb.get("job_runtime", 0) for jb in jobs if jb.get("groupid") == g] or [0])
+               for g in {jb.get("groupid") for jb in jobs}) * 1e6
+
+
+def lock_wait_share(doc, workers):
+    rq = doc.get("rqlock")
+    ls = rq.get("lockstat") if rq else None
+    if not (isinstance(ls, dict) and ls.get("enabled", 1) and ls.get("classes") is not None):
+        return None
+    wait = sum((c.get("wait_ns") or {}).get("total", 0) for c in ls["classes"])
+    el = ls.get("elapsed_ns") or _elapsed_ns(doc)
+    w = rq.get("workers") or workers
+    return wait / (w * el) if el and w else None
+
+
+def contention_share(doc, workers):
+    rq = doc.get("rqlock")
+    if not rq:
+        return None
+    acq = sum(l.get("acquisitions", 0) for l in rq.get("locks", []))
+    con = sum(l.get("contentions", 0) for l in rq.get("locks", []))
+    return con / acq if acq else 0.0
+
+
+def merges(doc, workers):
+    rq = doc.get("rqlock")
+    if rq:
+        return sum(q.get("merges_front", 0) + q.get("merges_back", 0) for q in rq.get("queues", []))
+    if "disk_util" in doc:
+        return sum(d.get("read_merges", 0) + d.get("write_merges", 0) for d in doc["disk_util"])
+    return None
+
+
+class Metric:
+    def __init__(self, key, column, title, get, scope="job", better=None, unit="count", spread=False, doc=""):
+        self.key, self.column, self.title, self.get = key, column, title, get
+        self.scope, self.better, self.unit, self.spread, self.doc = scope, better, unit, spread, doc
+
+    @property
+    def columns(self):
+        return [self.column] + ([self.column + "_min", self.column + "_max"] if self.spread else [])
+
+    @property
+    def high(self):
+        return self.better == "high"
+
+
+METRICS = [
+    Metric("iops", "iops", "IOPS", lambda j: sum(x.get("iops", 0) or 0 for x in _dirs(j)),
+           better="high", spread=True, doc="sum over the reported job's directions; median over repeats"),
+    Metric("bw", "bw_bytes", "bandwidth (MiB/s)", lambda j: sum(x.get("bw_bytes", 0) or 0 for x in _dirs(j)),
+           better="high", unit="bytes", doc="bytes/s summed over directions"),
+    Metric("p50", "lat_p50_us", "p50 latency (us)", lat_pct_us("50.000000"), better="low", unit="us",
+           doc="median latency (lat_kind), microseconds"),
+    Metric("p99", "lat_p99_us", "p99 latency (us)", lat_pct_us("99.000000"), better="low", unit="us",
+           spread=True, doc="lat_kind lat: total latency (lat_percentiles=1), clat: completion latency; of "
+           "reads when the job reads, else of writes; microseconds"),
+    Metric("p99.9", "lat_p999_us", "p99.9 latency (us)", lat_pct_us("99.900000"), better="low", unit="us",
+           doc="99.9th percentile latency (lat_kind), microseconds"),
+    Metric("max", "lat_max_us", "max latency (us)", lat_max_us, better="low", unit="us",
+           doc="the largest total latency, microseconds"),
+    Metric("lat_kind", "lat_kind", "latency kind", lat_kind, unit="text",
+           doc="lat: total latency percentiles were reported; clat: completion latency"),
+    Metric("lock", "lock_wait_share", "lock wait share", lock_wait_share, scope="point", better="low",
+           unit="share", doc="lockstat: total wait time of all lock classes / (workers x elapsed); empty "
+           "when the JSON has no rqlock.lockstat"),
+    Metric("contention", "contention_share", "contention share (contentions / acquisitions)", contention_share,
+           scope="point", better="low", unit="share", doc="contentions / acquisitions over all locks"),
+    Metric("merges", "merges", "merges", merges, scope="point",
+           doc="front + back merges over all queues (fio-kernel: disk_util merges)"),
+    Metric("bg_cpu", "bg_cpu", "load from elsewhere (cores)", lambda meta: meta.get("bg_cpu"), scope="meta",
+           unit="cores", doc="cores the rest of the machine kept busy while the point ran (for fio-kernel "
+           "this includes the kernel threads doing its I/O, loop workers and io_uring workers)"),
+]
+BY_KEY = {m.key: m for m in METRICS}
+BY_COLUMN = {m.column: m for m in METRICS}
+
+
+def summary_columns():
+    """The metric columns of summary.csv, in order."""
+    return [c for m in METRICS for c in m.columns]
+
+
+def job_metrics(job):
+    """{column: value} of the job-scope metrics of one reported job."""
+    return {m.column: m.get(job) for m in METRICS if m.scope == "job"}
+
+
+def run_metrics(doc, workers):
+    """{column: value} of the point-wide metrics (lock wait share, contention
+    share, merges) of one point JSON."""
+    return {m.column: m.get(doc, workers) for m in METRICS if m.scope == "point"}
+
+
+def meta_metrics(meta):
+    return {m.column: m.get(meta) for m in METRICS if m.scope == "meta"}
+
+
+def median(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else None
+
+
+def aggregate(samples):
+    """One summary row's metric columns from the per-repeat {column: value}
+    samples of one job: medians, spreads, the first text value."""
+    out = {}
+    for m in METRICS:
+        vals = [s.get(m.column) for s in samples]
+        if m.unit == "text":
+            out[m.column] = next((v for v in vals if v is not None), None)
+            continue
+        out[m.column] = median(vals)
+        if m.spread:
+            vs = [v for v in vals if v is not None]
+            out[m.column + "_min"] = min(vs) if vs else None
+            out[m.column + "_max"] = max(vs) if vs else None
+    return out
+
+
+def num(v):
+    try:
+        return float(v)
+    except (TypeError, ValueError):
+        return None
+
+
+def human(v, m):
+    """A value of metric m (a Metric or its key) for a table cell."""
+    if isinstance(m, str):
+        m = BY_KEY[m]
+    if v is None:
+        return "-"
+    if m.unit == "text":
+        return str(v)
+    if m.unit == "bytes":
+        v = v / 1048576.0
+    if m.unit == "share":
+        return "%.2f%%" % (100 * v) if v >= 0.0001 or v == 0 else "%.1e" % v
+    a = abs(v)
+    if m.unit in ("count", "bytes"):
+        for div, suf in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+            if a >= div:
+                return "%.3g%s" % (v / div, suf)
+        return "%.3g" % v
+    if a >= 1000:
+        return "%.0f" % v
+    return "%.3g" % v
+
+
+def fmt(v):
+    """A value as written into summary.csv."""
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return "%.6g" % v
+    return str(v)

@@ -1,0 +1,486 @@
+"""plot: the plots of a run of scripts/sweep, as PNG and SVG, with gnuplot.
+
+Usage: rqlock plot [--out DIR] [--workers W] RUN      (or scripts/plot, the same)
+
+RUN is a run directory or an id under results/runs/.  Reads the run's
+summary.csv and manifest.json; writes DIR (default RUN/plots/):
+
+  <job>-iops-vs-drives   IOPS against drives, one curve per lock mode and the
+                         fio-kernel baseline, at the most workers of the run
+                         (or --workers W); bars from the fastest to the
+                         slowest repeat
+  <job>-iops-vs-workers  the same against workers, at the most drives
+  <job>-p99-vs-drives    p99 latency against drives, per mode
+  <job>-lock-share       lock wait share per mode (lockstat), grouped by
+                         drives; contention share (contentions/acquisitions)
+                         when the run has no lockstat, and the title says so
+  <job>-scaling          a run of `sweep --scaling` (points at D = 1 and D = W):
+                         IOPS against workers, one curve per mode and
+                         primitive, in two panels, D = 1 and D = W
+  floppy-vs-disk         the disk's p99 and IOPS with the floppy idle and
+                         busy, per mode, as grouped bars
+
+<job> is each job file of the run that has a drive or worker axis.  Each plot
+is written as .png and .svg, with the .dat and .gp files that made it, so a
+plot can be remade or restyled by hand (gnuplot FILE.gp).  The titles carry
+the machine (host, CPUs, kernel) and the run's date.  Prints the files made.
+Exit 0, 1 when gnuplot fails, 2 on bad input, 77 when gnuplot is missing.
+"""
+import argparse
+import datetime
+import math
+import os
+import shutil
+import subprocess
+import sys
+
+from . import store
+from .metrics import BY_COLUMN, num
+
+MODE_ORDER = ["global", "per-queue", "mq", "cluster", "fio-kernel"]
+# one colour and point type per mode, the same on every plot
+STYLE = {
+    "global": ("#d62728", 7),
+    "per-queue": ("#1f77b4", 5),
+    "mq": ("#2ca02c", 9),
+    "cluster": ("#9467bd", 11),
+    "fio-kernel": ("#555555", 13),
+}
+EXTRA_COLOURS = ["#ff7f0e", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"]
+FONT = "DejaVu Sans,11"
+
+
+def die(msg, code=2):
+    sys.stderr.write("plot: %s\n" % msg)
+    sys.exit(code)
+
+
+def mode_key(m):
+    base = m.split("/")[0]
+    return (MODE_ORDER.index(base) if base in MODE_ORDER else len(MODE_ORDER), m)
+
+
+def series_name(r, multi_prim):
+    if multi_prim and r["mode"] != "fio-kernel":
+        return "%s/%s" % (r["mode"], r["primitive"])
+    return r["mode"]
+
+
+def style_of(name, i):
+    base = name.split("/")[0]
+    if base in STYLE and "/" not in name:
+        return STYLE[base]
+    return (EXTRA_COLOURS[i % len(EXTRA_COLOURS)], 4 + 2 * (i % 6))
+
+
+class Plotter:
+    def __init__(self, run_dir, out_dir, man, rows):
+        self.run = run_dir
+        self.out = out_dir
+        self.man = man
+        self.rows = rows
+        self.made = []
+        m = man["machine"]
+        when = (man.get("created") or "")[:10] or datetime.date.today().isoformat()
+        self.machine = "%s: %s CPUs (%s), Linux %s, %s" % (m.get("hostname"), m.get("cpus"),
+                                                             m.get("cpu_model") or "?", m.get("kernel"), when)
+        prims = {}
+        for r in rows:
+            prims.setdefault(r["mode"], set()).add(r["primitive"])
+        self.multi_prim = any(len(p) > 1 for k, p in prims.items() if k != "fio-kernel")
+
+    # gnuplot ---------------------------------------------------------------
+    def gnuplot(self, name, body, width=900, height=560):
+        """Write NAME.gp producing NAME.png and NAME.svg, run it."""
+        gp = os.path.join(self.out, name + ".gp")
+        png, svg = name + ".png", name + ".svg"
+        with open(gp, "w") as f:
+            f.write("# made by scripts/plot from %s; run: gnuplot %s.gp (in this directory)\n" % (
+                self.man["id"], name))
+            for term, out in (("pngcairo size %d,%d enhanced font '%s'" % (width, height, FONT), png),
+                              ("svg size %d,%d dynamic enhanced font '%s' background '#ffffff'" % (
+                                  width, height, FONT), svg)):
+                f.write("reset\nset terminal %s\nset output '%s'\n" % (term, out))
+                f.write("set encoding utf8\nset border lw 1.2\nset grid ytics mytics lc rgb '#dddddd' lw 1\n")
+                f.write(body)
+                f.write("\nunset output\n")
+        p = subprocess.run(["gnuplot", name + ".gp"], cwd=self.out, capture_output=True, text=True)
+        if p.returncode != 0:
+            die("gnuplot failed on %s:\n%s" % (gp, p.stderr), 1)
+        for f in (png, svg):
+            path = os.path.join(self.out, f)
+            if not os.path.exists(path) or os.path.getsize(path) == 0:
+                die("gnuplot wrote no %s" % path, 1)
+            self.made.append(path)
+
+    def title(self, what):
+        return "set title \"{/:Bold %s}\\n{/*0.85 %s}\"\n" % (gp_str(what), gp_str(self.machine))
+
+    # line plots against drives or workers ----------------------------------
+    def line_plot(self, jobfile, rows, xfield, fixed_field, fixed_val, metric, name, what, ylabel,
+                  logy, scale, note="", xlabel=None):
+        by = {}
+        for r in rows:
+            if int(r[fixed_field]) != fixed_val:
+                continue
+            v = num(r[metric])
+            if v is None:
+                continue
+            lo = hi = v
+            if metric in BY_COLUMN and BY_COLUMN[metric].spread:
+                lo, hi = num(r.get(metric + "_min")), num(r.get(metric + "_max"))
+            s = series_name(r, self.multi_prim)
+            by.setdefault(s, []).append((int(float(r[xfield])), v * scale, (lo or v) * scale, (hi or v) * scale))
+        if not by or all(len(p) < 2 for p in by.values()):
+            return
+        names = sorted(by, key=mode_key)
+        dat = os.path.join(self.out, name + ".dat")
+        with open(dat, "w") as f:
+            f.write("# %s: %s; columns: %s value min max (repeats' median, fastest, slowest)\n" % (
+                jobfile, what, xfield))
+            for s in names:
+                f.write("\n\n# %s\n" % s)
+                for x, v, lo, hi in sorted(by[s]):
+                    f.write("%d %.6g %.6g %.6g\n" % (x, v, lo, hi))
+        xs = sorted({p[0] for s in names for p in by[s]})
+        body = self.title(what)
+        body += "set xlabel '%s'\nset ylabel '%s'\n" % (
+            xlabel or ("drives (D)" if xfield == "drives" else "workers (W, CPUs)"), gp_str(ylabel))
+        body += "set xtics (%s)\n" % ", ".join("'%d' %d" % (x, x) for x in xs)
+        pad = max(0.3, 0.06 * (xs[-1] - xs[0]))
+        body += "set xrange [%g:%g]\n" % (max(0, xs[0] - pad), xs[-1] + 1.5 * pad)
+        if logy:
+            body += "set logscale y\nset format y '%s'\nset mytics 10\n" % ("%.0s%c" if metric == "iops" else "%g")
+        else:
+            body += "set yrange [0:*]\nset mytics 2\n"
+        body += "set key outside right top vertical Left reverse noenhanced title 'lock mode' box lc rgb '#bbbbbb'\n"
+        body += "set bmargin 5\n"
+        if note:
+            body += "set label 1 \"%s\" at screen 0.01, screen 0.02 left font ',9' tc rgb '#444444' noenhanced\n" % gp_str(note)
+        plots = []
+        for i, s in enumerate(names):
+            col, pt = style_of(s, i)
+            dash = " dt 2" if s == "fio-kernel" else ""
+            plots.append("'%s' index %d using 1:2:3:4 with yerrorlines lw 2.2%s pt %d ps 1.3 lc rgb '%s' title '%s'" % (
+                os.path.basename(dat), i, dash, pt, col, s))
+        body += "plot " + ", \\\n     ".join(plots) + "\n"
+        self.gnuplot(name, body)
+
+    def drive_worker_plots(self):
+        jobfiles = []
+        for r in self.rows:
+            if r["jobfile"] not in jobfiles:
+                jobfiles.append(r["jobfile"])
+        vcols = sorted({k for r in self.rows for k in r if k.startswith("var_")})
+        for jf in jobfiles:
+            rows = [r for r in self.rows if r["jobfile"] == jf]
+            jobs = sorted({r["job"] for r in rows})
+            if len(jobs) != 1:
+                continue        # several reported jobs (floppy-vs-disk): its own plot
+            combos = sorted({tuple(r.get(v, "") for v in vcols) for r in rows})
+            for combo in combos:
+                rs = [r for r in rows if tuple(r.get(v, "") for v in vcols) == combo]
+                vtxt = "".join(", %s=%s" % (v[4:], x) for v, x in zip(vcols, combo) if x)
+                vsuf = "".join("-%s%s" % (v[4:].lower(), x) for v, x in zip(vcols, combo) if x and len(combos) > 1)
+                drives = sorted({int(r["drives"]) for r in rs})
+                workers = sorted({int(r["workers"]) for r in rs})
+                w = self.want_workers if self.want_workers in workers else workers[-1]
+                d = max(drives)
+                rt = self.man["axes"]["runtime"]
+                reps = self.man["axes"]["repeat"]
+                note = "%s.fio, %g s per point, median of %d repeat%s (bars: fastest..slowest)%s" % (
+                    jf, rt, reps, "" if reps == 1 else "s", self.dev_note(jf))
+                if len(drives) > 1:
+                    self.line_plot(jf, rs, "drives", "workers", w, "iops", "%s-iops-vs-drives%s" % (jf, vsuf),
+                                   "IOPS against drives, %d worker%s%s" % (w, "" if w == 1 else "s", vtxt),
+                                   "IOPS (4 KiB random reads, all drives)", True, 1.0, note)
+                    self.line_plot(jf, rs, "drives", "workers", w, "lat_p99_us", "%s-p99-vs-drives%s" % (jf, vsuf),
+                                   "p99 latency against drives, %d worker%s%s" % (w, "" if w == 1 else "s", vtxt),
+                                   "p99 latency (µs, %s)" % self.lat_kind(rs), True, 1.0, note)
+                if len(workers) > 1:
+                    self.line_plot(jf, rs, "workers", "drives", d, "iops", "%s-iops-vs-workers%s" % (jf, vsuf),
+                                   "IOPS against workers, %d drive%s%s" % (d, "" if d == 1 else "s", vtxt),
+                                   "IOPS (4 KiB random reads, all drives)", True, 1.0, note)
+                if len(drives) > 1 or len(workers) > 1:
+                    self.lock_share(jf, rs, w, "%s-lock-share%s" % (jf, vsuf), vtxt)
+            # a --var axis with several values (QD of queue-depth.fio): IOPS and p99 against it
+            for i, v in enumerate(vcols):
+                vals = sorted({r.get(v, "") for r in rows if r.get(v, "")}, key=natural)
+                if len(vals) < 2 or not all(natural(x)[0] == 0 for x in vals):
+                    continue
+                others = [u for u in vcols if u != v]
+                if any(len({r.get(u, "") for r in rows}) > 1 for u in others):
+                    continue        # one var axis at a time
+                workers = sorted({int(r["workers"]) for r in rows})
+                w = self.want_workers if self.want_workers in workers else workers[-1]
+                d = max(int(r["drives"]) for r in rows)
+                rs = [dict(r, _x=r[v]) for r in rows if int(r["drives"]) == d]
+                name = v[4:]
+                note = "%s.fio, %g s per point, median of %d%s" % (
+                    jf, self.man["axes"]["runtime"], self.man["axes"]["repeat"], self.dev_note(jf))
+                self.line_plot(jf, rs, "_x", "workers", w, "iops", "%s-iops-vs-%s" % (jf, name.lower()),
+                               "IOPS against %s, %d drive%s, %d worker%s" % (name, d, "" if d == 1 else "s",
+                                                                           w, "" if w == 1 else "s"),
+                               "IOPS (all drives)", True, 1.0, note, xlabel=name)
+                self.line_plot(jf, rs, "_x", "workers", w, "lat_p99_us", "%s-p99-vs-%s" % (jf, name.lower()),
+                               "p99 latency against %s, %d drive%s, %d worker%s" % (name, d, "" if d == 1 else "s",
+                                                                                  w, "" if w == 1 else "s"),
+                               "p99 latency (µs, %s)" % self.lat_kind(rs), True, 1.0, note, xlabel=name)
+
+    def lat_kind(self, rows):
+        k = {r.get("lat_kind") for r in rows}
+        return "total latency" if k == {"lat"} else "completion latency" if k == {"clat"} else "latency"
+
+    def dev_note(self, jf):
+        """The device templates the job file uses, and what fio-kernel ran on."""
+        try:
+            text = open(os.path.join(self.run, "jobs", jf + ".fio")).read()
+        except OSError:
+            text = ""
+        d = {k: v for k, v in self.man.get("devices", {}).items() if "${%s" % k in text}
+        s = "; rqlock devices: " + ", ".join("%s=%s" % kv for kv in sorted(d.items())) if d else ""
+        if "fio-kernel" in self.man.get("modes", []):
+            s += "; fio-kernel: loop devices"
+        return s
+
+    # lock share bars -------------------------------------------------------------
+    def lock_share(self, jf, rows, w, name, vtxt):
+        rs = [r for r in rows if int(r["workers"]) == w and r["mode"] != "fio-kernel"]
+        if not rs:
+            return
+        use_wait = any(num(r["lock_wait_share"]) is not None for r in rs)
+        field = "lock_wait_share" if use_wait else "contention_share"
+        modes = sorted({series_name(r, self.multi_prim) for r in rs}, key=mode_key)
+        drives = sorted({int(r["drives"]) for r in rs})
+        val = {(series_name(r, self.multi_prim), int(r["drives"])): num(r[field]) for r in rs}
+        dat = os.path.join(self.out, name + ".dat")
+        with open(dat, "w") as f:
+            f.write("# %s: %s (%%) per mode; columns: mode, then one per drive count %s\n" % (jf, field, drives))
+            for m in modes:
+                f.write("\"%s\" %s\n" % (m, " ".join("%.6g" % (100 * val[(m, d)]) if val.get((m, d)) is not None
+                                                     else "0" for d in drives)))
+        if use_wait:
+            what = "Lock wait share per mode, %d worker%s%s" % (w, "" if w == 1 else "s", vtxt)
+            ylabel = "time waiting for locks / (workers × run time)  (%)"
+        else:
+            what = "Lock contention share per mode, %d worker%s%s" % (w, "" if w == 1 else "s", vtxt)
+            ylabel = "contended acquisitions / acquisitions  (%)"
+        body = self.title(what)
+        body += "set ylabel '%s'\nset xlabel 'lock mode'\n" % gp_str(ylabel)
+        body += "set style data histogram\nset style histogram clustered gap 1.5\n"
+        body += "set style fill solid 0.85 border rgb '#333333'\nset boxwidth 0.9\n"
+        body += "set key outside right top title 'drives' box lc rgb '#bbbbbb'\nset xtics nomirror\n"
+        body += "set bmargin 5\n"
+        src = "lockstat (rqlock.lockstat wait_ns)" if use_wait else \
+            "no lockstat in this run's JSON: contentions / acquisitions instead"
+        body += "set label 1 \"%s.fio; %s\" at screen 0.01, screen 0.02 left font ',9' tc rgb '#444444' noenhanced\n" % (
+            jf, gp_str(src))
+        shades = ["#9ecae1", "#6baed6", "#3182bd", "#08519c", "#08306b", "#252525"]
+        top = max([100 * v for v in val.values() if v is not None] or [0])
+        body += "set yrange [0:%g]\n" % (top * 1.18 if top > 0 else 1)
+        plots = []
+        n, gap = len(drives), 1.5
+        for i, d in enumerate(drives):
+            plots.append("'%s' using %d:xtic(1) lc rgb '%s' title '%d'" % (
+                os.path.basename(dat), i + 2, shades[i % len(shades)], d))
+        for i, d in enumerate(drives):
+            plots.append("'' using ($0 + %g):%d:(sprintf('%%.2g', $%d)) with labels offset 0,0.7 font ',9' notitle" % (
+                (i - (n - 1) / 2.0) / (n + gap), i + 2, i + 2))
+        body += "plot " + ", \\\n     ".join(plots) + "\n"
+        self.gnuplot(name, body)
+
+    # lock scaling: IOPS against workers at D = 1 and D = W ------------------
+    def scaling(self):
+        """<job>-scaling: for a run of `sweep --scaling` (points at D = 1 and
+        D = W only), IOPS against workers, one curve per mode and primitive:
+        colour by mode, line and point by primitive; two panels, D = 1 (all
+        workers on one drive) and D = W (each worker its own drive)."""
+        for jf in sorted({r["jobfile"] for r in self.rows}):
+            rows = [r for r in self.rows if r["jobfile"] == jf]
+            pairs = {(int(r["drives"]), int(r["workers"])) for r in rows}
+            ws = sorted({w for _, w in pairs})
+            if len(ws) < 2 or any(d not in (1, w) for d, w in pairs):
+                continue
+            vcols = sorted({k for r in rows for k in r if k.startswith("var_")})
+            if any(len({r.get(v, "") for r in rows}) > 1 for v in vcols):
+                continue        # one --var value per plot; more: not a scaling run
+            modes = sorted({r["mode"] for r in rows}, key=mode_key)
+            prims = sorted({r["primitive"] for r in rows})
+            series = [(m, t) for m in modes for t in prims
+                      if any(r["mode"] == m and r["primitive"] == t for r in rows)]
+            dat = os.path.join(self.out, jf + "-scaling.dat")
+            idx = {}
+            with open(dat, "w") as f:
+                f.write("# %s: IOPS against workers W; blocks per (panel, mode/primitive); "
+                        "columns: W median fastest slowest\n" % jf)
+                i = 0
+                for panel in ("d1", "dw"):
+                    for m, t in series:
+                        pts = sorted((int(r["workers"]), num(r["iops"]), num(r.get("iops_min")), num(r.get("iops_max")))
+                                     for r in rows if r["mode"] == m and r["primitive"] == t and
+                                     int(r["drives"]) == (1 if panel == "d1" else int(r["workers"])) and
+                                     num(r["iops"]) is not None)
+                        f.write("\n\n# %s %s/%s\n" % (panel, m, t))
+                        for w, v, lo, hi in pts:
+                            f.write("%d %.6g %.6g %.6g\n" % (w, v, lo if lo is not None else v,
+                                                              hi if hi is not None else v))
+                        if not pts:
+                            f.write("nan nan nan nan\n")
+                        idx[(panel, m, t)] = i
+                        i += 1
+            ncpu = self.man.get("axes", {}).get("cpus_usable") or self.man["machine"].get("cpus")
+            rt, reps = self.man["axes"]["runtime"], self.man["axes"]["repeat"]
+            note = "%s.fio, %g s per point, median of %d (bars: fastest..slowest)%s" % (
+                jf, rt, reps, self.dev_note(jf))
+            if ncpu and int(ncpu) < 16:
+                note += "; %s CPUs: the ticket-lock collapse and the global plateau need tens of cores" % ncpu
+            dashes = {"ttas": 1, "ticket": 2, "mcs": 4, "mutex": 5}
+            points = {"ttas": 7, "ticket": 5, "mcs": 9, "mutex": 13}
+            # the note is the title's third line: the key takes the bottom margin
+            body = "set multiplot layout 1,2 title \"{/:Bold Lock scaling: IOPS against workers, per mode and " \
+                   "primitive}\\n{/*0.85 %s}\\n{/*0.7 %s}\" font ',12'\n" % (
+                       gp_str(self.machine), gp_str(note).replace("_", "\\\\_").replace("{", "\\\\{")
+                       .replace("}", "\\\\}").replace("@", "\\\\@").replace("^", "\\\\^"))
+            body += "set xlabel 'workers (W, CPUs)'\nset ylabel 'IOPS (4 KiB random reads, all drives)'\n"
+            body += "set xtics (%s)\n" % ", ".join("'%d' %d" % (w, w) for w in ws)
+            body += "set xrange [%g:%g]\nset logscale y\nset format y '%%.0s%%c'\nset mytics 10\n" % (
+                ws[0] * 0.8 if ws[0] > 1 else 0.8, ws[-1] * 1.2)
+            if len(ws) > 2 and ws[-1] >= 4:
+                body += "set logscale x 2\n"
+            # one key, under the left panel (the same curves are in both); the note below it
+            body += "set bmargin %d\nset key outside bottom center horizontal maxrows %d noenhanced font ',9'\n" % (
+                5 + len(prims), max(1, len(prims)))
+            for panel, title in (("d1", "D = 1: every worker on one drive"),
+                                 ("dw", "D = W: each worker its own drive")):
+                body += "set title '%s'\n" % title
+                plots = []
+                for m, t in series:
+                    col = STYLE.get(m, (EXTRA_COLOURS[modes.index(m) % len(EXTRA_COLOURS)], 0))[0]
+                    plots.append("'%s' index %d using 1:2:3:4 with yerrorlines lw 2 dt %d pt %d ps 1.1 "
+                                 "lc rgb '%s' title '%s/%s'" % (
+                                     os.path.basename(dat), idx[(panel, m, t)], dashes.get(t, 3),
+                                     points.get(t, 11), col, m, t))
+                body += "plot " + ", \\\n     ".join(plots) + "\n"
+                body += "unset key\n"
+            body += "unset multiplot\n"
+            self.gnuplot(jf + "-scaling", body, width=1300, height=700)
+
+    # floppy-vs-disk ---------------------------------------------------------------
+    def floppy(self):
+        rs = [r for r in self.rows if r["job"].startswith("disk") and ("idle" in r["job"] or "busy" in r["job"])]
+        if not rs:
+            return
+        for jf in sorted({r["jobfile"] for r in rs}):
+            rj = [r for r in rs if r["jobfile"] == jf]
+            workers = sorted({int(r["workers"]) for r in rj})
+            w = self.want_workers if self.want_workers in workers else workers[-1]
+            rj = [r for r in rj if int(r["workers"]) == w]
+            modes = sorted({series_name(r, self.multi_prim) for r in rj}, key=mode_key)
+            val = {}
+            for r in rj:
+                kind = "idle" if "idle" in r["job"] else "busy"
+                val[(series_name(r, self.multi_prim), kind)] = r
+            modes = [m for m in modes if (m, "idle") in val and (m, "busy") in val]
+            if not modes:
+                continue
+            name = jf if jf == "floppy-vs-disk" else jf + "-floppy"
+            dat = os.path.join(self.out, name + ".dat")
+            with open(dat, "w") as f:
+                f.write("# mode, disk p99 idle (us), busy (us), IOPS idle, busy, p99 busy/idle\n")
+                for m in modes:
+                    pi, pb = num(val[(m, "idle")]["lat_p99_us"]), num(val[(m, "busy")]["lat_p99_us"])
+                    ii, ib = num(val[(m, "idle")]["iops"]), num(val[(m, "busy")]["iops"])
+                    f.write("\"%s\" %.6g %.6g %.6g %.6g %.6g\n" % (m, pi, pb, ii, ib, pb / pi if pi else 0))
+            b = os.path.basename(dat)
+            body = "set multiplot layout 1,2 title \"{/:Bold Floppy versus disk: the disk job with the floppy " \
+                   "idle and busy, %d worker%s}\\n{/*0.85 %s}\" font ',12'\n" % (w, "" if w == 1 else "s",
+                                                                             gp_str(self.machine))
+            body += "set style data histogram\nset style histogram clustered gap 1.2\n"
+            body += "set style fill solid 0.85 border rgb '#333333'\nset boxwidth 0.9\n"
+            body += "set logscale y\nset format y '%g'\nset mytics 10\nset xtics nomirror rotate by -25\n"
+            body += "set key above horizontal box lc rgb '#bbbbbb' title 'floppy:'\nset xlabel 'lock mode'\n"
+            body += "set bmargin 6\n"
+            body += "set title 'disk p99 latency (busy/idle ratio above)'\nset ylabel 'p99 latency (µs, %s)'\n" % (
+                self.lat_kind(rj))
+            p99s = [num(val[(m, k)]["lat_p99_us"]) for m in modes for k in ("idle", "busy")]
+            iops = [num(val[(m, k)]["iops"]) for m in modes for k in ("idle", "busy")]
+            body += "set yrange [%g:%g]\n" % decades(p99s, 4)
+            body += ("plot '%s' using 2:xtic(1) lc rgb '#74c476' title 'idle', '' using 3 lc rgb '#e6550d' "
+                     "title 'busy', '' using 0:($3*1.25):(sprintf('%%.2f×', $6)) with labels font ',10' "
+                     "notitle\n" % b)
+            body += "set title 'disk IOPS'\nset ylabel 'IOPS (4 KiB random reads, QD 16)'\n"
+            body += "set yrange [%g:%g]\nset format y '%%.0s%%c'\n" % decades(iops, 2)
+            body += "plot '%s' using 4:xtic(1) lc rgb '#74c476' title 'idle', '' using 5 lc rgb '#e6550d' " \
+                    "title 'busy'\n" % b
+            body += "unset multiplot\n"
+            devs = self.man.get("devices", {})
+            note = "%s.fio, %g s per group, median of %d; rqlock devices: disk %s, floppy %s; fio-kernel: " \
+                   "loop devices" % (jf, self.man["axes"]["runtime"], self.man["axes"]["repeat"],
+                                     devs.get("DISK", "?").replace("{n}", "0"),
+                                     devs.get("FLOPPY", "?").replace("{n}", "0"))
+            # a label set before the first plot of the multiplot is drawn with it
+            body = body.replace("set style data histogram", "set label 1 \"%s\" at screen 0.01, screen 0.02 "
+                                "left font ',9' tc rgb '#444444' noenhanced\nset style data histogram" % gp_str(note), 1)
+            self.gnuplot(name, body, width=1100, height=560)
+
+
+def natural(x):
+    """Sort key: numbers by value, before strings."""
+    try:
+        return (0, float(x), "")
+    except (TypeError, ValueError):
+        return (1, 0.0, str(x))
+
+
+def decades(vals, head):
+    """A log-scale range: a decade under the smallest value, head x over the largest."""
+    vs = [v for v in vals if v and v > 0]
+    if not vs:
+        return (0.1, 10)
+    return (10 ** (math.floor(math.log10(min(vs))) - 1), max(vs) * head)
+
+
+def gp_str(s):
+    return str(s).replace("\\", "\\\\").replace("\"", "\\\"").replace("'", "’")
+
+
+def parser(prog=None):
+    """The command line (also read by manpage.py)."""
+    ap = argparse.ArgumentParser(prog=prog, description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("run", metavar="RUN")
+    ap.add_argument("--out", help="output directory (default RUN/plots)")
+    ap.add_argument("--workers", type=int, help="the worker count of the against-drives plots (default: the most)")
+    return ap
+
+
+def main(argv=None, prog=None):
+    prog = prog or store.rel(sys.argv[0])
+    a = parser(prog).parse_args(argv)
+    try:
+        run = store.resolve_run(a.run)
+        man = store.load_manifest(run)
+        rows = store.read_summary(run)
+    except store.StoreError as e:
+        die(str(e))
+    if not rows:
+        die("%s has no finished point" % run)
+    if not shutil.which("gnuplot"):
+        print("SKIP: gnuplot is not installed (apt-get install gnuplot-nox)")
+        return 77
+    out = os.path.abspath(a.out or os.path.join(run, "plots"))
+    os.makedirs(out, exist_ok=True)
+    p = Plotter(run, out, man, rows)
+    p.want_workers = a.workers
+    p.drive_worker_plots()
+    p.scaling()
+    p.floppy()
+    if not p.made:
+        die("nothing to plot: the run has no drive or worker axis and no floppy-vs-disk job")
+    for f in p.made:
+        print(os.path.relpath(f))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * driver.h - what a device driver (devices/) may use of the block layer:
+ * requests, the per-CPU context a request is dispatched on, and the ways
+ * to complete a request.  Drivers include this (through devices/device.h)
+ * and nothing of engine/.
+ *
+ * queue_rq() is called by the lock mode with the dispatch lock held, on
+ * the dispatching worker's context @ctx.  A driver completes a request
+ * by returning RQ_Q_DONE (ended by the caller), by rq_ctx_complete() (on
+ * @ctx's next reap), by rq_ctx_complete_after() (a timer on @ctx), by an
+ * SQE on rq_ctx_ring(@ctx) with user_data = the request (reaped with the
+ * CQE), or by its own poll() hook calling rq_end_request().
+ */
+#ifndef RQ_DRIVER_H
+#define RQ_DRIVER_H
+
+#include "queues/queue.h"
+
+/* The request completes on @ctx's next reap, with @res bytes or -errno. */
+void rq_ctx_complete(struct rq_ctx *ctx, struct rq_request *rq, int res);
+/* ... after @delay_ns.  Requests with the same delay complete in order. */
+void rq_ctx_complete_after(struct rq_ctx *ctx, struct rq_request *rq, int res, uint64_t delay_ns);
+
+/* @ctx's io_uring ring (the device asked for one: RQ_DEV_NEEDS_RING). */
+static inline struct io_uring *rq_ctx_ring(struct rq_ctx *ctx)
+{
+	return &ctx->ring;
+}
+
+/* The I/O engine the jobs naming a device asked for (rq_dev_open.ioengine). */
+enum rq_dev_engine {
+	RQ_DEV_ENGINE_IO_URING,		/* the default: io_uring */
+	RQ_DEV_ENGINE_NULL,		/* fio's null engine: no I/O, no file */
+	RQ_DEV_ENGINE_LIBAIO,		/* libaio on files and block devices */
+	RQ_DEV_ENGINE_IO_URING_CMD,	/* NVMe passthrough on /dev/ngXnY */
+};
+
+#endif /* RQ_DRIVER_H */

@@ -1,0 +1,57 @@
+# bash completion for rqlock(1).  The options are read from the program
+# itself (`rqlock --help`, `rqlock sweep --help`, ...) when first needed, so
+# they cannot drift from the binary; job files complete as *.fio.
+# Installed as share/bash-completion/completions/rqlock.
+
+_rqlock_opts()
+{
+	# $1: the rqlock binary, $2: the command (run, devices, sweep, compare, plot)
+	local key=_rqlock_cache_${2//-/_}
+	if [[ -z ${!key-} ]]; then
+		local text
+		if [[ $2 == run ]]; then
+			text=$("$1" --help 2>/dev/null | sed -n '/^Options of run/,/^$/p')
+		elif [[ $2 == devices ]]; then
+			text="--json --all"
+		else
+			text=$("$1" "$2" --help 2>/dev/null)
+		fi
+		printf -v "$key" '%s' "$(grep -oE -- '--[a-z][a-z0-9-]*=?' <<<"$text" | sort -u | tr '\n' ' ')"
+	fi
+	printf '%s' "${!key}"
+}
+
+_rqlock()
+{
+	local cur prev words cword
+	_init_completion -n = || return
+	local bin=${words[0]} cmd="" i
+	for ((i = 1; i < cword; i++)); do
+		case ${words[i]} in
+		run | devices | sweep | compare | plot) cmd=${words[i]}; break ;;
+		esac
+	done
+	if [[ -z $cmd ]]; then
+		COMPREPLY=($(compgen -W 'run devices sweep compare plot --help --version' -- "$cur"))
+		return
+	fi
+	case $cur in
+	--lock=*) COMPREPLY=($(compgen -W 'global per-queue mq cluster' -- "${cur#*=}")); return ;;
+	--lock-type=*) COMPREPLY=($(compgen -W 'ttas ticket mcs mutex' -- "${cur#*=}")); return ;;
+	--output-format=*) COMPREPLY=($(compgen -W 'normal json json+ terse' -- "${cur#*=}")); return ;;
+	--lockstat=*) COMPREPLY=($(compgen -W 'on off' -- "${cur#*=}")); return ;;
+	--output=*) COMPREPLY=($(compgen -f -- "${cur#*=}")); return ;;
+	-*)
+		COMPREPLY=($(compgen -W "$(_rqlock_opts "$bin" "$cmd")" -- "$cur"))
+		[[ ${COMPREPLY-} == *= ]] && compopt -o nospace 2>/dev/null
+		return ;;
+	esac
+	case $prev in
+	--output | --out | --rqlock) _filedir; return ;;
+	--resume | --summarize) _filedir -d; return ;;
+	esac
+	case $cmd in
+	run | sweep) _filedir fio ;;
+	compare | plot) _filedir -d ;;
+	esac
+} && complete -F _rqlock rqlock
