@@ -111,6 +111,19 @@ void rq_store_close(struct rq_store *s);
 /* Move @rq's data: returns rq->len or -errno. */
 int rq_store_rw(struct rq_store *s, const struct rq_request *rq);
 
+/*
+ * The options the memory devices (null, ram) share, as null_blk's: size,
+ * depth (default 64), irqmode 0..2, delay_us (sets irqmode 2).  Parsed
+ * from @opts (after the kind, NULL for none) and checked; a size of 0
+ * becomes the jobs' need, else @def_size.  0, or -errno after one line
+ * on @err.
+ */
+struct rq_mem_opts {
+	uint64_t size, depth, irqmode, delay_us;
+};
+int rq_dev_mem_opts(const struct rq_dev_open *o, const char *opts, uint64_t def_size,
+		    struct rq_mem_opts *m, FILE *err);
+
 /* open(2), waiting up to a second for a just-released exclusive claim */
 int rq_open_excl(const char *path, int flags);
 

@@ -202,6 +202,33 @@ int rq_dev_parse_opts(const char *spec, const char *opts, struct rq_dev_opt *tab
 	return ret;
 }
 
+int rq_dev_mem_opts(const struct rq_dev_open *o, const char *opts, uint64_t def_size,
+		    struct rq_mem_opts *m, FILE *err)
+{
+	struct rq_dev_opt tab[] = {
+		{ "size", &m->size, false, NULL, 0 },
+		{ "depth", &m->depth, false, NULL, 0 },
+		{ "irqmode", &m->irqmode, false, NULL, 0 },
+		{ "delay_us", &m->delay_us, true, NULL, 0 },
+	};
+	int ret;
+
+	*m = (struct rq_mem_opts){ .depth = 64 };
+	ret = rq_dev_parse_opts(o->spec, opts, tab, 4, err);
+	if (ret)
+		return ret;
+	if (m->irqmode > 2 || m->depth == 0 || m->depth > 65536) {
+		fprintf(err, "%s: device '%s': irqmode must be 0..2 and depth 1..65536\n",
+			o->where, o->spec);
+		return -EINVAL;
+	}
+	if (m->delay_us)
+		m->irqmode = 2;
+	if (!m->size)
+		m->size = o->min_size ? o->min_size : def_size;
+	return 0;
+}
+
 bool rq_dev_spec_is(const char *spec, const char *kind)
 {
 	size_t n = strlen(kind);

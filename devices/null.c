@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "devices/device.h"
+#include "devices/dev_internal.h"
 #include "lib/alloc.h"
 
 struct null_dev {
@@ -38,42 +38,27 @@ static bool null_probe(const struct rq_dev_open *o)
 
 static int null_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
 {
-	uint64_t size = 0, depth = 64, irqmode = 0, delay_us = 0;
-	struct rq_dev_opt tab[] = {
-		{ "size", &size, false, NULL, 0 },
-		{ "depth", &depth, false, NULL, 0 },
-		{ "irqmode", &irqmode, false, NULL, 0 },
-		{ "delay_us", &delay_us, true, NULL, 0 },
-	};
 	const char *opts = strchr(o->spec, ',');
+	struct rq_mem_opts m;
 	struct null_dev *nd;
 	int ret;
 
-	ret = rq_dev_parse_opts(o->spec, opts ? opts + 1 : NULL, tab, 4, err);
+	ret = rq_dev_mem_opts(o, opts ? opts + 1 : NULL, 1ULL << 30, &m, err);
 	if (ret)
 		return ret;
-	if (irqmode > 2 || depth == 0 || depth > 65536) {
-		fprintf(err, "%s: device '%s': irqmode must be 0..2 and depth 1..65536\n",
-			o->where, o->spec);
-		return -EINVAL;
-	}
-	if (delay_us)
-		irqmode = 2;
-	if (!size)
-		size = o->min_size ? o->min_size : 1ULL << 30;
 	/* read on every request by whichever worker dispatches: a line of its own */
 	nd = rq_zalloc_lines(sizeof(*nd));
 	if (!nd)
 		return -ENOMEM;
-	nd->irqmode = irqmode;
-	nd->delay_ns = delay_us * 1000;
+	nd->irqmode = m.irqmode;
+	nd->delay_ns = m.delay_us * 1000;
 	dev->priv = nd;
-	dev->size = size;
+	dev->size = m.size;
 	dev->lbs = 512;
-	dev->depth = (uint32_t)depth;
+	dev->depth = (uint32_t)m.depth;
 	dev->nr_hw_queues = 0;		/* no shared dispatch state: one per worker */
 	dev->max_bytes = 1 << 20;
-	snprintf(dev->model, sizeof(dev->model), "null irqmode=%u", (unsigned)irqmode);
+	snprintf(dev->model, sizeof(dev->model), "null irqmode=%u", (unsigned)m.irqmode);
 	return 0;
 }
 

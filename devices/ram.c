@@ -35,29 +35,14 @@ static bool ram_probe(const struct rq_dev_open *o)
 
 static int ram_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
 {
-	uint64_t size = 0, depth = 64, irqmode = 0, delay_us = 0;
-	struct rq_dev_opt tab[] = {
-		{ "size", &size, false, NULL, 0 },
-		{ "depth", &depth, false, NULL, 0 },
-		{ "irqmode", &irqmode, false, NULL, 0 },
-		{ "delay_us", &delay_us, true, NULL, 0 },
-	};
+	struct rq_mem_opts m;
 	struct ram_dev *rd;
 	int ret;
 
-	ret = rq_dev_parse_opts(o->spec, rq_dev_spec_opts(o->spec), tab, 4, err);
+	ret = rq_dev_mem_opts(o, rq_dev_spec_opts(o->spec), 64ULL << 20, &m, err);
 	if (ret)
 		return ret;
-	if (irqmode > 2 || depth == 0 || depth > 65536) {
-		fprintf(err, "%s: device '%s': irqmode must be 0..2 and depth 1..65536\n",
-			o->where, o->spec);
-		return -EINVAL;
-	}
-	if (delay_us)
-		irqmode = 2;
-	if (!size)
-		size = o->min_size ? o->min_size : 64ULL << 20;
-	if (size % 512) {
+	if (m.size % 512) {
 		fprintf(err, "%s: device '%s': size must be a multiple of 512\n", o->where, o->spec);
 		return -EINVAL;
 	}
@@ -65,20 +50,20 @@ static int ram_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
 	if (!rd)
 		return -ENOMEM;
 	dev->priv = rd;
-	ret = rq_store_mem(&rd->store, size, o->spec, err);
+	ret = rq_store_mem(&rd->store, m.size, o->spec, err);
 	if (ret)
 		return ret;
-	rd->irqmode = irqmode;
-	rd->delay_ns = delay_us * 1000;
-	dev->size = size;
+	rd->irqmode = m.irqmode;
+	rd->delay_ns = m.delay_us * 1000;
+	dev->size = m.size;
 	dev->lbs = 512;
-	dev->depth = (uint32_t)depth;
+	dev->depth = (uint32_t)m.depth;
 	dev->nr_hw_queues = 0;		/* no shared dispatch state: one per worker */
 	dev->max_bytes = 1 << 20;
 	dev->rotational = 0;
 	snprintf(dev->subkind, sizeof(dev->subkind), "ram");
 	snprintf(dev->transport, sizeof(dev->transport), "memory");
-	snprintf(dev->model, sizeof(dev->model), "ram irqmode=%u", (unsigned)irqmode);
+	snprintf(dev->model, sizeof(dev->model), "ram irqmode=%u", (unsigned)m.irqmode);
 	return 0;
 }
 

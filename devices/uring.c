@@ -131,23 +131,24 @@ static int uring_queue_rq(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_requ
 	return RQ_Q_QUEUED;
 }
 
+/* file and blkdev differ in how they are found and opened, not in their I/O */
+#define URING_IO							\
+	.flags = RQ_DEV_NEEDS_RING | RQ_DEV_HAS_DATA,			\
+	.close = uring_close,						\
+	.queue_rq = uring_queue_rq,					\
+	.ring_init = uring_ring_init
+
 const struct rq_dev_ops rq_dev_file = {
 	.name = "file",
-	.flags = RQ_DEV_NEEDS_RING | RQ_DEV_HAS_DATA,
 	.probe = file_probe,
 	.open = file_open,
 	.prepare = rq_file_prepare,
-	.close = uring_close,
-	.queue_rq = uring_queue_rq,
-	.ring_init = uring_ring_init,
+	URING_IO,
 };
 
 const struct rq_dev_ops rq_dev_blkdev = {
 	.name = "blkdev",
-	.flags = RQ_DEV_NEEDS_RING | RQ_DEV_HAS_DATA,
 	.probe = blk_probe,
 	.open = blk_open,
-	.close = uring_close,
-	.queue_rq = uring_queue_rq,
-	.ring_init = uring_ring_init,
+	URING_IO,
 };

@@ -78,6 +78,12 @@ struct opt_val {
 
 struct pctx;
 struct sbuf;
+struct opt;
+/* Stores the value instead of off/size: the number, or the text. */
+typedef int jf_setter(struct pctx *p, struct sect *s, uint64_t v, char *str);
+/* --showcmd: prints the resolved value (after "--name=") */
+typedef void jf_shower(struct sbuf *b, const struct rq_job *j, const struct opt *o);
+
 struct opt {
 	const char *name;
 	const char *alias;
@@ -95,10 +101,8 @@ struct opt {
 	uint64_t div;		/* OPT_TIME: the field holds ns / div */
 	uint64_t min, max;	/* OPT_INT, OPT_SIZE */
 	const struct opt_val *vals;
-	/* Stores the value instead of off/size: the number, or the text. */
-	int (*set)(struct pctx *p, struct sect *s, uint64_t v, char *str);
-	/* --showcmd: prints the resolved value (after "--name="); NULL: by type */
-	void (*show)(struct sbuf *b, const struct rq_job *j, const struct opt *o);
+	jf_setter *set;		/* NULL: stored by type at off/size */
+	jf_shower *show;	/* NULL: shown by type */
 	const char *only;	/* K_ONLY: accepted values, '|' between them */
 	const char *why;	/* K_INERT, K_NOPE, K_ONLY: the reason given */
 	const char *def;	/* the default, written as in a job file */
@@ -120,19 +124,12 @@ extern const struct opt_val jf_dist_vals[];
 uint64_t jf_load(const struct rq_job *j, const struct opt *o, unsigned int idx);
 int jf_opt_apply(struct pctx *p, struct sect *s, const struct opt *o, char *v);
 extern const struct opt_val jf_rw_vals[];
-int jf_set_bsrange(struct pctx *p, struct sect *s, uint64_t v, char *str);
-int jf_set_bssplit(struct pctx *p, struct sect *s, uint64_t v, char *str);
-int jf_set_buffered(struct pctx *p, struct sect *s, uint64_t v, char *str);
-int jf_set_cpumask(struct pctx *p, struct sect *s, uint64_t v, char *str);
-int jf_set_cpus_allowed(struct pctx *p, struct sect *s, uint64_t v, char *str);
-int jf_set_description(struct pctx *p, struct sect *s, uint64_t v, char *str);
-int jf_set_kb_base(struct pctx *p, struct sect *s, uint64_t v, char *str);
-int jf_set_percentile_list(struct pctx *p, struct sect *s, uint64_t v, char *str);
-int jf_set_random_distribution(struct pctx *p, struct sect *s, uint64_t v, char *str);
-int jf_set_rw(struct pctx *p, struct sect *s, uint64_t v, char *str);
-int jf_set_rwmixread(struct pctx *p, struct sect *s, uint64_t v, char *str);
-int jf_set_rwmixwrite(struct pctx *p, struct sect *s, uint64_t v, char *str);
-int jf_set_verify_pattern_opt(struct pctx *p, struct sect *s, uint64_t v, char *str);
+
+/* value.c: the options with their own setter (opt.set) */
+jf_setter jf_set_bsrange, jf_set_bssplit, jf_set_buffered, jf_set_cpumask,
+	jf_set_cpus_allowed, jf_set_description, jf_set_kb_base, jf_set_percentile_list,
+	jf_set_random_distribution, jf_set_rw, jf_set_rwmixread, jf_set_rwmixwrite,
+	jf_set_verify_pattern_opt;
 
 /* options.c */
 void jf_bit_set(uint8_t *set, unsigned int i);
@@ -146,20 +143,13 @@ unsigned int jf_opt_idx(const struct opt *o);
 extern const struct opt jf_opts[];
 extern const unsigned int jf_nr_opts;
 
+/* showcmd.c: the options with their own --showcmd rendering (opt.show) */
+jf_shower jf_show_bsrange, jf_show_bssplit, jf_show_buffered, jf_show_cpumask, jf_show_cpus,
+	jf_show_description, jf_show_kb_base, jf_show_percentile_list,
+	jf_show_random_distribution, jf_show_rw, jf_show_rwmixread, jf_show_rwmixwrite,
+	jf_show_verify_pattern;
+
 /* showcmd.c */
-void jf_show_bsrange(struct sbuf *b, const struct rq_job *j, const struct opt *o);
-void jf_show_bssplit(struct sbuf *b, const struct rq_job *j, const struct opt *o);
-void jf_show_buffered(struct sbuf *b, const struct rq_job *j, const struct opt *o);
-void jf_show_cpumask(struct sbuf *b, const struct rq_job *j, const struct opt *o);
-void jf_show_cpus(struct sbuf *b, const struct rq_job *j, const struct opt *o);
-void jf_show_description(struct sbuf *b, const struct rq_job *j, const struct opt *o);
-void jf_show_kb_base(struct sbuf *b, const struct rq_job *j, const struct opt *o);
-void jf_show_percentile_list(struct sbuf *b, const struct rq_job *j, const struct opt *o);
-void jf_show_random_distribution(struct sbuf *b, const struct rq_job *j, const struct opt *o);
-void jf_show_rw(struct sbuf *b, const struct rq_job *j, const struct opt *o);
-void jf_show_rwmixread(struct sbuf *b, const struct rq_job *j, const struct opt *o);
-void jf_show_rwmixwrite(struct sbuf *b, const struct rq_job *j, const struct opt *o);
-void jf_show_verify_pattern(struct sbuf *b, const struct rq_job *j, const struct opt *o);
 const char *jf_val_name(const struct opt_val *vals, uint64_t v);
 
 #endif /* RQ_JOBFILE_INTERNAL_H */

@@ -419,16 +419,8 @@ static int mq_submit_bio(struct rq_queue *q, struct rq_ctx *cpu, struct rq_bio *
 		return -EAGAIN;		/* the engine retries once a completion came back */
 	}
 	rq = &h->rqs[tag];
-	bio->next = NULL;
-	rq->bio = rq->biotail = bio;
-	rq->offset = bio->offset;
-	rq->len = bio->len;
-	rq->op = bio->op;
-	rq->nr_segs = 1;
-	rq->error = 0;
-	rq->res = 0;
+	rq_request_start(rq, bio);
 	rq->submit_cpu = id;
-	rq->state = RQ_STATE_QUEUED;
 	ctx->nr_bios++;
 	ctx->nr_alloc++;
 	if (!atomic_load_explicit(&ctx->list, memory_order_relaxed) && rq_trylock(&h->lock, id)) {

@@ -289,15 +289,7 @@ bool rq_elv_merge(struct rq_queue *q, struct rq_bio *bio)
 void rq_elv_add_bio(struct rq_queue *q, struct rq_request *rq, struct rq_bio *bio)
 {
 	rq_queue_assert_locked(q);
-	bio->next = NULL;
-	rq->bio = rq->biotail = bio;
-	rq->offset = bio->offset;
-	rq->len = bio->len;
-	rq->op = bio->op;
-	rq->nr_segs = 1;
-	rq->error = 0;
-	rq->res = 0;
-	rq->state = RQ_STATE_QUEUED;
+	rq_request_start(rq, bio);
 	rq->next = NULL;
 	rq->prev = q->tail;
 	if (q->tail)

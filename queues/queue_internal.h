@@ -28,6 +28,20 @@ static inline void rq_queue_assert_locked(const struct rq_queue *q)
 		rq_lockdep_assert_held(q->lock);
 }
 
+/* A request the caller owns starts as @bio alone, queued. */
+static inline void rq_request_start(struct rq_request *rq, struct rq_bio *bio)
+{
+	bio->next = NULL;
+	rq->bio = rq->biotail = bio;
+	rq->offset = bio->offset;
+	rq->len = bio->len;
+	rq->op = bio->op;
+	rq->nr_segs = 1;
+	rq->error = 0;
+	rq->res = 0;
+	rq->state = RQ_STATE_QUEUED;
+}
+
 /* Take a free request from the pool; NULL when empty. */
 struct rq_request *rq_pool_get(struct rq_queue *q);
 void rq_pool_put(struct rq_queue *q, struct rq_request *rq);

@@ -13,19 +13,9 @@
  *  - the driver lock hold busy-waits about hold_us.
  */
 #include "../devices/model.c"
+#include "tests/helpers.h"
 
 #include <stdio.h>
-
-static int failures;
-
-#define CHECK(cond, ...) do { \
-	if (!(cond)) { \
-		printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-		printf(__VA_ARGS__); \
-		printf("\n"); \
-		failures++; \
-	} \
-} while (0)
 
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
 

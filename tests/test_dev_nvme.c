@@ -8,20 +8,10 @@
  * nvme-cli's JSON, and the CQE result mapping.
  */
 #include "../devices/nvme.c"
+#include "tests/helpers.h"
 
 #include <stddef.h>
 #include <stdio.h>
-
-static int failures;
-
-#define CHECK(cond, ...) do { \
-	if (!(cond)) { \
-		printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-		printf(__VA_ARGS__); \
-		printf("\n"); \
-		failures++; \
-	} \
-} while (0)
 
 static char buf[1 << 20] __attribute__((aligned(4096)));
 

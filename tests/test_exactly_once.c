@@ -13,30 +13,17 @@
 #include <string.h>
 
 #include "engine/engine.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                  \
-	do {                                                              \
-		if (!(cond)) {                                            \
-			fprintf(stderr, "FAIL %s: ", #cond);              \
-			fprintf(stderr, __VA_ARGS__);                     \
-			fputc('\n', stderr);                              \
-			failures++;                                       \
-		}                                                         \
-	} while (0)
+#include "tests/helpers.h"
 
 static void one(const char *mode, unsigned int workers, unsigned int ndev, const char *rw,
 		unsigned int irqmode)
 {
 	char job[2048], files[512] = "", name[64];
-	struct rq_job_list jobs = { 0 };
 	struct rq_engine_opts o = { .lock_mode = mode, .lock_type = "ttas", .workers = workers };
-	struct rq_engine *e;
+	struct rq_test_run t;
 	const struct rq_run_report *r;
 	uint64_t ios = 0, bios = 0, dispatched = 0, completed = 0, merges = 0, reqs = 0;
 	unsigned int numjobs = workers + 2, per_clone;
-	int ret;
 
 	for (unsigned int d = 0; d < ndev; d++) {
 		char one_dev[64];
@@ -50,19 +37,10 @@ static void one(const char *mode, unsigned int workers, unsigned int ndev, const
 		 "[global]\nbs=4k\nsize=1m\niodepth=16\nnumjobs=%u\n[j]\nrw=%s\nfilename=%s\n",
 		 numjobs, rw, files);
 	snprintf(name, sizeof(name), "%s/w%u/d%u/%s/irq%u", mode, workers, ndev, rw, irqmode);
-	ret = rq_jobs_parse_buf(name, job, &jobs, stderr);
-	CHECK(ret == 0, "%s: parse: %d", name, ret);
-	if (ret)
+	if (rq_test_run_job(&t, name, job, &o))
 		return;
-	ret = rq_engine_setup(&e, &o, &jobs, stderr);
-	CHECK(ret == 0, "%s: setup: %d", name, ret);
-	if (ret) {
-		rq_jobs_free(&jobs);
-		return;
-	}
-	ret = rq_engine_run(e, stderr);
-	CHECK(ret == 0, "%s: run returned %d", name, ret);
-	r = rq_engine_report(e);
+	CHECK(t.ret == 0, "%s: run returned %d", name, t.ret);
+	r = t.r;
 	per_clone = (1 << 20) / 4096;
 	for (unsigned int i = 0; i < r->nr_jobs; i++) {
 		uint64_t n = r->jobs[i].dir[0].total_ios + r->jobs[i].dir[1].total_ios;
@@ -91,8 +69,7 @@ static void one(const char *mode, unsigned int workers, unsigned int ndev, const
 	      name, reqs, merges, bios);
 	CHECK(dispatched == completed && completed == reqs, "%s: dispatched %" PRIu64
 	      " completed %" PRIu64 " requests %" PRIu64, name, dispatched, completed, reqs);
-	rq_engine_free(e);
-	rq_jobs_free(&jobs);
+	rq_test_run_free(&t);
 }
 
 int main(void)

@@ -22,21 +22,10 @@
 
 #include "queues/queue.h"
 #include "results/results.h"
+#include "tests/helpers.h"
 
 #define THREADS 4
 #define ITERS 20000
-
-static int failures;
-
-#define CHECK(cond, ...)                                                  \
-	do {                                                              \
-		if (!(cond)) {                                            \
-			fprintf(stderr, "FAIL %s: ", #cond);              \
-			fprintf(stderr, __VA_ARGS__);                     \
-			fputc('\n', stderr);                              \
-			failures++;                                       \
-		}                                                         \
-	} while (0)
 
 static const struct rq_lock_class test_class = { .name = "test_lock" };
 static const struct rq_lock_class other_class = { .name = "test_other" };

@@ -21,18 +21,7 @@
 
 #include "engine/engine.h"
 #include "queues/queue.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                  \
-	do {                                                              \
-		if (!(cond)) {                                            \
-			fprintf(stderr, "FAIL %s: ", #cond);              \
-			fprintf(stderr, __VA_ARGS__);                     \
-			fputc('\n', stderr);                              \
-			failures++;                                       \
-		}                                                         \
-	} while (0)
+#include "tests/helpers.h"
 
 static const struct rq_lock_class class_a = { .name = "class_a" };
 static const struct rq_lock_class class_b = { .name = "class_b" };

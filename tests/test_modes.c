@@ -20,36 +20,26 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "tests/helpers.h"
 
-static int failures, runs;
-
-#define CHECK(cond, ...)                                                  \
-	do {                                                              \
-		if (!(cond)) {                                            \
-			fprintf(stderr, "FAIL %s: ", #cond);              \
-			fprintf(stderr, __VA_ARGS__);                     \
-			fputc('\n', stderr);                              \
-			failures++;                                       \
-		}                                                         \
-	} while (0)
+static int runs;
 
 /* Returns false if the run failed (the rest of that mode is skipped: a hang costs one timeout). */
 static bool one(const char *mode, const char *type, unsigned int workers, unsigned int ndev,
 		const char *rw, unsigned int irqmode, unsigned int variant)
 {
 	char job[2048], files[512] = "", name[128];
-	struct rq_job_list jobs = { 0 };
 	struct rq_engine_opts o = {
 		.lock_mode = mode, .lock_type = type, .workers = workers, .lockstat = true,
 		.stall_timeout_ns = 10ULL * 1000000000ULL,
 		.hw_queues = variant, .cluster_size = variant + 1,
 	};
-	struct rq_engine *e;
+	struct rq_test_run t;
 	const struct rq_run_report *r;
 	uint64_t ios = 0, bios = 0, dispatched = 0, completed = 0, merges = 0, reqs = 0;
 	uint64_t acq = 0, ls_acq = 0;
 	unsigned int numjobs = workers + 2, per_clone = 256;
-	int ret, before = failures;
+	int before = failures;
 
 	for (unsigned int d = 0; d < ndev; d++) {
 		char one_dev[64];
@@ -65,19 +55,10 @@ static bool one(const char *mode, const char *type, unsigned int workers, unsign
 	snprintf(name, sizeof(name), "%s/%s/w%u/d%u/%s/irq%u/v%u", mode, type, workers, ndev, rw,
 		 irqmode, variant);
 	runs++;
-	ret = rq_jobs_parse_buf(name, job, &jobs, stderr);
-	CHECK(ret == 0, "%s: parse: %d", name, ret);
-	if (ret)
+	if (rq_test_run_job(&t, name, job, &o))
 		return false;
-	ret = rq_engine_setup(&e, &o, &jobs, stderr);
-	CHECK(ret == 0, "%s: setup: %d", name, ret);
-	if (ret) {
-		rq_jobs_free(&jobs);
-		return false;
-	}
-	ret = rq_engine_run(e, stderr);
-	CHECK(ret == 0, "%s: run returned %d", name, ret);
-	r = rq_engine_report(e);
+	CHECK(t.ret == 0, "%s: run returned %d", name, t.ret);
+	r = t.r;
 	for (unsigned int i = 0; i < r->nr_jobs; i++) {
 		uint64_t n = r->jobs[i].dir[0].total_ios + r->jobs[i].dir[1].total_ios;
 
@@ -135,8 +116,7 @@ static bool one(const char *mode, const char *type, unsigned int workers, unsign
 			CHECK(r->mode.queues[q].hw_queues == (variant ? 1 : workers),
 			      "%s: %u hardware queues", name, r->mode.queues[q].hw_queues);
 	}
-	rq_engine_free(e);
-	rq_jobs_free(&jobs);
+	rq_test_run_free(&t);
 	return failures == before;
 }
 

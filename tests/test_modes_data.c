@@ -20,21 +20,10 @@
 #include <unistd.h>
 
 #include "engine/engine.h"
+#include "tests/helpers.h"
 
 #define SIZE (4u << 20)
 #define STAMP_MAGIC 0x72716c6f636b5354ULL	/* "rqlockST", as the engine stamps */
-
-static int failures;
-
-#define CHECK(cond, ...)                                                  \
-	do {                                                              \
-		if (!(cond)) {                                            \
-			fprintf(stderr, "FAIL %s: ", #cond);              \
-			fprintf(stderr, __VA_ARGS__);                     \
-			fputc('\n', stderr);                              \
-			failures++;                                       \
-		}                                                         \
-	} while (0)
 
 /* Run one job; returns the engine's verdict (0 ok), -1 on a set-up failure. */
 static int run(const char *mode, const char *type, const char *job, uint64_t *verified)

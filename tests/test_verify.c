@@ -18,18 +18,7 @@
 
 #include "engine/engine.h"
 #include "engine/engine_internal.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                  \
-	do {                                                              \
-		if (!(cond)) {                                            \
-			fprintf(stderr, "FAIL %s:%d %s: ", __FILE__, __LINE__, #cond); \
-			fprintf(stderr, __VA_ARGS__);                     \
-			fputc('\n', stderr);                              \
-			failures++;                                       \
-		}                                                         \
-	} while (0)
+#include "tests/helpers.h"
 
 static void md5_hex(const char *in, char out[33])
 {
