@@ -15,6 +15,15 @@
 
 static const char *const py_cmds[] = { "sweep", "compare", "plot" };
 
+/*
+ * The package's directory goes first on sys.path before the import, so a
+ * rqlock.py or rqlock/ in the current directory cannot stand in for it (as
+ * it could under `python3 -m`, which puts the current directory first).
+ */
+static const char py_boot[] =
+	"import sys; sys.path.insert(0, sys.argv.pop(1)); "
+	"from rqlock.__main__ import main; sys.exit(main())";
+
 bool rq_pytool_is_cmd(const char *cmd)
 {
 	for (size_t i = 0; i < sizeof(py_cmds) / sizeof(py_cmds[0]); i++)
@@ -62,8 +71,7 @@ static int find_pkg(const char *exe, char *dir, size_t len)
 
 int rq_pytool_exec(int argc, char **argv)
 {
-	char exe[PATH_MAX], dir[PATH_MAX], *pp = NULL, **args;
-	const char *old = getenv("PYTHONPATH");
+	char exe[PATH_MAX], dir[PATH_MAX], **args;
 	ssize_t n;
 
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
@@ -84,20 +92,20 @@ int rq_pytool_exec(int argc, char **argv)
 				"../share/rqlock/python/ next to %s (set RQLOCK_PYTHONPATH)\n", argv[0], exe);
 		return 2;
 	}
-	if (asprintf(&pp, "%s%s%s", dir, old && *old ? ":" : "", old && *old ? old : "") < 0)
-		return 2;
-	args = calloc((size_t)argc + 4, sizeof(*args));
+	args = calloc((size_t)argc + 5, sizeof(*args));
 	if (!args)
 		return 2;
 	args[0] = "python3";
-	args[1] = "-m";
-	args[2] = "rqlock";
-	memcpy(&args[3], argv, (size_t)argc * sizeof(*args));
-	if (setenv("PYTHONPATH", pp, 1) || setenv("RQLOCK", exe, 1) || setenv("RQLOCK_PROG", "rqlock", 1))
+	args[1] = "-c";
+	args[2] = (char *)py_boot;
+	args[3] = dir;
+	memcpy(&args[4], argv, (size_t)argc * sizeof(*args));
+	if (setenv("RQLOCK", exe, 1) || setenv("RQLOCK_PROG", "rqlock", 1)) {
+		free(args);
 		return 2;
+	}
 	execvp(args[0], args);
 	fprintf(stderr, "rqlock: %s needs python3: %s\n", argv[0], strerror(errno));
 	free(args);
-	free(pp);
 	return 127;
 }

@@ -8,8 +8,10 @@
 bool rq_pytool_is_cmd(const char *cmd);
 
 /*
- * Runs `python3 -m rqlock argv[0] argv[1..]` in place of this process, with
- * the package's directory first on PYTHONPATH and RQLOCK naming this binary.
+ * Runs the package's rqlock.__main__ with argv (as `python3 -m rqlock
+ * argv[0] argv[1..]` would, but with the package's directory first on
+ * sys.path, so nothing in the current directory can stand in for it) in
+ * place of this process, with RQLOCK naming this binary.
  * The package is looked for, first match wins:
  *   $RQLOCK_PYTHONPATH                   (a directory holding rqlock/)
  *   <dir of the binary>/python           (source tree; the build tree has a

@@ -37,6 +37,13 @@ rc=0
 RQLOCK_PYTHONPATH=$TMP/none "$p/bin/rqlock" compare x 2>"$TMP/np.err" || rc=$?
 [ "$rc" -eq 2 ] && grep -q 'holds no Python package' "$TMP/np.err" || fail "a missing package: rc $rc, $(cat "$TMP/np.err")"
 
+# a rqlock package in the current directory does not stand in for ours
+mkdir -p "$TMP/cwd/rqlock"
+echo 'raise SystemExit("the wrong rqlock package ran")' | tee "$TMP/cwd/rqlock/__init__.py" >"$TMP/cwd/rqlock.py"
+cp "$TMP/cwd/rqlock/__init__.py" "$TMP/cwd/rqlock/__main__.py"
+(cd "$TMP/cwd" && "$p/bin/rqlock" compare --help) >"$TMP/cwd.out" 2>&1 || fail "in a directory holding rqlock/: $(cat "$TMP/cwd.out")"
+grep -q '^usage: rqlock compare' "$TMP/cwd.out" || fail "in a directory holding rqlock/: $(head -2 "$TMP/cwd.out")"
+
 # the man page: every option of --help, each with its default
 # rendered by man when it is installed, else the roff source with its escapes undone
 if command -v man >/dev/null; then
