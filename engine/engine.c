@@ -1959,6 +1959,20 @@ static bool group_needs_ring(struct rq_engine *e, unsigned int first, unsigned i
 	return ring;
 }
 
+/*
+ * Does worker @cpu need an io_uring ring in a phase that uses ring
+ * devices (@ring)?  A worker with clones does.  Under a mode that leaves
+ * work for other workers (RQ_MODE_F_ALL_WORKERS: cluster forwards bios to
+ * the partition that owns the device) so does every worker, clones or
+ * not: the owner dispatches forwarded bios to its own ring.  Without one
+ * it submitted to a ring never set up and crashed (test_modes_data's
+ * cluster_clone_less_owner case).
+ */
+static bool cpu_wants_ring(const struct rq_engine *e, const struct rq_cpu *cpu, bool ring)
+{
+	return ring && (cpu->nr_clones || (e->mode->flags & RQ_MODE_F_ALL_WORKERS));
+}
+
 static void pin(pthread_t t, unsigned int i)
 {
 	cpu_set_t allowed, one;
@@ -2072,7 +2086,7 @@ static int run_group(struct rq_engine *e, unsigned int first, unsigned int last,
 			e->clones[i].bios[b].owner_cpu = (int16_t)cpu->id;
 	}
 	for (unsigned int i = 0; i < e->nr_cpus; i++)
-		e->cpus[i].wants_ring = ring && e->cpus[i].nr_clones;
+		e->cpus[i].wants_ring = cpu_wants_ring(e, &e->cpus[i], ring);
 	for (unsigned int i = 0; i < e->nr_cpus; i++)
 		e->cpus[i].ring_flags = ring_flags;
 	/* the phase's I/O buffers, for rq_devs_ring_init(): any worker may dispatch any bio */
