@@ -319,7 +319,11 @@ struct rq_mode_config {
  *  - end_request (required): called by the worker that reaped the
  *    completion, no lock held; frees the request, restarts the queue and
  *    ends its bios with rq_bio_endio() after dropping any lock.
- *  - run_queue (required): dispatch what is queued; no lock held.
+ *  - run_queue (required): dispatch what is queued; no lock held.  Any
+ *    worker may call it (the engine kicks the queues its clones wait on,
+ *    the only restart a queue stopped by RQ_Q_BUSY with nothing in flight
+ *    gets): a mode whose queue only some workers may touch passes the
+ *    request on to them (cluster), never drops it.
  *  - queue_exit (optional): free what queue_init made, before the pool.
  *  - check_idle (optional): after the run, single-threaded: fold the
  *    mode's distributed counters into the queue's (nr_bios, nr_alloc,
