@@ -189,14 +189,22 @@ static void *line_calloc(size_t n)
 		memset(p, 0, len ? len : RQ_CACHELINE);
 	return p;
 }
-static atomic_int g_stop_sig;		/* rq_engine_stop(): set from a signal handler */
+static atomic_int g_stop_sig;		/* rq_engine_stop(): the first signal, from a handler */
+static atomic_int g_stop_count;		/* rq_engine_stop(): signals seen */
 static atomic_bool g_stalled;		/* the watchdog found a request stuck */
+/* The interrupt's grace (see cpu_grace_over()): when it ends, 0 = not started. */
+static _Atomic uint64_t g_grace_end_ns;
+static atomic_bool g_abandoned;		/* the grace ran out: what is in flight is left */
 
 _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "rq_engine_stop() must be async-signal-safe");
 
 void rq_engine_stop(int sig)
 {
-	atomic_store_explicit(&g_stop_sig, sig, memory_order_relaxed);
+	int none = 0;
+
+	/* the first signal names the stop (130/143); a second ends the drain */
+	atomic_compare_exchange_strong(&g_stop_sig, &none, sig);
+	atomic_fetch_add(&g_stop_count, 1);
 }
 
 int rq_engine_stopped(void)
@@ -1252,6 +1260,33 @@ static bool cpu_watchdog(struct rq_cpu *cpu)
 	return false;
 }
 
+/*
+ * The interrupt's bound.  The first SIGINT/SIGTERM stops new I/O and lets
+ * what is in flight drain for --grace-period (default 5 s) from the moment
+ * the first worker saw it; when the grace runs out, or a second signal
+ * comes, every worker leaves its loop and what never came back is
+ * abandoned: listed (collect_stuck()), counted, never silently dropped.
+ * A drain that cannot finish (a request that never completes, a queue
+ * nobody restarts) must not hold the user hostage.  True when this
+ * worker must leave.
+ */
+static bool cpu_grace_over(struct rq_cpu *cpu)
+{
+	uint64_t end = atomic_load(&g_grace_end_ns);
+
+	if (!end) {
+		uint64_t want = cpu->now + cpu->e->o.grace_period_ns;
+
+		end = atomic_compare_exchange_strong(&g_grace_end_ns, &end, want) ? want : end;
+	}
+	if (atomic_load(&g_abandoned))
+		return true;
+	if (atomic_load(&g_stop_count) < 2 && cpu->now < end)
+		return false;
+	atomic_store(&g_abandoned, true);
+	return true;
+}
+
 static void *worker_main(void *arg)
 {
 	struct rq_cpu *cpu = arg;
@@ -1309,8 +1344,11 @@ static void *worker_main(void *arg)
 		unsigned int progress = 0;
 		int ret = 0;
 
-		if (__builtin_expect(atomic_load_explicit(&g_stop_sig, memory_order_relaxed) != 0, 0))
+		if (__builtin_expect(atomic_load_explicit(&g_stop_sig, memory_order_relaxed) != 0, 0)) {
 			cpu_stop_clones(cpu);
+			if (cpu_grace_over(cpu))
+				break;	/* abandon what never came back: the report lists it */
+		}
 		if (__builtin_expect(cpu->now >= cpu->next_watch_ns, 0)) {
 			if (cpu_watchdog(cpu) || atomic_load(&g_stalled))
 				break;	/* abandon what is stuck: the run ends with the report */
@@ -1737,7 +1775,13 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 	e->jobs = jobs;
 	if (!e->o.stall_timeout_ns)
 		e->o.stall_timeout_ns = 300ULL * 1000000000ULL;	/* generous: a floppy is slow, not stuck */
+	if (!e->o.grace_period_ns)
+		e->o.grace_period_ns = 5ULL * 1000000000ULL;
+	else if (e->o.grace_period_ns == RQ_GRACE_NONE)
+		e->o.grace_period_ns = 0;
 	atomic_store(&g_stalled, false);
+	atomic_store(&g_abandoned, false);
+	atomic_store(&g_grace_end_ns, 0);
 	e->mode = rq_queue_mode_find(o->lock_mode);
 	if (!e->mode) {
 		fprintf(err, "rqlock: --lock=%s: unknown lock mode (%s)\n", o->lock_mode,
@@ -2130,10 +2174,100 @@ static int run_group(struct rq_engine *e, unsigned int first, unsigned int last,
 
 /* ---- run, check, report ------------------------------------------------ */
 
-/* submitted == completed and nothing left anywhere: or the run is void. */
+/* Bios of @c still in flight: after an abandoned run, the ones that never came back. */
+static unsigned int clone_abandoned(const struct clone *c)
+{
+	unsigned int n = 0;
+
+	for (unsigned int b = 0; b < c->job->iodepth; b++)
+		n += (c->bio_flags[b] & BIO_INFLIGHT) != 0;
+	return n;
+}
+
+/*
+ * After the workers left on an abandoned run (the interrupt's grace ran
+ * out, or the stall watchdog), single-threaded: account what had come back
+ * but was not yet accounted (bios another worker handed back, bios ended
+ * in the last round), then list every bio still in flight in the report
+ * (rqlock.stuck: job, device, offset, age) and on one stderr line, and
+ * count them as abandoned for check_exactly_once().  Clones that had not
+ * finished end now.
+ */
+static void collect_stuck(struct rq_engine *e, FILE *err)
+{
+	uint64_t now = now_ns(), n = 0;
+	unsigned int shown = 0, listed = 0;
+	char line[1024], why[64];
+	int len = 0;
+
+	for (unsigned int i = 0; i < e->nr_cpus; i++) {
+		struct rq_cpu *cpu = &e->cpus[i];
+
+		cpu->now = now;
+		account_ended(cpu);
+		account_list(atomic_exchange(&cpu->handback, NULL), now, true);
+	}
+	for (unsigned int i = 0; i < e->nr_clones; i++)
+		n += clone_abandoned(&e->clones[i]);
+	e->rep.bios_abandoned = n;
+	free(e->rep.stuck);
+	e->rep.stuck = n ? calloc(n, sizeof(*e->rep.stuck)) : NULL;
+	for (unsigned int i = 0; i < e->nr_clones; i++) {
+		struct clone *c = &e->clones[i];
+
+		if (c->cpu && !c->finished && !c->end_ns)
+			c->end_ns = now;
+		for (unsigned int b = 0; b < c->job->iodepth; b++) {
+			const struct rq_bio *bio = &c->bios[b];
+			const char *dev = ((const struct clone_file *)bio->owner_priv)->q->name;
+			uint64_t age = now > bio->start_ns ? now - bio->start_ns : 0;
+
+			if (!(c->bio_flags[b] & BIO_INFLIGHT))
+				continue;
+			if (e->rep.stuck) {
+				struct rq_stuck_report *s = &e->rep.stuck[listed++];
+
+				snprintf(s->job, sizeof(s->job), "%s", c->job->name);
+				s->clone = c->index;
+				snprintf(s->device, sizeof(s->device), "%s", dev);
+				s->op = bio->op == RQ_OP_WRITE ? RQ_DDIR_WRITE : RQ_DDIR_READ;
+				s->offset = bio->offset;
+				s->len = bio->len;
+				s->age_ns = age;
+			}
+			if (shown < 4 && len < (int)sizeof(line) - 256) {
+				len += snprintf(line + len, sizeof(line) - (size_t)len, "%s%s %s %u at %" PRIu64 " (%.1f s)",
+						shown ? "; " : ": ", dev, bio->op ? "write" : "read", bio->len,
+						bio->offset, (double)age / 1e9);
+				shown++;
+			}
+		}
+	}
+	e->rep.nr_stuck = listed;
+	if (!n) {
+		fprintf(err, "rqlock: %s: nothing was left in flight\n",
+			atomic_load(&g_stalled) ? "stall" : "interrupted");
+		return;
+	}
+	if (atomic_load(&g_stalled))
+		snprintf(why, sizeof(why), "(the stall watchdog)");
+	else if (atomic_load(&g_stop_count) > 1)
+		snprintf(why, sizeof(why), "(a second signal ended the drain)");
+	else
+		snprintf(why, sizeof(why), "within the %.0f s grace", (double)e->o.grace_period_ns / 1e9);
+	fprintf(err, "rqlock: %s: %" PRIu64 " request%s never came back %s, abandoned%s%s (listed in rqlock.stuck)\n",
+		atomic_load(&g_stalled) ? "stall" : "interrupted", n, n == 1 ? "" : "s", why, line,
+		n > shown ? "; ..." : "");
+}
+
+/*
+ * submitted == completed + abandoned and nothing left anywhere: or the run
+ * is void.  Abandoned bios (collect_stuck()) are still in flight, so the
+ * queues are not idle then and only the bios' own accounting is checked.
+ */
 static int check_exactly_once(struct rq_engine *e, FILE *err)
 {
-	uint64_t sub = 0, done = 0;
+	uint64_t sub = 0, done = 0, abandoned = e->rep.bios_abandoned;
 	int ret = 0;
 
 	for (unsigned int i = 0; i < e->nr_cpus; i++) {
@@ -2142,11 +2276,12 @@ static int check_exactly_once(struct rq_engine *e, FILE *err)
 	}
 	e->rep.bios_submitted = sub;
 	e->rep.bios_completed = done;
-	if (sub != done) {
-		fprintf(err, "rqlock: BUG: %" PRIu64 " bios submitted, %" PRIu64 " completed\n", sub, done);
+	if (sub != done + abandoned) {
+		fprintf(err, "rqlock: BUG: %" PRIu64 " bios submitted, %" PRIu64 " completed, %" PRIu64
+			" abandoned: %" PRId64 " lost\n", sub, done, abandoned, (int64_t)(sub - done - abandoned));
 		ret = -EPROTO;
 	}
-	for (unsigned int i = 0; i < e->nr_devs; i++) {
+	for (unsigned int i = 0; !abandoned && i < e->nr_devs; i++) {
 		char msg[256];
 
 		/* the mode folds its per-worker counters and checks its own structures */
@@ -2159,11 +2294,13 @@ static int check_exactly_once(struct rq_engine *e, FILE *err)
 		const struct clone *c = &e->clones[i];
 		unsigned int free_bios = 0;
 
+		unsigned int left = clone_abandoned(c);
+
 		for (const struct rq_bio *b = c->free_bios; b; b = b->next)
 			free_bios++;
-		if (c->inflight || free_bios != c->job->iodepth) {
-			fprintf(err, "rqlock: BUG: job '%s' clone %u: %u bios in flight, %u of %u free\n",
-				c->job->name, c->index, c->inflight, free_bios, c->job->iodepth);
+		if (c->inflight != left || free_bios + left != c->job->iodepth) {
+			fprintf(err, "rqlock: BUG: job '%s' clone %u: %u bios in flight, %u abandoned, %u of %u free\n",
+				c->job->name, c->index, c->inflight, left, free_bios, c->job->iodepth);
 			ret = -EPROTO;
 		}
 	}
@@ -2314,15 +2451,20 @@ int rq_engine_run(struct rq_engine *e, FILE *err)
 			break;
 		}
 		ret = run_group(e, first, last, err);
-		if (ret || atomic_load(&g_stalled))
+		if (ret || atomic_load(&g_stalled) || atomic_load(&g_abandoned))
 			break;
 		first = last;
 	}
-	if (atomic_load(&g_stalled)) {
-		/* what is stuck was abandoned: the accounting cannot balance */
+	if (atomic_load(&g_stalled) || atomic_load(&g_abandoned)) {
+		int bad;
+
+		/* what is stuck was abandoned: listed, counted, and the rest must balance */
+		collect_stuck(e, err);
+		bad = check_exactly_once(e, err);
 		build_report(e);
-		e->rep.stalled = true;
-		return 1;
+		e->rep.stalled = atomic_load(&g_stalled);
+		e->rep.interrupted = rq_engine_stopped();
+		return bad ? bad : 1;
 	}
 	if (ret)
 		return ret;
@@ -2377,6 +2519,7 @@ void rq_engine_free(struct rq_engine *e)
 	free(e->polled);
 	free(e->all_devs);
 	free(e->ring_bufs);
+	free(e->rep.stuck);
 	free((void *)e->job_remaining);
 	rq_locks_reset();
 	g_cpus = NULL;
