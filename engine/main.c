@@ -385,8 +385,9 @@ static int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	ret = ret ? EXIT_JOB_FAILED : 0;
-	if (rq_engine_stopped())
-		ret = 128 + rq_engine_stopped();	/* 130 for SIGINT, 143 for SIGTERM, as a shell */
+	/* as the report says: a signal that came after the run ended does not change it */
+	if (rq_engine_report(e)->interrupted)
+		ret = 128 + rq_engine_report(e)->interrupted;	/* 130 for SIGINT, 143 for SIGTERM, as a shell */
 out:
 	free(buf);
 	rq_engine_free(e);
