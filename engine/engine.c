@@ -2219,11 +2219,13 @@ static void collect_stuck(struct rq_engine *e, FILE *err)
 			c->end_ns = now;
 		for (unsigned int b = 0; b < c->job->iodepth; b++) {
 			const struct rq_bio *bio = &c->bios[b];
-			const char *dev = ((const struct clone_file *)bio->owner_priv)->q->name;
-			uint64_t age = now > bio->start_ns ? now - bio->start_ns : 0;
+			const char *dev;
+			uint64_t age;
 
 			if (!(c->bio_flags[b] & BIO_INFLIGHT))
-				continue;
+				continue;	/* owner_priv is NULL in a bio never used */
+			dev = ((const struct clone_file *)bio->owner_priv)->q->name;
+			age = now > bio->start_ns ? now - bio->start_ns : 0;
 			if (e->rep.stuck) {
 				struct rq_stuck_report *s = &e->rep.stuck[listed++];
 
