@@ -128,6 +128,7 @@ struct rq_cpu {
 	uint64_t submitted, completed, verified;
 	uint64_t clone_wake_ns;		/* earliest time a held-back clone may issue */
 	uint64_t next_watch_ns;		/* the stall watchdog's next look */
+	uint64_t next_rerun_ns;		/* cpu_rerun_stopped()'s next look */
 	uint64_t complete_hist[RQ_DEPTH_BUCKETS];	/* completions per reap round, fio's buckets */
 	struct rusage ru_start;
 	int fatal;
@@ -1146,6 +1147,30 @@ static void cpu_kick(struct rq_cpu *cpu)
 }
 
 /*
+ * Queues the device stopped with nothing in flight (rq_queue.needs_rerun)
+ * get no completion to restart them: every RQ_RERUN_DELAY_NS the worker
+ * runs again those its running clones wait on, whatever else keeps it
+ * busy (blk-mq's delayed run after BLK_STS_RESOURCE).  The cost when no
+ * queue is stopped: one relaxed load per clone file every 3 ms.
+ */
+static void cpu_rerun_stopped(struct rq_cpu *cpu)
+{
+	cpu->next_rerun_ns = cpu->now + RQ_RERUN_DELAY_NS;
+	for (unsigned int i = 0; i < cpu->nr_clones; i++) {
+		struct clone *c = cpu->clones[i];
+
+		if (c->finished || !c->inflight)
+			continue;
+		for (unsigned int f = 0; f < c->nr_files; f++) {
+			struct rq_queue *q = c->files[f].q;
+
+			if (atomic_load_explicit(&q->needs_rerun, memory_order_relaxed))
+				rq_run_queue(q, cpu);
+		}
+	}
+}
+
+/*
  * One ring per worker, only its worker submits to it: SINGLE_ISSUER and
  * DEFER_TASKRUN (completions run when the worker asks for them, no IPI)
  * where the kernel has them, COOP_TASKRUN otherwise, plain as a last
@@ -1349,6 +1374,8 @@ static void *worker_main(void *arg)
 			if (cpu_grace_over(cpu))
 				break;	/* abandon what never came back: the report lists it */
 		}
+		if (__builtin_expect(cpu->now >= cpu->next_rerun_ns, 0))
+			cpu_rerun_stopped(cpu);
 		if (__builtin_expect(cpu->now >= cpu->next_watch_ns, 0)) {
 			if (cpu_watchdog(cpu) || atomic_load(&g_stalled))
 				break;	/* abandon what is stuck: the run ends with the report */

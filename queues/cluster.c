@@ -339,6 +339,7 @@ static void cl_run_queue(struct rq_queue *q, struct rq_cpu *cpu)
 	}
 	q_lock(q, id);
 	q->stopped = false;
+	atomic_store_explicit(&q->needs_rerun, false, memory_order_relaxed);
 	rq_request_fn(q, cpu, &done);
 	q_unlock(q, id);
 	rq_bios_end(cpu, done);

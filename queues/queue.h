@@ -261,6 +261,8 @@ int rq_queues_report(struct rq_run_report *r);
 /*
  * A request queue: one per device.
  */
+#define RQ_RERUN_DELAY_NS 3000000ULL	/* see rq_queue.needs_rerun */
+
 struct rq_queue {
 	const struct rq_queue_mode_ops *mode;
 	struct rq_dev *dev;
@@ -286,6 +288,18 @@ struct rq_queue {
 	uint32_t nr_requests;		/* pool size */
 	uint32_t max_bytes;		/* largest merged request */
 	bool stopped;			/* device said BUSY; restart on next end */
+	/*
+	 * Lock-free.  The device refused a dispatch (RQ_Q_BUSY) while nothing
+	 * of this queue was in flight: no completion will restart it.  Set by
+	 * the mode when it stops the queue so, cleared by run_queue; the engine
+	 * runs such a queue again after RQ_RERUN_DELAY_NS from a worker whose
+	 * clones wait on it, as blk-mq delays a run of a hardware queue after
+	 * BLK_STS_RESOURCE with nothing in flight (BLK_MQ_RESOURCE_DELAY, 3 ms;
+	 * 2.6's SCSI: blk_delay_queue(q, SCSI_QUEUE_DELAY)).  Without it such
+	 * a queue waited until its worker was idle for 256 rounds, which a
+	 * busy worker never is: a job on it starved.
+	 */
+	_Atomic bool needs_rerun;
 	uint64_t nr_alloc;		/* requests allocated */
 	uint64_t nr_bios;
 	uint64_t merges_front, merges_back;
