@@ -2321,9 +2321,7 @@ static int check_exactly_once(struct rq_engine *e, FILE *err)
 	}
 	for (unsigned int i = 0; i < e->nr_clones; i++) {
 		const struct clone *c = &e->clones[i];
-		unsigned int free_bios = 0;
-
-		unsigned int left = clone_abandoned(c);
+		unsigned int free_bios = 0, left = clone_abandoned(c);
 
 		for (const struct rq_bio *b = c->free_bios; b; b = b->next)
 			free_bios++;
