@@ -41,6 +41,9 @@ for sig in INT TERM; do
 	start=$(date +%s)
 	"$RQLOCK" run --output-format=json --output "$TMP/$sig.json" "$TMP/long.fio" 2>"$TMP/err" &
 	pid=$!
+	# the handler is installed after setup: a loaded machine (TSan) may take
+	# longer than a fixed sleep to get there, and the job must have run
+	wait_handler $pid || fail "SIG$sig: no SIGINT handler installed"
 	sleep 1
 	kill -$sig $pid
 	rc=0; wait $pid || rc=$?
@@ -61,7 +64,7 @@ assert rq["bios_abandoned"] == 0 and rq["stuck"] == [], rq
 PY
 done
 "$RQLOCK" run "$TMP/long.fio" >"$TMP/normal.txt" 2>/dev/null &
-pid=$!; sleep 1; kill -INT $pid; rc=0; wait $pid || rc=$?
+pid=$!; wait_handler $pid || fail "normal output: no SIGINT handler"; sleep 1; kill -INT $pid; rc=0; wait $pid || rc=$?
 [ $rc -eq 130 ] || fail "normal output: exit $rc"
 grep -q "slow" "$TMP/normal.txt" || fail "normal output missing after SIGINT"
 
