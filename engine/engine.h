@@ -26,10 +26,18 @@ struct rq_engine_opts {
 	bool lockstat;			/* lock statistics (default on) */
 	bool lockdep;			/* lock-order validation */
 	uint64_t stall_timeout_ns;	/* a request in flight this long ends the run, 0 = default */
+	/*
+	 * After the first rq_engine_stop(): how long what is in flight may
+	 * drain before it is abandoned and reported (rqlock.stuck); 0 = the
+	 * default (5 s), RQ_GRACE_NONE = abandon at once.
+	 */
+	uint64_t grace_period_ns;
 	/* --device NAME=SPEC: a job's filename NAME opens SPEC instead */
 	const char *const *aliases;
 	unsigned int nr_aliases;
 };
+
+#define RQ_GRACE_NONE UINT64_MAX	/* rq_engine_opts.grace_period_ns: no drain */
 
 struct rq_engine;
 
@@ -46,8 +54,11 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
  */
 int rq_engine_run(struct rq_engine *e, FILE *err);
 /*
- * Stop every running engine: no new I/O, drain what is in flight, report
- * what ran as interrupted by @sig.  Async-signal-safe.
+ * Stop every running engine: no new I/O, drain what is in flight for the
+ * grace period, report what ran as interrupted by @sig.  A second call, or
+ * the grace running out, abandons what is still in flight: the run ends
+ * at once and reports it (rqlock.stuck, bios_abandoned).  The first
+ * call's @sig is the one reported.  Async-signal-safe.
  */
 void rq_engine_stop(int sig);
 /* The signal rq_engine_stop() was given, 0 if none. */

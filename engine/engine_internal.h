@@ -163,6 +163,7 @@ struct rq_cpu {
 	uint64_t submitted, completed, verified;
 	uint64_t clone_wake_ns;		/* earliest time a held-back clone may issue */
 	uint64_t next_watch_ns;		/* the stall watchdog's next look */
+	uint64_t next_rerun_ns;		/* cpu_rerun_stopped()'s next look */
 	uint64_t complete_hist[RQ_DEPTH_BUCKETS];	/* completions per reap round, fio's buckets */
 	struct rusage ru_start;
 	int fatal;
@@ -231,9 +232,13 @@ static inline struct rq_cpu *ctx_cpu(struct rq_ctx *ctx)
 void eng_bio_end_io(struct rq_ctx *ctx, struct rq_bio *bio);
 extern atomic_int g_stop_sig;		/* rq_engine_stop(): set from a signal handler */
 extern atomic_bool g_stalled;		/* the watchdog found a request stuck */
+extern atomic_int g_stop_count;		/* rq_engine_stop(): signals seen */
+extern _Atomic uint64_t g_grace_end_ns;	/* the interrupt's grace ends, 0 = not started */
+extern atomic_bool g_abandoned;		/* the grace ran out: what is in flight is left */
 
 /* worker.c */
 unsigned int eng_account_ended(struct rq_cpu *cpu);
+unsigned int eng_account_list(struct rq_bio *b, uint64_t now, bool keep_done);
 int eng_cpu_submit(struct rq_cpu *cpu, bool wait, uint64_t wait_ns);
 int eng_ring_init(struct io_uring *ring, unsigned int extra);
 void *eng_worker_main(void *arg);

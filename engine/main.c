@@ -36,7 +36,7 @@ struct cli_opt {
 enum {
 	OPT_LOCK = 'l', OPT_WORKERS = 'w', OPT_OUTPUT = 'o', OPT_HELP = 'h',
 	OPT_FORMAT = 256, OPT_LOCK_TYPE, OPT_ALLOW_MOUNTED, OPT_NO_PIN, OPT_VERSION, OPT_DEVICE,
-	OPT_STALL,
+	OPT_STALL, OPT_GRACE,
 	OPT_HW_QUEUES, OPT_CLUSTER_SIZE, OPT_LOCKSTAT, OPT_LOCKDEP,
 	OPT_PARSE_ONLY, OPT_SHOWCMD, OPT_SECTION, OPT_MINIMAL,
 };
@@ -66,6 +66,9 @@ static const struct cli_opt cli_opts[] = {
 	  "a job's filename NAME opens SPEC, e.g. disk0=@null0,delay_us=10 (repeatable; default: none)" },
 	{ "stall-timeout", required_argument, OPT_STALL, "SECONDS",
 	  "a request in flight this long ends the run with status 1 (default: 300)" },
+	{ "grace-period", required_argument, OPT_GRACE, "SECONDS",
+	  "after SIGINT/SIGTERM, in-flight I/O drains this long, 0..3600; then (or on a second signal) "
+	  "what never came back is abandoned and listed in rqlock.stuck (default: 5)" },
 	{ "allow-mounted-write", no_argument, OPT_ALLOW_MOUNTED, NULL,
 	  "allow writes to mounted or formatted block devices (default: refuse)" },
 	{ "no-pin", no_argument, OPT_NO_PIN, NULL,
@@ -117,7 +120,9 @@ static void usage(FILE *f)
 		   "ioengine=libaio and ioengine=io_uring_cmd (NVMe passthrough, /dev/ngXnY) select\n"
 		   "the kernel interface; `rqlock devices` lists what this machine has.\n"
 		   "ioengine=null needs no filename, as under fio.\n"
-		   "Exit status: 0 ok, 1 a job failed, 2 bad input.\n");
+		   "SIGINT/SIGTERM stop new I/O and drain for --grace-period; a second signal (or the\n"
+		   "grace running out) abandons what is in flight, lists it (rqlock.stuck) and ends.\n"
+		   "Exit status: 0 ok, 1 a job failed, 2 bad input, 130/143 interrupted (SIGINT/SIGTERM).\n");
 }
 
 static int parse_uint(const char *s, unsigned int max, unsigned int *v)
@@ -133,12 +138,28 @@ static int parse_uint(const char *s, unsigned int max, unsigned int *v)
 	return 0;
 }
 
+static volatile sig_atomic_t nr_signals;
+
 static void on_signal(int sig)
 {
 	rq_engine_stop(sig);
+	if (++nr_signals == 2) {
+		/* the second ends the drain; a third ends the process, whatever it is doing */
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = SIG_DFL;
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+	}
 }
 
-/* SIGINT/SIGTERM end the run cleanly: in-flight I/O drains, results are written. */
+/*
+ * SIGINT/SIGTERM end the run cleanly: no new I/O, in-flight I/O drains for
+ * --grace-period, what never came back is then abandoned and listed, and
+ * the results are written.  A second signal abandons at once.
+ */
 static void install_signals(void)
 {
 	struct sigaction sa;
@@ -262,6 +283,17 @@ static int cmd_run(int argc, char **argv)
 			eo.stall_timeout_ns = (uint64_t)secs * 1000000000ULL;
 			break;
 		}
+		case OPT_GRACE: {
+			unsigned int secs;
+
+			if (parse_uint(optarg, 3600, &secs)) {
+				fprintf(stderr, "rqlock: --grace-period=%s: expected 0..3600 seconds\n", optarg);
+				ret = EXIT_BAD_INPUT;
+				goto out;
+			}
+			eo.grace_period_ns = secs ? (uint64_t)secs * 1000000000ULL : RQ_GRACE_NONE;
+			break;
+		}
 		case OPT_HW_QUEUES:
 			if (parse_uint(optarg, 1024, &eo.hw_queues) || !eo.hw_queues) {
 				fprintf(stderr, "rqlock: --hw-queues=%s: expected 1..1024\n", optarg);
@@ -363,8 +395,9 @@ static int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	ret = ret ? EXIT_JOB_FAILED : 0;
-	if (rq_engine_stopped())
-		ret = 128 + rq_engine_stopped();	/* 130 for SIGINT, 143 for SIGTERM, as a shell */
+	/* as the report says: a signal that came after the run ended does not change it */
+	if (rq_engine_report(e)->interrupted)
+		ret = 128 + rq_engine_report(e)->interrupted;	/* 130 for SIGINT, 143 for SIGTERM, as a shell */
 out:
 	free(buf);
 	rq_engine_free(e);

@@ -26,6 +26,20 @@
 #include "lib/clock.h"
 #include "queues/queue.h"
 
+/*
+ * Does worker @cpu need an io_uring ring in a phase that uses ring
+ * devices (@ring)?  A worker with clones does.  Under a mode that leaves
+ * work for other workers (RQ_MODE_F_ALL_WORKERS: cluster forwards bios to
+ * the partition that owns the device) so does every worker, clones or
+ * not: the owner dispatches forwarded bios to its own ring.  Without one
+ * it submitted to a ring never set up and crashed (test_modes_data's
+ * cluster_clone_less_owner case).
+ */
+static bool cpu_wants_ring(const struct rq_engine *e, const struct rq_cpu *cpu, bool ring)
+{
+	return ring && (cpu->nr_clones || (e->mode->flags & RQ_MODE_F_ALL_WORKERS));
+}
+
 static int run_group(struct rq_engine *e, unsigned int first, unsigned int last, FILE *err)
 {
 	unsigned int ring_flags;
@@ -67,7 +81,7 @@ static int run_group(struct rq_engine *e, unsigned int first, unsigned int last,
 		cpu->nr_active++;
 	}
 	for (unsigned int i = 0; i < e->nr_cpus; i++)
-		e->cpus[i].wants_ring = ring && e->cpus[i].nr_clones;
+		e->cpus[i].wants_ring = cpu_wants_ring(e, &e->cpus[i], ring);
 	for (unsigned int i = 0; i < e->nr_cpus; i++)
 		e->cpus[i].ring_flags = ring_flags;
 	/* the phase's I/O buffers, for rq_devs_ring_init(): any worker may dispatch any bio */
@@ -111,10 +125,102 @@ static int run_group(struct rq_engine *e, unsigned int first, unsigned int last,
 
 /* ---- run, check, report ------------------------------------------------ */
 
-/* submitted == completed and nothing left anywhere: or the run is void. */
+/* Bios of @c still in flight: after an abandoned run, the ones that never came back. */
+static unsigned int clone_abandoned(const struct clone *c)
+{
+	unsigned int n = 0;
+
+	for (unsigned int b = 0; b < c->job->iodepth; b++)
+		n += (c->bio_flags[b] & BIO_INFLIGHT) != 0;
+	return n;
+}
+
+/*
+ * After the workers left on an abandoned run (the interrupt's grace ran
+ * out, or the stall watchdog), single-threaded: account what had come back
+ * but was not yet accounted (bios another worker handed back, bios ended
+ * in the last round), then list every bio still in flight in the report
+ * (rqlock.stuck: job, device, offset, age) and on one stderr line, and
+ * count them as abandoned for check_exactly_once().  Clones that had not
+ * finished end now.
+ */
+static void collect_stuck(struct rq_engine *e, FILE *err)
+{
+	uint64_t now = rq_clock_ns(), n = 0;
+	unsigned int shown = 0, listed = 0;
+	char line[1024], why[64];
+	int len = 0;
+
+	for (unsigned int i = 0; i < e->nr_cpus; i++) {
+		struct rq_cpu *cpu = &e->cpus[i];
+
+		cpu->now = now;
+		eng_account_ended(cpu);
+		eng_account_list(atomic_exchange(&cpu->handback, NULL), now, true);
+	}
+	for (unsigned int i = 0; i < e->nr_clones; i++)
+		n += clone_abandoned(&e->clones[i]);
+	e->rep.bios_abandoned = n;
+	free(e->rep.stuck);
+	e->rep.stuck = n ? calloc(n, sizeof(*e->rep.stuck)) : NULL;
+	for (unsigned int i = 0; i < e->nr_clones; i++) {
+		struct clone *c = &e->clones[i];
+
+		if (c->cpu && !c->finished && !c->end_ns)
+			c->end_ns = now;
+		for (unsigned int b = 0; b < c->job->iodepth; b++) {
+			const struct rq_bio *bio = &c->bios[b];
+			const char *dev;
+			uint64_t age;
+
+			if (!(c->bio_flags[b] & BIO_INFLIGHT))
+				continue;	/* owner_priv is NULL in a bio never used */
+			dev = ((const struct clone_file *)bio->owner_priv)->q->name;
+			age = now > bio->start_ns ? now - bio->start_ns : 0;
+			if (e->rep.stuck) {
+				struct rq_stuck_report *s = &e->rep.stuck[listed++];
+
+				snprintf(s->job, sizeof(s->job), "%s", c->job->name);
+				s->clone = c->index;
+				snprintf(s->device, sizeof(s->device), "%s", dev);
+				s->op = bio->op == RQ_OP_WRITE ? RQ_DDIR_WRITE : RQ_DDIR_READ;
+				s->offset = bio->offset;
+				s->len = bio->len;
+				s->age_ns = age;
+			}
+			if (shown < 4 && len < (int)sizeof(line) - 256) {
+				len += snprintf(line + len, sizeof(line) - (size_t)len, "%s%s %s %u at %" PRIu64 " (%.1f s)",
+						shown ? "; " : ": ", dev, bio->op ? "write" : "read", bio->len,
+						bio->offset, (double)age / 1e9);
+				shown++;
+			}
+		}
+	}
+	e->rep.nr_stuck = listed;
+	if (!n) {
+		fprintf(err, "rqlock: %s: nothing was left in flight\n",
+			atomic_load(&g_stalled) ? "stall" : "interrupted");
+		return;
+	}
+	if (atomic_load(&g_stalled))
+		snprintf(why, sizeof(why), "(the stall watchdog)");
+	else if (atomic_load(&g_stop_count) > 1)
+		snprintf(why, sizeof(why), "(a second signal ended the drain)");
+	else
+		snprintf(why, sizeof(why), "within the %.0f s grace", (double)e->o.grace_period_ns / 1e9);
+	fprintf(err, "rqlock: %s: %" PRIu64 " request%s never came back %s, abandoned%s%s (listed in rqlock.stuck)\n",
+		atomic_load(&g_stalled) ? "stall" : "interrupted", n, n == 1 ? "" : "s", why, line,
+		n > shown ? "; ..." : "");
+}
+
+/*
+ * submitted == completed + abandoned and nothing left anywhere: or the run
+ * is void.  Abandoned bios (collect_stuck()) are still in flight, so the
+ * queues are not idle then and only the bios' own accounting is checked.
+ */
 static int check_exactly_once(struct rq_engine *e, FILE *err)
 {
-	uint64_t sub = 0, done = 0;
+	uint64_t sub = 0, done = 0, abandoned = e->rep.bios_abandoned;
 	int ret = 0;
 
 	for (unsigned int i = 0; i < e->nr_cpus; i++) {
@@ -123,11 +229,12 @@ static int check_exactly_once(struct rq_engine *e, FILE *err)
 	}
 	e->rep.bios_submitted = sub;
 	e->rep.bios_completed = done;
-	if (sub != done) {
-		fprintf(err, "rqlock: BUG: %" PRIu64 " bios submitted, %" PRIu64 " completed\n", sub, done);
+	if (sub != done + abandoned) {
+		fprintf(err, "rqlock: BUG: %" PRIu64 " bios submitted, %" PRIu64 " completed, %" PRIu64
+			" abandoned: %" PRId64 " lost\n", sub, done, abandoned, (int64_t)(sub - done - abandoned));
 		ret = -EPROTO;
 	}
-	for (unsigned int i = 0; i < e->nr_devs; i++) {
+	for (unsigned int i = 0; !abandoned && i < e->nr_devs; i++) {
 		char msg[256];
 
 		/* the mode folds its per-worker counters and checks its own structures */
@@ -138,13 +245,13 @@ static int check_exactly_once(struct rq_engine *e, FILE *err)
 	}
 	for (unsigned int i = 0; i < e->nr_clones; i++) {
 		const struct clone *c = &e->clones[i];
-		unsigned int free_bios = 0;
+		unsigned int free_bios = 0, left = clone_abandoned(c);
 
 		for (const struct rq_bio *b = c->free_bios; b; b = b->next)
 			free_bios++;
-		if (c->inflight || free_bios != c->job->iodepth) {
-			fprintf(err, "rqlock: BUG: job '%s' clone %u: %u bios in flight, %u of %u free\n",
-				c->job->name, c->index, c->inflight, free_bios, c->job->iodepth);
+		if (c->inflight != left || free_bios + left != c->job->iodepth) {
+			fprintf(err, "rqlock: BUG: job '%s' clone %u: %u bios in flight, %u abandoned, %u of %u free\n",
+				c->job->name, c->index, c->inflight, left, free_bios, c->job->iodepth);
 			ret = -EPROTO;
 		}
 	}
@@ -292,15 +399,20 @@ int rq_engine_run(struct rq_engine *e, FILE *err)
 			break;
 		}
 		ret = run_group(e, first, last, err);
-		if (ret || atomic_load(&g_stalled))
+		if (ret || atomic_load(&g_stalled) || atomic_load(&g_abandoned))
 			break;
 		first = last;
 	}
-	if (atomic_load(&g_stalled)) {
-		/* what is stuck was abandoned: the accounting cannot balance */
+	if (atomic_load(&g_stalled) || atomic_load(&g_abandoned)) {
+		int bad;
+
+		/* what is stuck was abandoned: listed, counted, and the rest must balance */
+		collect_stuck(e, err);
+		bad = check_exactly_once(e, err);
 		build_report(e);
-		e->rep.stalled = true;
-		return 1;
+		e->rep.stalled = atomic_load(&g_stalled);
+		e->rep.interrupted = rq_engine_stopped();
+		return bad ? bad : 1;
 	}
 	if (ret)
 		return ret;
@@ -356,6 +468,7 @@ void rq_engine_free(struct rq_engine *e)
 	free(e->polled);
 	free(e->all_devs);
 	free(e->ring_bufs);
+	free(e->rep.stuck);
 	free((void *)e->job_remaining);
 	rq_locks_reset();
 	free(e);

@@ -424,7 +424,13 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 	e->jobs = jobs;
 	if (!e->o.stall_timeout_ns)
 		e->o.stall_timeout_ns = 300ULL * 1000000000ULL;	/* generous: a floppy is slow, not stuck */
+	if (!e->o.grace_period_ns)
+		e->o.grace_period_ns = 5ULL * 1000000000ULL;
+	else if (e->o.grace_period_ns == RQ_GRACE_NONE)
+		e->o.grace_period_ns = 0;
 	atomic_store(&g_stalled, false);
+	atomic_store(&g_abandoned, false);
+	atomic_store(&g_grace_end_ns, 0);
 	e->mode = rq_queue_mode_find(o->lock_mode);
 	if (!e->mode) {
 		fprintf(err, "rqlock: --lock=%s: unknown lock mode (%s)\n", o->lock_mode,

@@ -41,14 +41,22 @@
 #include "lib/futex.h"
 #include "queues/queue.h"
 
-atomic_int g_stop_sig;		/* rq_engine_stop(): set from a signal handler */
+atomic_int g_stop_sig;		/* rq_engine_stop(): the first signal, from a handler */
+atomic_int g_stop_count;	/* rq_engine_stop(): signals seen */
 atomic_bool g_stalled;		/* the watchdog found a request stuck */
+/* The interrupt's grace (see cpu_grace_over()): when it ends, 0 = not started. */
+_Atomic uint64_t g_grace_end_ns;
+atomic_bool g_abandoned;	/* the grace ran out: what is in flight is left */
 
 _Static_assert(ATOMIC_INT_LOCK_FREE == 2, "rq_engine_stop() must be async-signal-safe");
 
 void rq_engine_stop(int sig)
 {
-	atomic_store_explicit(&g_stop_sig, sig, memory_order_relaxed);
+	int none = 0;
+
+	/* the first signal names the stop (130/143); a second ends the drain */
+	atomic_compare_exchange_strong(&g_stop_sig, &none, sig);
+	atomic_fetch_add(&g_stop_count, 1);
 }
 
 int rq_engine_stopped(void)
@@ -91,7 +99,7 @@ void eng_bio_end_io(struct rq_ctx *ctx, struct rq_bio *bio)
 
 /* ---- the worker loop ------------------------------------------------ */
 
-static unsigned int account_list(struct rq_bio *b, uint64_t now, bool keep_done)
+unsigned int eng_account_list(struct rq_bio *b, uint64_t now, bool keep_done)
 {
 	unsigned int n = 0;
 
@@ -112,7 +120,7 @@ unsigned int eng_account_ended(struct rq_cpu *cpu)
 	if (!b)
 		return 0;
 	cpu->ended = NULL;
-	return account_list(b, cpu->now, false);
+	return eng_account_list(b, cpu->now, false);
 }
 
 /*
@@ -152,7 +160,7 @@ static unsigned int cpu_reap(struct rq_cpu *cpu)
 	if (atomic_load_explicit(&cpu->handback, memory_order_relaxed)) {
 		struct rq_bio *b = atomic_exchange_explicit(&cpu->handback, NULL, memory_order_acquire);
 
-		n += account_list(b, cpu->now, true);
+		n += eng_account_list(b, cpu->now, true);
 	}
 	return n;
 }
@@ -286,6 +294,30 @@ static void cpu_kick(struct rq_cpu *cpu)
 }
 
 /*
+ * Queues the device stopped with nothing in flight (rq_queue.needs_rerun)
+ * get no completion to restart them: every RQ_RERUN_DELAY_NS the worker
+ * runs again those its running clones wait on, whatever else keeps it
+ * busy (blk-mq's delayed run after BLK_STS_RESOURCE).  The cost when no
+ * queue is stopped: one relaxed load per clone file every 3 ms.
+ */
+static void cpu_rerun_stopped(struct rq_cpu *cpu)
+{
+	cpu->next_rerun_ns = cpu->now + RQ_RERUN_DELAY_NS;
+	for (unsigned int i = 0; i < cpu->nr_clones; i++) {
+		struct clone *c = cpu->clones[i];
+
+		if (c->finished || !c->inflight)
+			continue;
+		for (unsigned int f = 0; f < c->nr_files; f++) {
+			struct rq_queue *q = c->files[f].q;
+
+			if (atomic_load_explicit(&q->needs_rerun, memory_order_relaxed))
+				rq_run_queue(q, &cpu->ctx);
+		}
+	}
+}
+
+/*
  * One ring per worker, only its worker submits to it: SINGLE_ISSUER and
  * DEFER_TASKRUN (completions run when the worker asks for them, no IPI)
  * where the kernel has them, COOP_TASKRUN otherwise, plain as a last
@@ -400,6 +432,33 @@ static bool cpu_watchdog(struct rq_cpu *cpu)
 	return false;
 }
 
+/*
+ * The interrupt's bound.  The first SIGINT/SIGTERM stops new I/O and lets
+ * what is in flight drain for --grace-period (default 5 s) from the moment
+ * the first worker saw it; when the grace runs out, or a second signal
+ * comes, every worker leaves its loop and what never came back is
+ * abandoned: listed (collect_stuck()), counted, never silently dropped.
+ * A drain that cannot finish (a request that never completes, a queue
+ * nobody restarts) must not hold the user hostage.  True when this
+ * worker must leave.
+ */
+static bool cpu_grace_over(struct rq_cpu *cpu)
+{
+	uint64_t end = atomic_load(&g_grace_end_ns);
+
+	if (!end) {
+		uint64_t want = cpu->now + cpu->e->o.grace_period_ns;
+
+		end = atomic_compare_exchange_strong(&g_grace_end_ns, &end, want) ? want : end;
+	}
+	if (atomic_load(&g_abandoned))
+		return true;
+	if (atomic_load(&g_stop_count) < 2 && cpu->now < end)
+		return false;
+	atomic_store(&g_abandoned, true);
+	return true;
+}
+
 void *eng_worker_main(void *arg)
 {
 	struct rq_cpu *cpu = arg;
@@ -461,8 +520,13 @@ void *eng_worker_main(void *arg)
 		unsigned int progress = 0;
 		int ret = 0;
 
-		if (__builtin_expect(atomic_load_explicit(&g_stop_sig, memory_order_relaxed) != 0, 0))
+		if (__builtin_expect(atomic_load_explicit(&g_stop_sig, memory_order_relaxed) != 0, 0)) {
 			cpu_stop_clones(cpu);
+			if (cpu_grace_over(cpu))
+				break;	/* abandon what never came back: the report lists it */
+		}
+		if (__builtin_expect(cpu->now >= cpu->next_rerun_ns, 0))
+			cpu_rerun_stopped(cpu);
 		if (__builtin_expect(cpu->now >= cpu->next_watch_ns, 0)) {
 			if (cpu_watchdog(cpu) || atomic_load(&g_stalled))
 				break;	/* abandon what is stuck: the run ends with the report */

@@ -32,6 +32,16 @@
  *
  * Forwards and local submissions are counted per (queue, source worker)
  * and reported per queue and for the run.
+ *
+ * Runs asked from outside (run_queue by a worker of another partition:
+ * the engine's kick of a queue its clones wait on) are forwarded too: the
+ * asker raises the queue's need_run and its destination worker's kick,
+ * and wakes that worker, whose poll runs every queue of its partition
+ * that asked.  A queue the device stopped (RQ_Q_BUSY) with nothing in
+ * flight has no completion to restart it; before this a kick from outside
+ * was dropped, and once the owner partition had no clone left with I/O
+ * on that device (they had ended on an error) the queue stayed stopped
+ * with forwarded bios in it and the run never ended (issue 18).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -62,6 +72,7 @@ struct backlog {
 /* Per worker: its incoming ring and what it accepted but could not queue yet. */
 struct cl_cpu {
 	_Atomic uint64_t tail __attribute__((aligned(RQ_CACHELINE)));	/* producers */
+	_Atomic uint32_t kick;		/* a queue of this partition asked for a run */
 	uint64_t head __attribute__((aligned(RQ_CACHELINE)));		/* the owner only */
 	struct fwd_slot *slots;
 	struct backlog *backlog;	/* the owner only */
@@ -77,6 +88,7 @@ struct cl_queue {
 	unsigned int owner;		/* partition */
 	unsigned int base, size;	/* its workers: base .. base+size-1 */
 	struct cl_count *count;		/* per source worker */
+	_Atomic uint32_t need_run;	/* a worker outside asked for a run */
 };
 
 static struct {
@@ -124,6 +136,7 @@ static int cl_setup(const struct rq_mode_config *cfg)
 		struct cl_cpu *c = &cl.cpus[i];
 
 		atomic_init(&c->tail, 0);
+		atomic_init(&c->kick, 0);
 		c->slots = calloc(RING_SLOTS, sizeof(*c->slots));
 		if (!c->slots) {
 			cl_teardown();
@@ -316,10 +329,19 @@ static void cl_run_queue(struct rq_queue *q, struct rq_ctx *cpu)
 	int id = rq_ctx_id(cpu);
 	struct rq_bio *done = NULL;
 
-	if (part_of(id) != cq->owner)
-		return;		/* not ours to touch: the owner runs it on its completions */
+	if (part_of(id) != cq->owner) {
+		/* not ours to touch: ask the owner partition to run it */
+		unsigned int dst = cq->base + (unsigned int)id % cq->size;
+
+		if (!atomic_exchange_explicit(&cq->need_run, 1, memory_order_acq_rel)) {
+			atomic_store_explicit(&cl.cpus[dst].kick, 1, memory_order_release);
+			rq_ctx_wake(cl.ctxs[dst]);
+		}
+		return;
+	}
 	q_lock(q, id);
 	q->stopped = false;
+	atomic_store_explicit(&q->needs_rerun, false, memory_order_relaxed);
 	rq_request_fn(q, cpu, &done);
 	q_unlock(q, id);
 	rq_bios_end(cpu, done);
@@ -342,6 +364,21 @@ static bool backlog_add(struct cl_cpu *c, struct rq_queue *q, struct rq_bio *bio
 	return true;
 }
 
+/* Run the queues of this worker's partition that workers outside asked to run. */
+static void run_asked(struct rq_ctx *cpu)
+{
+	int id = rq_ctx_id(cpu);
+
+	for (unsigned int i = 0; i < cl.nr_queues; i++) {
+		struct rq_queue *q = cl.queues[i];
+		struct cl_queue *cq = q ? q->mode_priv : NULL;
+
+		if (cq && cq->owner == part_of(id) && atomic_load_explicit(&cq->need_run, memory_order_relaxed) &&
+		    atomic_exchange_explicit(&cq->need_run, 0, memory_order_acq_rel))
+			cl_run_queue(q, cpu);
+	}
+}
+
 /* Every worker, every round: run what other partitions forwarded here. */
 static unsigned int cl_poll(struct rq_ctx *cpu)
 {
@@ -350,6 +387,10 @@ static unsigned int cl_poll(struct rq_ctx *cpu)
 	unsigned int n = 0, keep = 0;
 	struct rq_queue *q;
 	struct rq_bio *bio;
+
+	if (atomic_load_explicit(&c->kick, memory_order_relaxed) &&
+	    atomic_exchange_explicit(&c->kick, 0, memory_order_acquire))
+		run_asked(cpu);
 
 	/* bios accepted earlier that found the pool empty: in order, first */
 	for (unsigned int i = 0; i < c->nr_backlog; i++) {
@@ -376,7 +417,8 @@ static bool cl_pending(struct rq_ctx *cpu)
 {
 	const struct cl_cpu *c = &cl.cpus[rq_ctx_id(cpu)];
 
-	return c->nr_backlog || atomic_load_explicit(&c->tail, memory_order_relaxed) != c->head;
+	return c->nr_backlog || atomic_load_explicit(&c->tail, memory_order_relaxed) != c->head ||
+	       atomic_load_explicit(&c->kick, memory_order_relaxed);
 }
 
 static int cl_check_idle(struct rq_queue *q, char *msg, size_t len)

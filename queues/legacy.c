@@ -99,6 +99,7 @@ static void legacy_run_queue(struct rq_queue *q, struct rq_ctx *cpu)
 
 	rq_lock(q->lock, id);
 	q->stopped = false;
+	atomic_store_explicit(&q->needs_rerun, false, memory_order_relaxed);
 	rq_request_fn(q, cpu, &done);
 	rq_unlock(q->lock, id);
 	rq_bios_end(cpu, done);

@@ -353,6 +353,8 @@ again:
 				h->tail = rq;
 			h->nr_waiting_rqs++;
 			atomic_store_explicit(&h->stopped, 1, memory_order_seq_cst);
+			if (!in_flight(h, memory_order_seq_cst))	/* no completion will restart it */
+				atomic_store_explicit(&h->q->needs_rerun, true, memory_order_relaxed);
 			break;
 		}
 		h->nr_dispatched++;
@@ -472,6 +474,7 @@ static void mq_run_queue(struct rq_queue *q, struct rq_ctx *cpu)
 	struct mq_queue *mq = q->mode_priv;
 	struct rq_bio *done = NULL;
 
+	atomic_store_explicit(&q->needs_rerun, false, memory_order_relaxed);
 	for (unsigned int i = 0; i < mq->nr_hw; i++) {
 		struct rq_hw_queue *h = &mq->hw[i];
 

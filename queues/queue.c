@@ -421,6 +421,8 @@ void rq_request_fn(struct rq_queue *q, struct rq_ctx *cpu, struct rq_bio **done)
 			q->nr_dispatched--;
 			rq_elv_requeue(q, rq);
 			q->stopped = true;
+			if (!q->inflight)	/* no completion will restart it */
+				atomic_store_explicit(&q->needs_rerun, true, memory_order_relaxed);
 			break;
 		}
 		if (st == RQ_Q_DONE)

@@ -116,6 +116,8 @@ int rq_queues_report(struct rq_run_report *r);
 /*
  * A request queue: one per device.
  */
+#define RQ_RERUN_DELAY_NS 3000000ULL	/* see rq_queue.needs_rerun */
+
 struct rq_queue {
 	const struct rq_queue_mode_ops *mode;
 	struct rq_dev *dev;
@@ -141,6 +143,18 @@ struct rq_queue {
 	uint32_t nr_requests;		/* pool size */
 	uint32_t max_bytes;		/* largest merged request */
 	bool stopped;			/* device said BUSY; restart on next end */
+	/*
+	 * Lock-free.  The device refused a dispatch (RQ_Q_BUSY) while nothing
+	 * of this queue was in flight: no completion will restart it.  Set by
+	 * the mode when it stops the queue so, cleared by run_queue; the engine
+	 * runs such a queue again after RQ_RERUN_DELAY_NS from a worker whose
+	 * clones wait on it, as blk-mq delays a run of a hardware queue after
+	 * BLK_STS_RESOURCE with nothing in flight (BLK_MQ_RESOURCE_DELAY, 3 ms;
+	 * 2.6's SCSI: blk_delay_queue(q, SCSI_QUEUE_DELAY)).  Without it such
+	 * a queue waited until its worker was idle for 256 rounds, which a
+	 * busy worker never is: a job on it starved.
+	 */
+	_Atomic bool needs_rerun;
 	uint64_t nr_alloc;		/* requests allocated */
 	uint64_t nr_bios;
 	uint64_t merges_front, merges_back;
@@ -176,7 +190,11 @@ struct rq_mode_config {
  *  - end_request (required): called by the worker that reaped the
  *    completion, no lock held; frees the request, restarts the queue and
  *    ends its bios with rq_bio_endio() after dropping any lock.
- *  - run_queue (required): dispatch what is queued; no lock held.
+ *  - run_queue (required): dispatch what is queued; no lock held.  Any
+ *    worker may call it (the engine kicks the queues its clones wait on,
+ *    the only restart a queue stopped by RQ_Q_BUSY with nothing in flight
+ *    gets): a mode whose queue only some workers may touch passes the
+ *    request on to them (cluster), never drops it.
  *  - queue_exit (optional): free what queue_init made, before the pool.
  *  - check_idle (optional): after the run, single-threaded: fold the
  *    mode's distributed counters into the queue's (nr_bios, nr_alloc,

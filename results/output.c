@@ -682,10 +682,27 @@ static void json_rqlock(struct rq_json *j, const struct rq_run_report *r)
 	rq_json_u64(j, "workers", r->workers);
 	rq_json_u64(j, "bios_submitted", r->bios_submitted);
 	rq_json_u64(j, "bios_completed", r->bios_completed);
+	rq_json_u64(j, "bios_abandoned", r->bios_abandoned);
 	rq_json_u64(j, "sectors_verified", r->sectors_verified);
 	rq_json_str(j, "clock", r->clock ? r->clock : "clock_gettime");
 	rq_json_i64(j, "interrupted", r->interrupted);
 	rq_json_i64(j, "stalled", r->stalled);
+	/* the requests that never came back (abandoned), always a list */
+	rq_json_arr_open(j, "stuck");
+	for (i = 0; i < r->nr_stuck; i++) {
+		const struct rq_stuck_report *s = &r->stuck[i];
+
+		rq_json_obj_open(j, NULL);
+		rq_json_strn(j, "job", s->job, sizeof(s->job));
+		rq_json_u64(j, "clone", s->clone);
+		rq_json_strn(j, "device", s->device, sizeof(s->device));
+		rq_json_str(j, "op", s->op == RQ_DDIR_WRITE ? "write" : "read");
+		rq_json_u64(j, "offset", s->offset);
+		rq_json_u64(j, "length", s->len);
+		rq_json_u64(j, "age_ns", s->age_ns);
+		rq_json_obj_close(j);
+	}
+	rq_json_arr_close(j);
 
 	rq_json_arr_open(j, "locks");
 	for (i = 0; i < r->nr_locks; i++) {

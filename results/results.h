@@ -252,6 +252,21 @@ struct rq_device_report {
 	char registered[24];		/* io_uring registration: files+buffers, files, none, n/a */
 };
 
+/*
+ * A request that never came back: abandoned when the interrupt's grace
+ * ran out (or a second signal came) or when the stall watchdog ended the
+ * run.  One per bio its clone still had in flight.
+ */
+struct rq_stuck_report {
+	char job[128];
+	unsigned int clone;		/* clone index within the job */
+	char device[128];		/* the queue's name: the spec as written */
+	int op;				/* enum rq_ddir */
+	uint64_t offset;		/* bytes */
+	uint32_t len;			/* bytes */
+	uint64_t age_ns;		/* built -> abandoned */
+};
+
 struct rq_run_report {
 	const char *version;		/* "rqlock-x.y" */
 	uint64_t timestamp;		/* seconds since the epoch */
@@ -273,6 +288,15 @@ struct rq_run_report {
 	/* The engine's exactly-once accounting, checked at the end of a run. */
 	uint64_t bios_submitted;
 	uint64_t bios_completed;
+	/*
+	 * Bios still in flight when the run gave up on them (the grace after
+	 * an interrupt ran out, or the stall watchdog): submitted = completed
+	 * + abandoned, each listed in stuck[].  A bio neither completed nor
+	 * abandoned is lost, and the run fails its exactly-once check.
+	 */
+	uint64_t bios_abandoned;
+	struct rq_stuck_report *stuck;
+	unsigned int nr_stuck;
 	uint64_t sectors_verified;	/* read sectors whose offset stamp was checked */
 	int interrupted;		/* signal that stopped the run early, 0 = none */
 	bool stalled;			/* the stall watchdog ended the run */

@@ -71,6 +71,43 @@ for mode in global per-queue; do
 		|| fail "hang: JSON does not say stalled"
 done
 
+# A device that refuses a dispatch (BUSY) while nothing of its queue is
+# in flight gets no completion to restart the queue.  The queue used to
+# wait for its worker to be idle, which a worker kept busy by another job
+# never is: job b starved until job a ended.  Now it is run again after a
+# 3 ms delay (blk-mq's BLK_MQ_RESOURCE_DELAY), so b's 64 requests (32
+# refusals, ~0.1 s) end long before a's 3 s; before, b ended with a.
+cat >"$TMP/starve.fio" <<'JOB'
+[a]
+filename=@null0
+rw=randread
+bs=4k
+size=64m
+iodepth=4
+time_based
+runtime=3
+[b]
+filename=@fault,busy_every=2,of=@ram0,size=4m
+rw=randwrite
+bs=4k
+size=256k
+iodepth=1
+JOB
+for mode in global per-queue mq cluster; do
+	rc=0
+	timeout 60 "$RQLOCK" run --lock=$mode --workers 1 --output-format=json --output "$TMP/starve.json" \
+		"$TMP/starve.fio" 2>"$TMP/starve.err" || rc=$?
+	[ $rc -eq 0 ] || fail "starve ($mode): exit $rc $(cat "$TMP/starve.err")"
+	python3 - "$TMP/starve.json" <<'PY' || fail "starve ($mode): job b waited for job a to end"
+import json, sys
+j = json.load(open(sys.argv[1]))
+a, b = j["jobs"]
+assert b["write"]["total_ios"] == 64 and b["error"] == 0, b["write"]["total_ios"]
+# b ran its 64 writes while a kept the only worker busy: it ended first
+assert b["job_runtime"] < a["job_runtime"] / 2, (b["job_runtime"], a["job_runtime"])
+PY
+done
+
 # delay over a device that completes through io_uring: refused up front
 job bad "@fault,delay_us=5,of=$TMP/x.dat"
 rc=0; run bad global || rc=$?

@@ -125,12 +125,15 @@ static void *run(void *arg)
 		}
 	}
 	atomic_fetch_sub(&active, 1);
-	/* modes that leave work for other workers (cluster) need this one until all are done */
-	while (atomic_load(&active)) {
+	/*
+	 * Modes that leave work for other workers (cluster) need this one
+	 * until all are done, serving what they forward or ask of it through
+	 * the mode's poll (as the engine's worker does once its clones are
+	 * done: it runs no queue of its own any more, or a run request it
+	 * sent to the owner could outlive the owner's loop).
+	 */
+	while (atomic_load(&active) || rq_ctx_pending(&w->ctx))
 		rq_ctx_reap(&w->ctx, UINT64_MAX, UINT32_MAX);
-		for (unsigned int q = 0; q < NR_QUEUES; q++)
-			rq_run_queue(&w->qs[q], &w->ctx);
-	}
 	rq_ctx_set_current(NULL);
 	return NULL;
 }

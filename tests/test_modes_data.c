@@ -8,6 +8,7 @@
  * every stamp again and must report all 8192 sectors verified.  With the
  * cluster mode, the second worker's bios are forwarded to the owner
  * partition; with mq, one hardware queue is shared by both workers.
+ * Then a cluster regression: a device owned by a worker with no clone.
  * Exit 0 pass, 1 fail, 77 skip (no io_uring or no O_DIRECT where the file
  * lives: set TMPDIR).
  */
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "engine/engine.h"
@@ -66,6 +68,41 @@ static int check_file(const char *path)
 		if (buf[off / 8] != STAMP_MAGIC || buf[off / 8 + 1] != off)
 			return (int)(off / 512) + 1;
 	return 0;
+}
+
+/*
+ * Regression: cluster mode with a device whose owner partition has no
+ * clone of its own (one clone on worker 0 writing two files; the second
+ * file's partition is worker 1).  That worker dispatches forwarded bios to
+ * its own io_uring ring, so it needs one even without clones: it crashed
+ * when the engine made rings only for workers with clones.  Run in a child
+ * so that a crash is reported as this case failing, not as the test dying.
+ */
+static void cluster_clone_less_owner(const char *path)
+{
+	char path2[600], job[2800];
+	int status = 0;
+	pid_t pid;
+
+	snprintf(path2, sizeof(path2), "%s.2", path);
+	snprintf(job, sizeof(job), "[w]\nfilename=%s:%s\nrw=randwrite\nbs=4k\nsize=2m\niodepth=8\ndirect=1\n"
+		 "[r]\nstonewall\nfilename=%s:%s\nrw=randread\nbs=4k\nsize=2m\niodepth=8\ndirect=1\n",
+		 path, path2, path, path2);
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		uint64_t v = 0;
+		int ret = run("cluster", "ttas", job, &v);
+
+		_exit(ret == 0 && v == (2u << 20) / 512 ? 0 : 1);
+	}
+	CHECK(pid > 0 && waitpid(pid, &status, 0) == pid, "fork");
+	CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	      "cluster: a device owned by a worker without clones: %s %d (that worker needs an io_uring "
+	      "ring: the engine must give one to every worker when the mode has a poll hook)",
+	      WIFSIGNALED(status) ? "killed by signal" : "exit", WIFSIGNALED(status) ? WTERMSIG(status) :
+	      WEXITSTATUS(status));
+	unlink(path2);
 }
 
 int main(void)
@@ -118,6 +155,8 @@ int main(void)
 			passes++;
 		}
 	}
+	if (truncate(path, 0) == 0)
+		cluster_clone_less_owner(path);
 	unlink(path);
 	if (failures) {
 		fprintf(stderr, "test_modes_data: %d failures\n", failures);

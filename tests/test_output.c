@@ -473,7 +473,7 @@ static const char *const py_check[] = {
 	"# clat 1000..201000 ns: fio's edges put 1000 ns in the first usec bucket, the rest up to 250 us",
 	"want(sum(j0['latency_ns'].values()) == 0 and j0['latency_us']['2'] > 0 and j0['latency_us']['250'] > 0, 'latency buckets %r %r' % (j0['latency_ns'], j0['latency_us']))",
 	"x = d['rqlock']",
-	"want(list(x)[:12] == ['lock_mode', 'lock_type', 'workers', 'bios_submitted', 'bios_completed', 'sectors_verified', 'clock', 'interrupted', 'stalled', 'locks', 'queues', 'devices'], 'rqlock keys')",
+	"want(list(x)[:14] == ['lock_mode', 'lock_type', 'workers', 'bios_submitted', 'bios_completed', 'bios_abandoned', 'sectors_verified', 'clock', 'interrupted', 'stalled', 'stuck', 'locks', 'queues', 'devices'], 'rqlock keys')",
 	"want(x['lock_mode'] == 'global' and x['lock_type'] == 'ttas' and x['workers'] == 4, 'rqlock facts')",
 	"want(x['locks'] == [{'name': 'io_request_lock', 'acquisitions': 1000000, 'contentions': 12345}], 'locks')",
 	"want(list(x['queues'][0])[:7] == ['name', 'requests', 'bios', 'merges_front', 'merges_back',",
