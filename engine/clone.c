@@ -232,6 +232,9 @@ void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
 			rq_lat_add(&d->slat, bio->issue_ns - bio->start_ns);
 			rq_lat_add(&d->clat, bio->done_ns - bio->issue_ns);
 			rq_lat_add(&d->lat, bio->done_ns - bio->start_ns);
+			if (bio->due_ns)
+				eng_pace_account(d, c->pace[bio->op].mean_gap_ns, bio->due_ns,
+						 bio->start_ns, bio->done_ns);
 		}
 	}
 	bio->next = c->free_bios;
@@ -374,16 +377,6 @@ static int choose_op(struct clone *c)
 	}
 }
 
-/* Interval to the next I/O under rate_iops: fixed, or exponential (poisson). */
-static uint64_t rate_gap(struct clone *c, int op)
-{
-	double gap = 1e9 / (double)c->job->rate_iops[op];
-
-	if (c->job->rate_poisson)
-		gap *= -log(1.0 - rq_rng_unit(&c->rng));
-	return (uint64_t)gap;
-}
-
 /* Build and submit bios until the clone's depth is full (at most a depth's worth). */
 unsigned int eng_clone_fill(struct clone *c)
 {
@@ -398,6 +391,7 @@ unsigned int eng_clone_fill(struct clone *c)
 		struct rq_bio *bio = c->free_bios;
 		struct clone_file *f;
 		bool vread = c->vcur < c->vtarget;
+		uint64_t due = 0;
 		int op, ret;
 		uint32_t bs;
 
@@ -416,14 +410,11 @@ unsigned int eng_clone_fill(struct clone *c)
 				break;
 			}
 			op = c->pending_op >= 0 ? c->pending_op : choose_op(c);
-			if (job->rate_iops[op]) {
-				if (c->next_issue_ns[op] > cpu->now) {
-					c->pending_op = op;
-					hold_until(cpu, c->next_issue_ns[op]);
-					break;
-				}
-				c->next_issue_ns[op] = (c->next_issue_ns[op] ? c->next_issue_ns[op] : cpu->now) +
-						       rate_gap(c, op);
+			due = 0;
+			if (c->pace[op].mean_gap_ns && !eng_pace_take(&c->pace[op], cpu->now, &c->rng, &due)) {
+				c->pending_op = op;
+				hold_until(cpu, due);
+				break;
 			}
 			c->pending_op = -1;
 			f = &c->files[c->cur_file];
@@ -458,6 +449,7 @@ unsigned int eng_clone_fill(struct clone *c)
 			c->wseq++;
 		}
 		bio->start_ns = cpu->now;
+		bio->due_ns = due;
 		c->inflight++;
 		c->rep.depth_hist[depth_bucket(c->inflight)]++;
 		if (vread)

@@ -93,6 +93,27 @@ struct sampler {
 	double mean, m2;
 };
 
+/*
+ * A rate-limited job's schedule (pace.c): due times fixed by the rate
+ * alone, never by completions.  next_ns 0 = not started.
+ */
+struct pace {
+	uint64_t next_ns;		/* due time of the next I/O */
+	uint64_t mean_gap_ns;		/* 1e9 / rate_iops; 0 = no schedule */
+	bool poisson;			/* rate_process=poisson: exponential gaps */
+};
+
+void eng_pace_init(struct pace *p, uint64_t rate_iops, bool poisson);
+/*
+ * May an I/O be issued at @now?  true: yes, *due = its due time (<= now:
+ * a backlog is issued at once), the schedule moves on by one gap.  false:
+ * not yet, *due = when.
+ */
+bool eng_pace_take(struct pace *p, uint64_t now, uint64_t *rng, uint64_t *due);
+/* Account one completed paced I/O in @d: lat_intended, late_ios, max_lag_ns. */
+void eng_pace_account(struct rq_dir_report *d, uint64_t mean_gap_ns, uint64_t due, uint64_t start,
+		      uint64_t done);
+
 /* A completed verified write, to be read back. */
 struct vlog {
 	uint64_t offset;
@@ -128,7 +149,7 @@ struct clone {
 	uint64_t total_err;
 	/* load shaping */
 	int pending_op;			/* op chosen but held back by the rate, or -1 */
-	uint64_t next_issue_ns[2];	/* rate_iops */
+	struct pace pace[2];		/* rate_iops, per direction */
 	uint64_t think_until_ns;
 	uint64_t spin_until_ns;		/* thinktime_spin: the worker spins, not sleeps, until then */
 	unsigned int since_think;

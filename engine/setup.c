@@ -642,6 +642,9 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 		rq_lat_init(&c->rep.dir[d].slat);
 		rq_lat_init(&c->rep.dir[d].clat);
 		rq_lat_init(&c->rep.dir[d].lat);
+		rq_lat_init(&c->rep.dir[d].lat_intended);
+		eng_pace_init(&c->pace[d], job->rate_iops[d], job->rate_poisson);
+		c->rep.dir[d].paced = job->rate_iops[d] != 0;
 	}
 	return 0;
 }

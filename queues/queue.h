@@ -71,6 +71,12 @@ struct rq_bio {
 	uint64_t start_ns;		/* built */
 	uint64_t issue_ns;		/* accepted by rq_submit_bio */
 	uint64_t done_ns;		/* ended */
+	/*
+	 * Rate-limited jobs: when the job's schedule wanted this I/O issued
+	 * (engine/pace.c), whatever happened to the ones before it; 0 = the
+	 * job has no schedule.  Latency from here is "lat_intended".
+	 */
+	uint64_t due_ns;
 	struct rq_bio *next;		/* bios of a request; hand-back list */
 };
 

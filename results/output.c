@@ -179,6 +179,18 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* rqlock's lat_intended, late_ios, max_lag_ns: merged like fio's latencies. */
+static void intended_merge(struct rq_dir_report *o, const struct rq_dir_report *s)
+{
+	if (!s->paced)
+		return;
+	o->paced = true;
+	rq_lat_merge(&o->lat_intended, &s->lat_intended);
+	o->late_ios += s->late_ios;
+	if (s->max_lag_ns > o->max_lag_ns)
+		o->max_lag_ns = s->max_lag_ns;
+}
+
 /* Percentile settings of a member: fio's list, or the job's own, sorted. */
 static void view_percentiles(struct view *v, const struct rq_job_report *m)
 {
@@ -230,6 +242,7 @@ static void view_add(struct view *v, const struct rq_job_report *m, bool full)
 			rq_lat_merge(&o->slat, &s->slat);
 			rq_lat_merge(&o->clat, &s->clat);
 			rq_lat_merge(&o->lat, &s->lat);
+			intended_merge(o, s);
 		}
 		sstat_add_sample(&v->bw[t], &s->bw);
 		sstat_add_sample(&v->iops[t], &s->iops);
@@ -290,6 +303,7 @@ static void view_mixed(struct view *mix, const struct view *v)
 		rq_lat_merge(&mix->dir[0].slat, &s->slat);
 		rq_lat_merge(&mix->dir[0].clat, &s->clat);
 		rq_lat_merge(&mix->dir[0].lat, &s->lat);
+		intended_merge(&mix->dir[0], s);
 		sstat_add(&mix->bw[0], v->bw[d].n, v->bw[d].min, v->bw[d].max, v->bw[d].mean, v->bw[d].S);
 		sstat_add(&mix->iops[0], v->iops[d].n, v->iops[d].min, v->iops[d].max, v->iops[d].mean,
 			  v->iops[d].S);
@@ -540,6 +554,12 @@ static void json_dir(struct ctx *c, const struct view *v, const char *key, int d
 	json_lat(c, v, "slat_ns", &dr->slat, v->slat_pct);
 	json_lat(c, v, "clat_ns", &dr->clat, v->clat_pct);
 	json_lat(c, v, "lat_ns", &dr->lat, v->lat_pct);
+	/* rqlock's own, rate-limited jobs only: always with percentiles (the point of it) */
+	if (dr->paced) {
+		json_lat(c, v, "lat_intended_ns", &dr->lat_intended, true);
+		rq_json_u64(j, "late_ios", dr->late_ios);
+		rq_json_u64(j, "max_lag_ns", dr->max_lag_ns);
+	}
 
 	if (sstat_calc(bw, &min, &max, &mean, &dev)) {
 		p = agg_percent(group_of(c, v), d, mean);
@@ -1076,12 +1096,19 @@ static void text_dir(struct txt *t, const struct ctx *c, const struct view *v, i
 	text_lat(t, "slat", &dr->slat);
 	text_lat(t, "clat", &dr->clat);
 	text_lat(t, " lat", &dr->lat);
+	if (dr->paced) {
+		text_lat(t, "lat_intended", &dr->lat_intended);
+		out(t, "    late_ios=%" PRIu64 ", max_lag (usec)=%.1f\n", dr->late_ios,
+		    (double)dr->max_lag_ns / 1000.0);
+	}
 	if (v->slat_pct)
 		text_percentiles(t, v, "slat", &dr->slat);
 	if (v->clat_pct)
 		text_percentiles(t, v, "clat", &dr->clat);
 	if (v->lat_pct)
 		text_percentiles(t, v, "lat", &dr->lat);
+	if (dr->paced)
+		text_percentiles(t, v, "lat_intended", &dr->lat_intended);
 
 	if (sstat_calc(&v->bw[d], &min, &max, &mean, &dev)) {
 		double p = agg_percent(g, d, mean), kb = (double)kb_base;

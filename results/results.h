@@ -82,6 +82,16 @@ struct rq_dir_report {
 	struct rq_lat_stat slat;	/* bio built -> accepted by the queue */
 	struct rq_lat_stat clat;	/* accepted by the queue -> completion */
 	struct rq_lat_stat lat;		/* bio built -> completion */
+	/*
+	 * Rate-limited jobs only (paced): due time -> completion, the latency
+	 * a user of a service issuing on that schedule would have seen
+	 * (coordinated omission corrected; docs/LATENCY.md).  late_ios: I/Os
+	 * built more than one mean interval after their due time (a backlog
+	 * existed); max_lag_ns: the largest due -> built delay.
+	 */
+	bool paced;
+	struct rq_lat_stat lat_intended;
+	uint64_t late_ios, max_lag_ns;
 	struct rq_sample_stat bw;	/* KiB/s per 500 ms sample */
 	struct rq_sample_stat iops;	/* IOPS per 500 ms sample */
 };
