@@ -133,6 +133,20 @@ struct rq_dev_ops {
 	int (*attach)(struct rq_dev *dev, struct rq_queue *q);
 	int (*queue_rq)(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_request *rq);
 	/*
+	 * irq (optional): the device's interrupt and bottom-half work for @rq,
+	 * on the worker that reaps its completion, no lock held, right before
+	 * rq_end_request() (2.4 floppy.c: floppy_interrupt, result polling).
+	 * Not called for a request queue_rq completed (RQ_Q_DONE).
+	 */
+	void (*irq)(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_request *rq);
+	/*
+	 * end_rq (optional): called when @rq is ended, with the mode's
+	 * completion lock held (legacy modes: the queue's lock, as 2.4's
+	 * end_request ran under io_request_lock); must not sleep or take the
+	 * queue's lock.
+	 */
+	void (*end_rq)(struct rq_dev *dev, struct rq_request *rq);
+	/*
 	 * poll (optional): reap completions that do not come through the
 	 * worker's io_uring ring (libaio), calling rq_end_request() for each;
 	 * called by every worker once per loop round, no lock held.  Returns

@@ -22,8 +22,13 @@
  *   settle_us   15000                 -                 floppy head settle after a step
  *   t2t_us      -                     1000              hdd track-to-track seek (settle incl.)
  *   seek_us     -                     8500              hdd average seek (random pairs)
- *   hold_us     20                    0                 driver lock hold per request
- *               (alias driver_hold_us)
+ *   driver      2.4                   2.4               how the driver holds the queue lock:
+ *                                                       2.4 or sync (below)
+ *   dispatch_us 1                     0                 driver=2.4: queue-lock hold at dispatch
+ *               (alias hold_us, driver_hold_us)
+ *   end_us      1                     0                 driver=2.4: queue-lock hold at completion
+ *   busy_us     40                    0                 driver=2.4: controller work, outside
+ *                                                       the lock, on the completing worker
  *   depth       1                     32                queue depth
  *
  * Defaults: the 3.5" 1.44 MB drive (80 cylinders x 2 heads x 18 sectors of
@@ -60,22 +65,65 @@
  * (rq_ctx_complete_after), not by a sleeping worker.  Spin-up, motor-off
  * and retries are not modelled.
  *
- * hold_us: the 2.4 drivers did real work inside request_fn, under
- * io_request_lock: floppy.c programs the FDC byte by byte, polling its
- * status register for each of a command's nine bytes, and sets up ISA DMA
- * (about a microsecond per port access: ~20 us by default).  queue_rq
- * busy-waits that long on the clock while the caller holds the queue's
- * dispatch lock, so under --lock=global a floppy stalls every other disk.
+ * The driver models (driver=): what the 2.4.16 source does, read from
+ * the tree (drivers/block/floppy.c, drivers/scsi/scsi.c, drivers/ide/ide.c
+ * of Linux 2.4.16), and its cost in the parameters above.
+ *
+ * driver=2.4 (the default): what floppy.c did.
+ *   - The request_fn, do_fd_request(), runs under io_request_lock (the
+ *     block layer calls request_fns with it held) but only takes the FDC
+ *     (lock_fdc: a test_and_set_bit on fdc_busy) and calls
+ *     process_fd_request(), which queues redo_fd_request() as a bottom half
+ *     (schedule_bh: queue_task on tq_immediate, mark_bh(IMMEDIATE_BH)).
+ *     That short hold is dispatch_us: a few hundred instructions, an
+ *     estimate (1 us), not a measurement.
+ *   - The controller work runs from that bottom half and from timers,
+ *     outside io_request_lock: redo_fd_request -> make_raw_rw_request
+ *     (copies into the track buffer) -> floppy_start -> ... ->
+ *     setup_rw_floppy(), which calls setup_DMA() (the ISA 8237's registers)
+ *     and output_byte() for each of the command's 9 bytes, each of which
+ *     polls the FDC's main status register in wait_til_ready().  The
+ *     interrupt handler, floppy_interrupt() (registered SA_INTERRUPT in
+ *     include/asm-i386/floppy.h fd_request_irq: interrupts off on that CPU),
+ *     reads the 7 result bytes through result(), again polling the status
+ *     register per byte, and schedules the continuation as a bottom half.
+ *     None of it holds io_request_lock.  busy_us is that busy time of the
+ *     worker the "interrupt" lands on (the one that reaps the completion),
+ *     spent before the request is ended and with no lock held: ~40 port
+ *     accesses of ~1 us on the ISA bus (DMA set-up ~10, 9 command bytes
+ *     with a status read each, 7 result bytes with a status read each), an
+ *     estimate from the code, not a measurement.
+ *   - request_done() is the one place floppy.c takes io_request_lock
+ *     (spin_lock_irqsave), around end_request() for each finished buffer
+ *     head.  end_us is that hold (an estimate, 1 us), taken through the
+ *     device's end_rq hook inside the mode's completion lock: in the
+ *     legacy modes the queue's lock, io_request_lock under global.
+ *   So under --lock=global a busy 2.4 floppy costs the other disks two
+ *   short holds per request; its ~100 ms of mechanics cost them nothing.
+ *
+ * driver=sync: the worst case, not what floppy.c did.  The whole service
+ *   of each request (seek, rotation, transfer: the model's time) is spent
+ *   busy-waiting in queue_rq, under the queue lock, and the request
+ *   completes inside it (RQ_Q_DONE).  In 2.4 that is what a SCSI host with
+ *   can_queue == 0 got: scsi_dispatch_cmd() (drivers/scsi/scsi.c) calls
+ *   the synchronous host->hostt->command() between
+ *   spin_lock_irqsave(&io_request_lock) and its unlock, with interrupts
+ *   off, for the whole command.  It is the picture of Jonathan Corbet's
+ *   slide ("The entire system can stop while the floppy handles a
+ *   request!", his Linux-Kongress talk on the 2.5 block layer): a
+ *   simplification of floppy.c, true of those SCSI hosts.  (IDE, for
+ *   contrast, drops io_request_lock around start_request() in
+ *   ide_do_request(), drivers/ide/ide.c.)
  *
  * Locking: the model state (head position, where the last request ended,
  * busy_until) is updated in queue_rq, under the queue's dispatch lock in
- * the legacy modes; the model also takes its own lock (md->lock, class
- * "model_lock", an rq_lock that lockstat and lockdep see) around those
- * few loads and stores (never contended there) so that a mode dispatching
- * from several hardware queues stays correct; nr_hw_queues = 1 asks such
- * modes for one.  Its order: inside the dispatch lock (queue_lock,
- * io_request_lock or an hctx lock), nothing taken inside it.  Data moves under the dispatch lock only (memcpy or
- * pread/pwrite), before the timer is armed.
+ * the legacy modes; the model also takes its own lock (an instrumented
+ * rq_lock, class "model_lock", initialised by the attach hook once the
+ * lock layer is configured; inside the dispatch lock, nothing inside it) around those few loads and stores (never
+ * contended there) so that a mode dispatching from several hardware
+ * queues stays correct; nr_hw_queues = 1 asks such modes for one.  Data
+ * moves under the dispatch lock only (memcpy or pread/pwrite), before the
+ * completion is armed.
  */
 #include <errno.h>
 #include <math.h>
@@ -87,6 +135,9 @@
 #include "lib/clock.h"
 
 enum model_kind { MODEL_FLOPPY, MODEL_HDD };
+enum model_driver { DRIVER_24 = 0, DRIVER_SYNC };
+
+#define MODEL_HOLD_MAX_US 100000	/* dispatch_us, end_us, busy_us: at most 100 ms */
 
 struct model_geom {
 	enum model_kind kind;
@@ -98,7 +149,8 @@ struct model_geom {
 	uint64_t step_ns, settle_ns;
 	/* hdd seek: sqrt curve */
 	uint64_t t2t_ns, full_ns;
-	uint64_t hold_ns;
+	enum model_driver driver;
+	uint64_t dispatch_ns, end_ns, busy_ns;
 };
 
 struct model_state {
@@ -115,7 +167,7 @@ struct model_timing {
 
 struct model_dev {
 	struct model_geom g;
-	struct rq_lock lock;		/* protects st and served: see the header comment */
+	struct rq_lock lock;		/* around st: see the header comment */
 	struct model_state st;
 	struct rq_store store;
 	uint64_t served;
@@ -178,8 +230,10 @@ static void model_service(const struct model_geom *g, struct model_state *st, ui
 /* The options as parsed, before the geometry is derived from them. */
 struct model_opts {
 	uint64_t size, cylinders, heads, spt, rpm, rate_kbit, rate;
-	uint64_t step_us, settle_us, t2t_us, seek_us, hold_us, depth;
+	uint64_t step_us, settle_us, t2t_us, seek_us, depth;
+	uint64_t dispatch_us, end_us, busy_us;
 	char file[256];
+	char driver[16];
 };
 
 static void model_defaults(enum model_kind kind, struct model_opts *m)
@@ -193,7 +247,9 @@ static void model_defaults(enum model_kind kind, struct model_opts *m)
 		m->rate_kbit = 500;
 		m->step_us = 4000;
 		m->settle_us = 15000;
-		m->hold_us = 20;
+		m->dispatch_us = 1;
+		m->end_us = 1;
+		m->busy_us = 40;
 		m->depth = 1;
 	} else {
 		m->cylinders = 100000;
@@ -201,7 +257,6 @@ static void model_defaults(enum model_kind kind, struct model_opts *m)
 		m->rate = 150ULL << 20;
 		m->t2t_us = 1000;
 		m->seek_us = 8500;
-		m->hold_us = 0;
 		m->depth = 32;
 	}
 }
@@ -218,7 +273,18 @@ static const char *model_geom_init(enum model_kind kind, const struct model_opts
 		return "cylinders must be at least 1";
 	g->rot_ns = 60000000000ULL / m->rpm;
 	g->cylinders = m->cylinders;
-	g->hold_ns = m->hold_us * 1000;
+	if (!m->driver[0] || !strcmp(m->driver, "2.4"))
+		g->driver = DRIVER_24;
+	else if (!strcmp(m->driver, "sync"))
+		g->driver = DRIVER_SYNC;
+	else
+		return "driver must be 2.4 or sync";
+	if (m->dispatch_us > MODEL_HOLD_MAX_US || m->end_us > MODEL_HOLD_MAX_US ||
+	    m->busy_us > MODEL_HOLD_MAX_US)
+		return "dispatch_us, end_us and busy_us must be 0..100000";
+	g->dispatch_ns = m->dispatch_us * 1000;
+	g->end_ns = m->end_us * 1000;
+	g->busy_ns = m->busy_us * 1000;
 	if (kind == MODEL_FLOPPY) {
 		if (!m->heads || !m->spt || m->heads > 16 || m->spt > 255 || m->cylinders > 1024)
 			return "heads must be 1..16, spt 1..255, cylinders 1..1024";
@@ -282,8 +348,12 @@ static int model_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err
 		{ "settle_us", &m.settle_us, true, NULL, 0 },
 		{ "t2t_us", &m.t2t_us, true, NULL, 0 },
 		{ "seek_us", &m.seek_us, true, NULL, 0 },
-		{ "hold_us", &m.hold_us, true, NULL, 0 },
-		{ "driver_hold_us", &m.hold_us, true, NULL, 0 },
+		{ "driver", NULL, false, m.driver, sizeof(m.driver) },
+		{ "dispatch_us", &m.dispatch_us, true, NULL, 0 },
+		{ "hold_us", &m.dispatch_us, true, NULL, 0 },
+		{ "driver_hold_us", &m.dispatch_us, true, NULL, 0 },
+		{ "end_us", &m.end_us, true, NULL, 0 },
+		{ "busy_us", &m.busy_us, true, NULL, 0 },
 		{ "depth", &m.depth, false, NULL, 0 },
 	};
 	ret = rq_dev_parse_opts(o->spec, rq_dev_spec_opts(o->spec), tab,
@@ -326,13 +396,14 @@ static int model_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err
 	snprintf(dev->subkind, sizeof(dev->subkind), "%s", kind == MODEL_FLOPPY ? "floppy" : "hdd");
 	snprintf(dev->transport, sizeof(dev->transport), "model");
 	if (kind == MODEL_FLOPPY)
-		snprintf(dev->model, sizeof(dev->model), "floppy %ux%ux%u %urpm %ukbit/s hold=%uus%s",
+		snprintf(dev->model, sizeof(dev->model), "floppy %ux%ux%u %urpm %ukbit/s driver=%s%s",
 			 (unsigned)m.cylinders, (unsigned)m.heads, (unsigned)m.spt, (unsigned)m.rpm,
-			 (unsigned)m.rate_kbit, (unsigned)m.hold_us, m.file[0] ? " file" : " ram");
+			 (unsigned)m.rate_kbit, md->g.driver == DRIVER_SYNC ? "sync" : "2.4",
+			 m.file[0] ? " file" : " ram");
 	else
-		snprintf(dev->model, sizeof(dev->model), "hdd %urpm seek=%.1fms %lluMiB/s hold=%uus%s",
+		snprintf(dev->model, sizeof(dev->model), "hdd %urpm seek=%.1fms %lluMiB/s driver=%s%s",
 			 (unsigned)m.rpm, (double)m.seek_us / 1000, (unsigned long long)(m.rate >> 20),
-			 (unsigned)m.hold_us, m.file[0] ? " file" : " ram");
+			 md->g.driver == DRIVER_SYNC ? "sync" : "2.4", m.file[0] ? " file" : " ram");
 	return 0;
 }
 
@@ -363,8 +434,8 @@ static void model_close(struct rq_dev *dev)
 	dev->priv = NULL;
 }
 
-/* "Program the controller": busy-wait @ns on the clock, the caller's lock held. */
-static void model_hold(uint64_t ns)
+/* Busy-wait @ns on the clock: port I/O, polling, a synchronous command. */
+static void model_spin(uint64_t ns)
 {
 	uint64_t until;
 
@@ -372,6 +443,13 @@ static void model_hold(uint64_t ns)
 		return;
 	until = rq_clock_ns() + ns;
 	while (rq_clock_ns() < until)
+		cpu_relax();
+}
+
+/* Busy-wait until the clock reads @t. */
+static void model_spin_until(uint64_t t)
+{
+	while (rq_clock_ns() < t)
 		cpu_relax();
 }
 
@@ -387,22 +465,54 @@ static int model_attach(struct rq_dev *dev, struct rq_queue *q)
 	return 0;
 }
 
+/* Called with the queue's dispatch lock held (see the header). */
 static int model_queue_rq(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_request *rq)
 {
 	struct model_dev *md = dev->priv;
+	int id = rq_ctx_id(cpu);
 	struct model_timing t;
 	uint64_t now;
 	int res;
 
-	model_hold(md->g.hold_ns);
+	if (md->g.driver == DRIVER_24)
+		model_spin(md->g.dispatch_ns);	/* do_fd_request: lock_fdc, schedule_bh */
 	now = rq_clock_ns();
-	rq_lock(&md->lock, rq_ctx_id(cpu));
+	rq_lock(&md->lock, id);
 	model_service(&md->g, &md->st, now, rq->offset, rq->len, &t);
 	md->served++;
-	rq_unlock(&md->lock, rq_ctx_id(cpu));
+	rq_unlock(&md->lock, id);
 	res = rq_store_rw(&md->store, rq);
-	rq_ctx_complete_after(cpu, rq, res, t.done - now);
+	if (md->g.driver == DRIVER_SYNC) {
+		/* hostt->command(): the whole service, the queue lock held */
+		model_spin_until(t.done);
+		rq->res = res;
+		rq->error = res < 0 ? res : 0;
+		return RQ_Q_DONE;
+	}
+	now = rq_clock_ns();
+	rq_ctx_complete_after(cpu, rq, res, t.done > now ? t.done - now : 0);
 	return RQ_Q_QUEUED;
+}
+
+/* driver=2.4: floppy_interrupt + the bottom half, no lock held, before the end. */
+static void model_irq(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_request *rq)
+{
+	struct model_dev *md = dev->priv;
+
+	(void)cpu;
+	(void)rq;
+	if (md->g.driver == DRIVER_24)
+		model_spin(md->g.busy_ns);
+}
+
+/* driver=2.4: request_done -> end_request, under the mode's completion lock. */
+static void model_end_rq(struct rq_dev *dev, struct rq_request *rq)
+{
+	struct model_dev *md = dev->priv;
+
+	(void)rq;
+	if (md->g.driver == DRIVER_24)
+		model_spin(md->g.end_ns);
 }
 
 const struct rq_dev_ops rq_dev_floppy = {
@@ -415,6 +525,8 @@ const struct rq_dev_ops rq_dev_floppy = {
 	.close = model_close,
 	.attach = model_attach,
 	.queue_rq = model_queue_rq,
+	.irq = model_irq,
+	.end_rq = model_end_rq,
 };
 
 const struct rq_dev_ops rq_dev_hdd = {
@@ -427,4 +539,6 @@ const struct rq_dev_ops rq_dev_hdd = {
 	.close = model_close,
 	.attach = model_attach,
 	.queue_rq = model_queue_rq,
+	.irq = model_irq,
+	.end_rq = model_end_rq,
 };

@@ -110,7 +110,7 @@ static void usage(FILE *f)
 	fprintf(f, "\nLock primitives (--lock-type): %s\n", rq_lock_type_names());
 	fprintf(f, "\nBuilt-in devices (%s) are named in filename= with '@':\n", rq_dev_builtin_names());
 	fprintf(f, "@null0, @null1,delay_us=20,depth=64,irqmode=0|1|2,size=1g;\n"
-		   "@ram0,size=64m (a RAM disk); @floppy0[,file=PATH][,hold_us=20] (a 1.44 MB\n"
+		   "@ram0,size=64m (a RAM disk); @floppy0[,driver=2.4|sync][,file=PATH] (a 1.44 MB\n"
 		   "3.5\" drive model); @hdd0[,file=PATH][,size=S][,seek_us=8500][,rpm=7200] (a disk\n"
 		   "model); their options and defaults are in devices/ram.c and devices/model.c.\n"
 		   "@fault,eio_every=N,eio_offset=X,short_every=N,busy_every=N,delay_us=D,\n"

@@ -166,6 +166,8 @@ struct rq_queue {
 	uint64_t merges_front, merges_back;
 	uint64_t nr_dispatched, nr_completed;
 
+	/* the device's irq hook (struct rq_dev_ops), or NULL: run by rq_end_request() */
+	void (*dev_irq)(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_request *rq);
 	struct rq_request *pool;	/* nr_requests entries, allocated once */
 	void *mode_priv;		/* the mode's own per-queue state (mq, cluster) */
 	char name[128];
@@ -274,8 +276,11 @@ static inline int rq_submit_bio(struct rq_queue *q, struct rq_ctx *cpu, struct r
 	return q->mode->submit_bio(q, cpu, bio);
 }
 
+/* A completion was reaped (no lock held): the device's irq work, then the mode ends it. */
 static inline void rq_end_request(struct rq_request *rq, struct rq_ctx *cpu, int error)
 {
+	if (__builtin_expect(rq->q->dev_irq != NULL, 0))
+		rq->q->dev_irq(rq->q->dev, cpu, rq);
 	rq->q->mode->end_request(rq->q, cpu, rq, error);
 }
 

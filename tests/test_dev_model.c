@@ -10,7 +10,9 @@
  *  - an hdd's random 4 KiB read averages seek_us + half a rotation +
  *    the transfer, sequential 4 KiB reads go at the sustained rate;
  *  - impossible geometries are refused with a reason;
- *  - the driver lock hold busy-waits about hold_us.
+ *  - driver= is 2.4 or sync, the holds 0..100000 us, anything else refused;
+ *  - the busy-waits (dispatch_us, end_us, busy_us, sync's service) wait
+ *    at least as long as asked.
  */
 #include "../devices/model.c"
 #include "tests/helpers.h"
@@ -184,14 +186,47 @@ static void test_hdd(void)
 	CHECK(why, "seek_us below t2t_us accepted");
 }
 
+static void test_driver_opts(void)
+{
+	static const struct { const char *driver; uint64_t d, e, b; bool ok; enum model_driver want; } c[] = {
+		{ "", 1, 1, 40, true, DRIVER_24 },
+		{ "2.4", 0, 0, 0, true, DRIVER_24 },
+		{ "sync", 1, 1, 40, true, DRIVER_SYNC },
+		{ "2.6", 1, 1, 40, false, DRIVER_24 },
+		{ "SYNC", 1, 1, 40, false, DRIVER_24 },
+		{ "2.4", 100001, 1, 40, false, DRIVER_24 },
+		{ "2.4", 1, 100001, 40, false, DRIVER_24 },
+		{ "sync", 1, 1, 100001, false, DRIVER_24 },
+		{ "2.4", 100000, 100000, 100000, true, DRIVER_24 },
+	};
+	for (unsigned int i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct model_opts m;
+		struct model_geom g;
+		const char *why;
+
+		model_defaults(MODEL_FLOPPY, &m);
+		snprintf(m.driver, sizeof(m.driver), "%s", c[i].driver);
+		m.dispatch_us = c[i].d;
+		m.end_us = c[i].e;
+		m.busy_us = c[i].b;
+		why = model_geom_init(MODEL_FLOPPY, &m, 0, &g);
+		CHECK(!why == c[i].ok, "driver='%s' dispatch %llu end %llu busy %llu: %s", c[i].driver,
+		      (unsigned long long)c[i].d, (unsigned long long)c[i].e, (unsigned long long)c[i].b,
+		      why ? why : "accepted");
+		if (!why)
+			CHECK(g.driver == c[i].want && g.dispatch_ns == c[i].d * 1000 &&
+			      g.end_ns == c[i].e * 1000 && g.busy_ns == c[i].b * 1000,
+			      "driver='%s': geometry carries the wrong driver or holds", c[i].driver);
+	}
+}
+
 static void test_hold(void)
 {
 	uint64_t t0 = rq_clock_ns(), t1;
 
-	model_hold(200000);
+	model_spin(200000);
 	t1 = rq_clock_ns();
-	printf("driver lock hold: hold_us=200 busy-waited %.1f us (floppy default hold_us=20)\n",
-	       (double)(t1 - t0) / 1000);
+	printf("busy-wait: 200 us asked, %.1f us spent\n", (double)(t1 - t0) / 1000);
 	CHECK(t1 - t0 >= 200000 && t1 - t0 < 20000000, "hold took %llu ns",
 	      (unsigned long long)(t1 - t0));
 }
@@ -200,6 +235,7 @@ int main(void)
 {
 	test_floppy();
 	test_hdd();
+	test_driver_opts();
 	test_hold();
 	if (failures) {
 		printf("test_dev_model: %d failures\n", failures);
