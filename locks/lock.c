@@ -338,8 +338,16 @@ static inline void acquired(struct rq_lock *l, int cpu, uintptr_t token, bool co
 		sample_start(l, t1);
 }
 
-void rq_lock_at(struct rq_lock *l, int cpu, const char *site)
+/* lockstat on: remember who holds it now, for the next waiter */
+static inline void holder_set(struct rq_lock *l, const char *who, const char *site)
 {
+	__atomic_store_n(&l->holder_for, who, __ATOMIC_RELAXED);
+	__atomic_store_n(&l->holder_site, site, __ATOMIC_RELAXED);
+}
+
+void rq_lock_for_at(struct rq_lock *l, int cpu, const char *who, const char *site)
+{
+	const char *h_for, *h_site;
 	uint64_t t0, t1;
 	uintptr_t token;
 
@@ -347,6 +355,8 @@ void rq_lock_at(struct rq_lock *l, int cpu, const char *site)
 		ld_push(l, cpu, site, false);	/* before: a deadlock is reported, not entered */
 	if (__builtin_expect(l->ops->lock_fast(l, &token), 1)) {
 		acquired(l, cpu, token, false, 0);
+		if (__builtin_expect(l->flags & RQ_LOCK_F_STAT, 0))
+			holder_set(l, who, site);
 		return;
 	}
 	if (!(l->flags & RQ_LOCK_F_STAT)) {
@@ -355,10 +365,19 @@ void rq_lock_at(struct rq_lock *l, int cpu, const char *site)
 		return;
 	}
 	t0 = ticks();
+	h_for = __atomic_load_n(&l->holder_for, __ATOMIC_RELAXED);
+	h_site = __atomic_load_n(&l->holder_site, __ATOMIC_RELAXED);
 	l->ops->lock_slow(l, token);
 	t1 = ticks();
 	acquired(l, cpu, token, true, t1);
+	holder_set(l, who, site);
 	lk_stat_contended(l, site, t0, t1);
+	lk_stat_holder(l, who, h_for, h_site, t1 - t0);
+}
+
+void rq_lock_at(struct rq_lock *l, int cpu, const char *site)
+{
+	rq_lock_for_at(l, cpu, NULL, site);
 }
 
 bool rq_trylock_at(struct rq_lock *l, int cpu, const char *site)
@@ -368,6 +387,8 @@ bool rq_trylock_at(struct rq_lock *l, int cpu, const char *site)
 	if (!l->ops->trylock(l, &token))
 		return false;
 	acquired(l, cpu, token, false, 0);
+	if (__builtin_expect(l->flags & RQ_LOCK_F_STAT, 0))
+		holder_set(l, NULL, site);
 	if (__builtin_expect(l->flags & RQ_LOCK_F_DEP, 0))
 		ld_push(l, cpu, site, true);
 	return true;

@@ -82,6 +82,7 @@ enum rq_lock_type { RQ_LOCK_TTAS = 0, RQ_LOCK_TICKET, RQ_LOCK_MCS, RQ_LOCK_MUTEX
 #define RQ_LOCK_HIST_BITS 3
 #define RQ_LOCK_HIST_NR 368
 #define RQ_LOCK_SITES 8			/* contention sites kept per lock */
+#define RQ_LOCK_HOLDERS 8		/* (waiter, holder, holder site) triples kept per lock */
 
 struct rq_lock_time {
 	uint64_t n, min, max, total;	/* ticks */
@@ -91,6 +92,18 @@ struct rq_lock_time {
 struct rq_lock_site_count {
 	const char *site;		/* "file:line", a string literal */
 	uint64_t n;
+};
+
+/*
+ * lockstat: who held the lock when a contended wait began.  waiter and
+ * holder are what the acquirers said they act for (rq_lock_for: a queue's
+ * name), NULL when they said nothing; holder_site is where the holder
+ * took it.
+ */
+struct rq_lock_holder_count {
+	const char *waiter, *holder, *holder_site;
+	uint64_t n;
+	uint64_t wait;			/* ticks */
 };
 
 enum { RQ_LOCK_F_STAT = 1 << 0, RQ_LOCK_F_DEP = 1 << 1 };
@@ -127,6 +140,16 @@ struct rq_lock {
 	struct rq_lock_time wait, hold;
 	struct rq_lock_site_count sites[RQ_LOCK_SITES];
 	uint64_t sites_other;		/* contentions at sites beyond RQ_LOCK_SITES */
+	/*
+	 * lockstat: the current holder's "for" and site, stored at each
+	 * acquisition with lockstat on (relaxed atomics: a waiter reads them
+	 * when its wait begins, only on contention); never cleared, so a
+	 * waiter that arrives between an acquisition and these stores sees
+	 * the previous holder's.
+	 */
+	const char *holder_for, *holder_site;
+	struct rq_lock_holder_count holders[RQ_LOCK_HOLDERS];
+	uint64_t holders_other;		/* contentions beyond RQ_LOCK_HOLDERS triples */
 } __attribute__((aligned(RQ_CACHELINE)));
 
 int rq_lock_type_parse(const char *name, enum rq_lock_type *type);
@@ -169,6 +192,13 @@ unsigned int rq_locks_count(void);
 #define RQ_LOCK_SITE __FILE__ ":" RQ_STRINGIFY(__LINE__)
 
 void rq_lock_at(struct rq_lock *l, int cpu, const char *site);
+/*
+ * rq_lock_for: take @l on behalf of @who (a string that outlives the run,
+ * e.g. a queue's name), so that lockstat can say whose holds made whom
+ * wait.  With lockstat off it is rq_lock.
+ */
+void rq_lock_for_at(struct rq_lock *l, int cpu, const char *who, const char *site);
+#define rq_lock_for(l, cpu, who) rq_lock_for_at((l), (cpu), (who), RQ_LOCK_SITE)
 bool rq_trylock_at(struct rq_lock *l, int cpu, const char *site);
 #define rq_lock(l, cpu) rq_lock_at((l), (cpu), RQ_LOCK_SITE)
 #define rq_trylock(l, cpu) rq_trylock_at((l), (cpu), RQ_LOCK_SITE)

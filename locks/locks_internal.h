@@ -101,6 +101,9 @@ double lk_clock_rate(uint64_t *elapsed_ns);
 const char *lk_site_trim(const char *site);
 void lk_time_add(struct rq_lock_time *t, uint64_t v);
 void lk_stat_contended(struct rq_lock *l, const char *site, uint64_t t0, uint64_t t1);
+/* a contended wait of @wait ticks by @waiter, while @holder (taken at @holder_site) held @l */
+void lk_stat_holder(struct rq_lock *l, const char *waiter, const char *holder, const char *holder_site,
+		    uint64_t wait);
 
 /* lockdep.c */
 void lk_ld_check(struct ld_cpu *c, struct rq_lock *l, const char *site, int cpu);

@@ -77,6 +77,33 @@ void __attribute__((noinline)) lk_stat_contended(struct rq_lock *l, const char *
 	site_add(l, site);
 }
 
+static bool str_eq(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+void __attribute__((noinline)) lk_stat_holder(struct rq_lock *l, const char *waiter, const char *holder,
+					       const char *holder_site, uint64_t wait)
+{
+	wait = wait > lk_clk.overhead ? wait - lk_clk.overhead : 0;
+	for (unsigned int i = 0; i < RQ_LOCK_HOLDERS; i++) {
+		struct rq_lock_holder_count *h = &l->holders[i];
+
+		if (!h->n) {
+			h->waiter = waiter;
+			h->holder = holder;
+			h->holder_site = holder_site;
+		} else if (!str_eq(h->waiter, waiter) || !str_eq(h->holder, holder) ||
+			   h->holder_site != holder_site) {
+			continue;
+		}
+		h->n++;
+		h->wait += wait;
+		return;
+	}
+	l->holders_other++;
+}
+
 /* ---- reports ------------------------------------------------------------ */
 
 /* "queues/legacy.c:95" rather than the absolute path the compiler was given. */
@@ -141,6 +168,44 @@ static int site_cmp(const void *a, const void *b)
 	return x->n < y->n ? 1 : x->n > y->n ? -1 : strcmp(lk_site_trim(x->site), lk_site_trim(y->site));
 }
 
+struct holder_acc {
+	const char *waiter, *holder, *site;
+	uint64_t n, wait;
+};
+
+static int holder_cmp(const void *a, const void *b)
+{
+	const struct holder_acc *x = a, *y = b;
+
+	return x->wait < y->wait ? 1 : x->wait > y->wait ? -1 : (x->n < y->n) - (x->n > y->n);
+}
+
+/* Fold lock @l's holder triples into @acc (up to @max); the rest counts in *other. */
+static void holders_fold(struct holder_acc *acc, unsigned int *nr, unsigned int max, const struct rq_lock *l,
+			 uint64_t *other)
+{
+	*other += l->holders_other;
+	for (unsigned int i = 0; i < RQ_LOCK_HOLDERS && l->holders[i].n; i++) {
+		const struct rq_lock_holder_count *h = &l->holders[i];
+		unsigned int k;
+
+		for (k = 0; k < *nr; k++)
+			if (str_eq(acc[k].waiter, h->waiter) && str_eq(acc[k].holder, h->holder) &&
+			    str_eq(acc[k].site, h->holder_site))
+				break;
+		if (k == *nr) {
+			if (*nr == max) {
+				*other += h->n;
+				continue;
+			}
+			acc[k] = (struct holder_acc){ h->waiter, h->holder, h->holder_site, 0, 0 };
+			++*nr;
+		}
+		acc[k].n += h->n;
+		acc[k].wait += h->wait;
+	}
+}
+
 static int lockstat_fill(struct rq_lockstat_report *out, unsigned int *classes_used)
 {
 	static struct rq_lock_time wait, hold;	/* big: not on a worker-sized stack */
@@ -161,7 +226,8 @@ static int lockstat_fill(struct rq_lockstat_report *out, unsigned int *classes_u
 	for (unsigned int c = 0; c < lk_nr_classes; c++) {
 		struct rq_lockstat_class *rc = &lk_rep_classes[out->nr_classes];
 		struct site_acc sites[64];
-		unsigned int nsites = 0;
+		struct holder_acc holders[64];
+		unsigned int nsites = 0, nholders = 0;
 
 		memset(&wait, 0, sizeof(wait));
 		memset(&hold, 0, sizeof(hold));
@@ -178,6 +244,8 @@ static int lockstat_fill(struct rq_lockstat_report *out, unsigned int *classes_u
 			rc->con_bounces += l->con_bounces;
 			time_fold(&wait, &l->wait);
 			time_fold(&hold, &l->hold);
+			holders_fold(holders, &nholders, sizeof(holders) / sizeof(holders[0]), l,
+				     &rc->holders_other);
 			for (unsigned int s = 0; s < RQ_LOCK_SITES && l->sites[s].site; s++) {
 				unsigned int k;
 
@@ -204,6 +272,21 @@ static int lockstat_fill(struct rq_lockstat_report *out, unsigned int *classes_u
 			snprintf(rc->sites[s].site, sizeof(rc->sites[s].site), "%s", lk_site_trim(sites[s].site));
 			rc->sites[s].contentions = sites[s].n;
 			rc->nr_sites++;
+		}
+		qsort(holders, nholders, sizeof(holders[0]), holder_cmp);
+		for (unsigned int h = 0; h < nholders; h++) {
+			struct rq_lockstat_holder *o = &rc->holders[rc->nr_holders];
+
+			if (h >= RQ_LOCKSTAT_HOLDERS) {
+				rc->holders_other += holders[h].n;
+				continue;
+			}
+			snprintf(o->waiter, sizeof(o->waiter), "%s", holders[h].waiter ? holders[h].waiter : "");
+			snprintf(o->holder, sizeof(o->holder), "%s", holders[h].holder ? holders[h].holder : "");
+			snprintf(o->holder_site, sizeof(o->holder_site), "%s", lk_site_trim(holders[h].site));
+			o->contentions = holders[h].n;
+			o->wait_ns = (uint64_t)((double)holders[h].wait * rate + 0.5);
+			rc->nr_holders++;
 		}
 		out->nr_classes++;
 	}

@@ -66,7 +66,7 @@ static int legacy_submit_bio(struct rq_queue *q, struct rq_ctx *cpu, struct rq_b
 	int id = rq_ctx_id(cpu);
 	struct rq_bio *done = NULL;
 
-	rq_lock(q->lock, id);
+	rq_lock_for(q->lock, id, q->name);
 	if (!rq_elv_insert_bio(q, bio)) {
 		rq_unlock(q->lock, id);
 		return -EAGAIN;
@@ -82,7 +82,7 @@ static void legacy_end_request(struct rq_queue *q, struct rq_ctx *cpu, struct rq
 	int id = rq_ctx_id(cpu);
 	struct rq_bio *bios, *done = NULL;
 
-	rq_lock(q->lock, id);
+	rq_lock_for(q->lock, id, q->name);
 	bios = rq_request_finish(q, rq, error);
 	q->stopped = false;
 	if (q->head)
@@ -97,7 +97,7 @@ static void legacy_run_queue(struct rq_queue *q, struct rq_ctx *cpu)
 	int id = rq_ctx_id(cpu);
 	struct rq_bio *done = NULL;
 
-	rq_lock(q->lock, id);
+	rq_lock_for(q->lock, id, q->name);
 	q->stopped = false;
 	atomic_store_explicit(&q->needs_rerun, false, memory_order_relaxed);
 	rq_request_fn(q, cpu, &done);

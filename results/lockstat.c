@@ -9,7 +9,12 @@
  *                 classes: [ { name, locks, acquisitions, contentions,
  *                   con_bounces, acq_bounces,
  *                   wait_ns: { samples, min, avg, max, total, histogram },
- *                   hold_ns: { ... }, sites: [ { site, contentions } ] } ] }
+ *                   hold_ns: { ... }, sites: [ { site, contentions } ],
+ *                   holders: [ { waiter, holder, holder_site, contentions,
+ *                                wait_ns } ], holders_other } ] }
+ *               holders: each contended wait attributed to the holder at
+ *               the time its wait began (queue/device and site), longest
+ *               total wait first.
  *   "lockdep":  { enabled, classes, edges, cycles, edge_list: [...], cycle }
  *   "mode":     { partitions, cluster_size, forwarded, local, hw_queues,
  *                 queues: [ the mode's per-queue facts ] }
@@ -81,6 +86,20 @@ void rq_lockstat_json(struct rq_json *j, const struct rq_run_report *r)
 			rq_json_obj_close(j);
 		}
 		rq_json_arr_close(j);
+		rq_json_arr_open(j, "holders");
+		for (unsigned int h = 0; h < c->nr_holders && h < RQ_LOCKSTAT_HOLDERS; h++) {
+			const struct rq_lockstat_holder *o = &c->holders[h];
+
+			rq_json_obj_open(j, NULL);
+			rq_json_strn(j, "waiter", o->waiter, sizeof(o->waiter));
+			rq_json_strn(j, "holder", o->holder, sizeof(o->holder));
+			rq_json_strn(j, "holder_site", o->holder_site, sizeof(o->holder_site));
+			rq_json_u64(j, "contentions", o->contentions);
+			rq_json_u64(j, "wait_ns", o->wait_ns);
+			rq_json_obj_close(j);
+		}
+		rq_json_arr_close(j);
+		rq_json_u64(j, "holders_other", c->holders_other);
 		rq_json_obj_close(j);
 	}
 	rq_json_arr_close(j);
@@ -212,6 +231,12 @@ int rq_lockstat_text(FILE *f, const struct rq_run_report *r)
 			for (unsigned int s = 0; s < c->nr_sites && s < RQ_LOCKSTAT_SITES; s++)
 				fprintf(f, "    %s contention %u: %" PRIu64 " at %s\n", c->name, s + 1,
 					c->sites[s].contentions, c->sites[s].site);
+			for (unsigned int h = 0; h < c->nr_holders && h < RQ_LOCKSTAT_HOLDERS; h++)
+				fprintf(f, "    %s waits by %s while %s held it (%s): %" PRIu64 ", %.3f ms\n",
+					c->name, c->holders[h].waiter[0] ? c->holders[h].waiter : "?",
+					c->holders[h].holder[0] ? c->holders[h].holder : "?",
+					c->holders[h].holder_site, c->holders[h].contentions,
+					(double)c->holders[h].wait_ns / 1e6);
 		}
 	}
 	if (ld->enabled)

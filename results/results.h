@@ -178,6 +178,18 @@ struct rq_mode_queue_report {
  */
 #define RQ_LOCKSTAT_HIST_NR 368		/* buckets; see queues/queue.h RQ_LOCK_HIST_NR */
 #define RQ_LOCKSTAT_SITES 4		/* top contention sites reported */
+#define RQ_LOCKSTAT_HOLDERS 8		/* top (waiter, holder, site) triples reported */
+
+/*
+ * Who held the lock when a contended wait began: waiter and holder are
+ * the queues (devices) the two acquisitions were for ("" = not said),
+ * holder_site where the holder took it; wait_ns the waits' total.
+ */
+struct rq_lockstat_holder {
+	char waiter[64], holder[64], holder_site[64];
+	uint64_t contentions;
+	uint64_t wait_ns;
+};
 
 struct rq_lockstat_bucket {
 	uint64_t lo_ns;			/* the bucket's lower bound */
@@ -208,6 +220,9 @@ struct rq_lockstat_class {
 	struct rq_lockstat_time hold;	/* samples = sampled acquisitions */
 	unsigned int nr_sites;
 	struct rq_lockstat_site sites[RQ_LOCKSTAT_SITES];	/* most contended first */
+	unsigned int nr_holders;
+	struct rq_lockstat_holder holders[RQ_LOCKSTAT_HOLDERS];	/* longest total wait first */
+	uint64_t holders_other;		/* contentions not in holders[] */
 };
 
 struct rq_lockstat_report {
