@@ -66,6 +66,70 @@ def lat_max_us(job):
     return lat["max"] / 1000.0 if lat.get("N") and "max" in lat else None
 
 
+def intended_pct_us(key):
+    """lat_intended_ns (rate-limited jobs: latency from the due time) percentile, us."""
+    def get(job):
+        x = lat_dir(job)
+        v = pct((x.get("lat_intended_ns") or {}).get("percentile"), key)
+        return None if v is None else v / 1000.0
+    return get
+
+
+def intended_max_us(job):
+    li = lat_dir(job).get("lat_intended_ns") or {}
+    return li["max"] / 1000.0 if li.get("N") and "max" in li else None
+
+
+def late_share(job):
+    """late_ios / total_ios: I/Os built more than one interval after their due time."""
+    x = lat_dir(job)
+    if "late_ios" not in x or not x.get("total_ios"):
+        return None
+    return x["late_ios"] / x["total_ios"]
+
+
+def slat_share(job):
+    """The share of the job's run time its I/Os spent being submitted: N x mean
+    slat / job_runtime.  For the floppy under driver=sync, whose whole service
+    runs inside the submission with the queue lock held, its lock-hold share."""
+    x = lat_dir(job)
+    sl = x.get("slat_ns") or {}
+    rt = job.get("job_runtime") or 0
+    if not sl.get("N") or not rt:
+        return None
+    return sl["N"] * sl.get("mean", 0) / (rt * 1e6)
+
+
+def slat_mean_us(job):
+    sl = lat_dir(job).get("slat_ns") or {}
+    return sl["mean"] / 1000.0 if sl.get("N") else None
+
+
+def _holders(doc):
+    rq = doc.get("rqlock") or {}
+    ls = rq.get("lockstat") or {}
+    return [h for c in ls.get("classes") or [] for h in c.get("holders") or []]
+
+
+def floppy_wait_share(doc, workers):
+    """lockstat holders: of all contended waits (ns), the share that began
+    while a floppy (@floppy...) held the lock."""
+    hs = _holders(doc)
+    if not hs:
+        return None
+    tot = sum(h.get("wait_ns", 0) for h in hs)
+    fl = sum(h.get("wait_ns", 0) for h in hs if h.get("holder", "").startswith("@floppy"))
+    return fl / tot if tot else None
+
+
+def wait_ms(doc, workers):
+    """lockstat holders: total wait (ms) of waiters other than the floppy."""
+    hs = _holders(doc)
+    if not hs:
+        return None
+    return sum(h.get("wait_ns", 0) for h in hs if not h.get("waiter", "").startswith("@floppy")) / 1e6
+
+
 def _elapsed_ns(doc):
     """Run time of the point: the longest job of each group, summed (ns)."""
     jobs = doc.get("jobs", [])
@@ -130,6 +194,19 @@ METRICS = [
            doc="99.9th percentile latency (lat_kind), microseconds"),
     Metric("max", "lat_max_us", "max latency (us)", lat_max_us, better="low", unit="us",
            doc="the largest total latency, microseconds"),
+    Metric("ip99", "int_p99_us", "intended p99 latency (us)", intended_pct_us("99.000000"), better="low",
+           unit="us", spread=True, doc="lat_intended_ns p99: latency from each I/O's due time on the job's "
+           "rate schedule (rate-limited jobs only; docs/LATENCY.md), microseconds"),
+    Metric("ip99.99", "int_p9999_us", "intended p99.99 latency (us)", intended_pct_us("99.990000"),
+           better="low", unit="us", doc="lat_intended_ns p99.99, microseconds"),
+    Metric("imax", "int_max_us", "intended max latency (us)", intended_max_us, better="low", unit="us",
+           doc="lat_intended_ns max, microseconds"),
+    Metric("lateshare", "late_share", "late share (late_ios / total_ios)", late_share, better="low", unit="share",
+           doc="I/Os built more than one mean interval after their due time, over all I/Os"),
+    Metric("slat_share", "slat_share", "submission share of run time", slat_share, unit="share",
+           doc="N x mean slat / job_runtime; the floppy under driver=sync: its lock-hold share"),
+    Metric("slat", "slat_mean_us", "mean submission latency (us)", slat_mean_us, better="low", unit="us",
+           doc="mean slat; the floppy under driver=sync: its mean lock hold"),
     Metric("lat_kind", "lat_kind", "latency kind", lat_kind, unit="text",
            doc="lat: total latency percentiles were reported; clat: completion latency"),
     Metric("lock", "lock_wait_share", "lock wait share", lock_wait_share, scope="point", better="low",
@@ -137,6 +214,11 @@ METRICS = [
            "when the JSON has no rqlock.lockstat"),
     Metric("contention", "contention_share", "contention share (contentions / acquisitions)", contention_share,
            scope="point", better="low", unit="share", doc="contentions / acquisitions over all locks"),
+    Metric("waitms", "holder_wait_ms", "lock wait of the disks (ms)", wait_ms, scope="point", better="low",
+           unit="us", doc="lockstat holders: total contended wait of waiters other than the floppy, ms"),
+    Metric("floppywait", "floppy_wait_share", "share of lock wait while a floppy held it", floppy_wait_share,
+           scope="point", unit="share", doc="lockstat holders: the share of contended wait that began while "
+           "a @floppy queue held the lock"),
     Metric("merges", "merges", "merges", merges, scope="point",
            doc="front + back merges over all queues (fio-kernel: disk_util merges)"),
     Metric("bg_cpu", "bg_cpu", "load from elsewhere (cores)", lambda meta: meta.get("bg_cpu"), scope="meta",

@@ -9,9 +9,11 @@ class TestTable(unittest.TestCase):
     def test_summary_columns_in_order(self):
         # the columns of summary.csv that tests/test_sweep.sh pins
         self.assertEqual(metrics.summary_columns(), [
-            "iops", "iops_min", "iops_max", "bw_bytes", "lat_p50_us", "lat_p99_us", "lat_p99_us_min",
-            "lat_p99_us_max", "lat_p999_us", "lat_max_us", "lat_kind", "lock_wait_share",
-            "contention_share", "merges", "bg_cpu"])
+            "iops", "iops_min", "iops_max", "bw_bytes", "lat_p50_us", "lat_p99_us",
+            "lat_p99_us_min", "lat_p99_us_max", "lat_p999_us", "lat_max_us", "int_p99_us",
+            "int_p99_us_min", "int_p99_us_max", "int_p9999_us", "int_max_us", "late_share",
+            "slat_share", "slat_mean_us", "lat_kind", "lock_wait_share", "contention_share",
+            "holder_wait_ms", "floppy_wait_share", "merges", "bg_cpu"])
 
     def test_keys_and_columns_unique(self):
         keys = [m.key for m in metrics.METRICS]
@@ -72,7 +74,8 @@ class TestRunMetrics(unittest.TestCase):
 
     def test_without_lockstat(self):
         r = metrics.run_metrics(self.base, 2)
-        self.assertEqual(r, {"lock_wait_share": None, "contention_share": 0.25, "merges": 3})
+        self.assertEqual(r, {"lock_wait_share": None, "contention_share": 0.25, "holder_wait_ms": None,
+                             "floppy_wait_share": None, "merges": 3})
 
     def test_lockstat_wait_share(self):
         d = dict(self.base, rqlock=dict(self.base["rqlock"], lockstat={
@@ -94,7 +97,38 @@ class TestRunMetrics(unittest.TestCase):
     def test_fio_kernel(self):
         d = {"jobs": [], "disk_util": [{"read_merges": 4, "write_merges": 1}]}
         self.assertEqual(metrics.run_metrics(d, 1), {"lock_wait_share": None, "contention_share": None,
+                                                     "holder_wait_ms": None, "floppy_wait_share": None,
                                                      "merges": 5})
+
+
+class TestIntended(unittest.TestCase):
+    """issue 12: lat_intended_ns, late_ios, the floppy's hold share, lockstat holders"""
+    job = {"job_runtime": 1000, "read": {"total_ios": 200, "late_ios": 30,
+           "slat_ns": {"N": 2, "mean": 1e8}, "lat_ns": {"N": 200},
+           "lat_intended_ns": {"N": 200, "max": 9e6, "percentile": {"99.000000": 5e6, "99.990000": 8e6}}}}
+
+    def test_job(self):
+        m = metrics.job_metrics(self.job)
+        self.assertEqual(m["int_p99_us"], 5000.0)
+        self.assertEqual(m["int_p9999_us"], 8000.0)
+        self.assertEqual(m["int_max_us"], 9000.0)
+        self.assertAlmostEqual(m["late_share"], 0.15)
+        self.assertAlmostEqual(m["slat_share"], 0.2)     # 2 x 100 ms in 1 s
+        self.assertEqual(m["slat_mean_us"], 1e5)
+
+    def test_no_rate_no_intended(self):
+        m = metrics.job_metrics({"job_runtime": 1000, "read": {"total_ios": 5, "lat_ns": {"N": 5}}})
+        self.assertIsNone(m["int_p99_us"])
+        self.assertIsNone(m["late_share"])
+
+    def test_holders(self):
+        d = {"jobs": [], "rqlock": {"locks": [], "lockstat": {"classes": [{"holders": [
+            {"waiter": "@null0", "holder": "@floppy0,driver=sync", "wait_ns": 3e6},
+            {"waiter": "@null0", "holder": "@null0", "wait_ns": 1e6},
+            {"waiter": "@floppy0,driver=sync", "holder": "@null0", "wait_ns": 5e6}]}]}}}
+        r = metrics.run_metrics(d, 2)
+        self.assertAlmostEqual(r["holder_wait_ms"], 4.0)         # the floppy's own waits left out
+        self.assertAlmostEqual(r["floppy_wait_share"], 3.0 / 9.0)
 
 
 class TestAggregate(unittest.TestCase):
