@@ -235,6 +235,8 @@ void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
 			if (bio->due_ns)
 				eng_pace_account(d, c->pace[bio->op].mean_gap_ns, bio->due_ns,
 						 bio->start_ns, bio->done_ns);
+			if (__builtin_expect(c->cpu->e->o.timeline != NULL, 0) && !vread)
+				eng_timeline_add(c, bio);
 		}
 	}
 	bio->next = c->free_bios;

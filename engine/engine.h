@@ -32,6 +32,12 @@ struct rq_engine_opts {
 	 * default (5 s), RQ_GRACE_NONE = abandon at once.
 	 */
 	uint64_t grace_period_ns;
+	/*
+	 * --timeline FILE: every completed I/O's due, start, issue and done
+	 * times (ns from the run's start) as CSV, written after the run; NULL
+	 * = none.  At most RQ_TIMELINE_MAX records per clone.
+	 */
+	const char *timeline;
 	/* --device NAME=SPEC: a job's filename NAME opens SPEC instead */
 	const char *const *aliases;
 	unsigned int nr_aliases;

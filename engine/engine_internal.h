@@ -123,6 +123,13 @@ struct vlog {
 
 #define BIO_VERIFY 0x1			/* a read issued by verification */
 
+/* --timeline: one completed I/O (ns, the worker clock) */
+struct tl_rec {
+	uint64_t due, start, issue, done;
+	uint8_t op;
+};
+#define RQ_TIMELINE_MAX (1u << 21)
+
 struct clone {
 	const struct rq_job *job __attribute__((aligned(RQ_CACHELINE)));
 	unsigned int job_index;
@@ -163,6 +170,9 @@ struct clone {
 	struct vlog *vlog;
 	uint64_t nr_vlog, vlog_cap, vcur, vtarget, wseq;
 	struct rq_job_report rep;
+	/* --timeline */
+	struct tl_rec *tl;
+	uint64_t nr_tl, tl_cap, tl_dropped;
 };
 
 /*
@@ -228,6 +238,7 @@ struct rq_engine {
 	struct rq_mode_config mcfg;
 	unsigned int nr_locks_max;
 	uint64_t start_mono_ns;		/* rq_engine_run() began */
+	uint64_t timeline_t0;		/* the same, on rq_clock_ns(): --timeline's zero */
 	struct rq_dev **polled;		/* devices with a poll hook */
 	struct rq_dev **all_devs;	/* every device: rq_devs_ring_init() */
 	struct iovec *ring_bufs;	/* the phase's clone buffers */
@@ -270,6 +281,11 @@ void eng_clone_check_done(struct clone *c, uint64_t now);
 unsigned int eng_clone_fill(struct clone *c);
 void eng_clone_sample(struct clone *c, uint64_t now);
 void eng_sampler_report(const struct sampler *s, struct rq_sample_stat *out);
+
+/* timeline.c */
+void eng_timeline_add(struct clone *c, const struct rq_bio *bio);
+/* Write every clone's records to o.timeline; 0, or -errno after one line on @err. */
+int eng_timeline_write(struct rq_engine *e, FILE *err);
 
 /* place.c */
 bool eng_group_needs_ring(struct rq_engine *e, unsigned int first, unsigned int last,

@@ -38,7 +38,7 @@ enum {
 	OPT_FORMAT = 256, OPT_LOCK_TYPE, OPT_ALLOW_MOUNTED, OPT_NO_PIN, OPT_VERSION, OPT_DEVICE,
 	OPT_STALL, OPT_GRACE,
 	OPT_HW_QUEUES, OPT_CLUSTER_SIZE, OPT_LOCKSTAT, OPT_LOCKDEP,
-	OPT_PARSE_ONLY, OPT_SHOWCMD, OPT_SECTION, OPT_MINIMAL,
+	OPT_PARSE_ONLY, OPT_SHOWCMD, OPT_SECTION, OPT_MINIMAL, OPT_TIMELINE,
 };
 
 static const struct cli_opt cli_opts[] = {
@@ -52,6 +52,8 @@ static const struct cli_opt cli_opts[] = {
 	  "cluster: workers per partition, 1..1024 (default: 1)" },
 	{ "lockstat", required_argument, OPT_LOCKSTAT, "on|off",
 	  "lock statistics per lock class, as /proc/lock_stat (default: on)" },
+	{ "timeline", required_argument, OPT_TIMELINE, "FILE",
+	  "write each I/O's due/start/issue/done times as CSV to FILE after the run (default: none)" },
 	{ "lockdep", no_argument, OPT_LOCKDEP, NULL,
 	  "validate lock ordering; a cycle fails the run (default: off)" },
 	{ "workers", required_argument, OPT_WORKERS, "N",
@@ -305,6 +307,9 @@ static int cmd_run(int argc, char **argv)
 				fprintf(stderr, "rqlock: --cluster-size=%s: expected 1..1024\n", optarg);
 				return EXIT_BAD_INPUT;
 			}
+			break;
+		case OPT_TIMELINE:
+			eo.timeline = optarg;
 			break;
 		case OPT_LOCKSTAT:
 			if (strcmp(optarg, "on") && strcmp(optarg, "off")) {

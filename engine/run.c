@@ -365,6 +365,7 @@ int rq_engine_run(struct rq_engine *e, FILE *err)
 	int ret = 0, failed = 0;
 
 	e->start_mono_ns = rq_clock_mono_ns();
+	e->timeline_t0 = rq_clock_ns();
 	for (unsigned int i = 0; i < e->nr_cpus; i++) {
 		e->cpus[i].e = e;
 		atomic_init(&e->cpus[i].handback, NULL);
@@ -418,6 +419,8 @@ int rq_engine_run(struct rq_engine *e, FILE *err)
 		return ret;
 	ret = check_exactly_once(e, err);
 	build_report(e);
+	if (!ret && e->o.timeline)
+		ret = eng_timeline_write(e, err);
 	e->rep.interrupted = rq_engine_stopped();
 	if (ret)
 		return ret;
@@ -456,6 +459,7 @@ void rq_engine_free(struct rq_engine *e)
 		free(e->clones[i].bufs);
 		free(e->clones[i].bio_flags);
 		free(e->clones[i].vlog);
+		free(e->clones[i].tl);
 	}
 	free(e->clones);
 	free(e->devs);

@@ -444,11 +444,92 @@ def gp_str(s):
     return str(s).replace("\\", "\\\\").replace("\"", "\\\"").replace("'", "’")
 
 
+BIN_NS = 10 * 1000 * 1000	# the timeline's bins: 10 ms
+
+
+def timeline_data(csv_path, disk_job="disk-busy-floppy", floppy_job="floppy"):
+    """From rqlock run --timeline CSV: per 10 ms bin of the disk job, its
+    completions (IOPS) and the p99 of the intended latency of the I/Os due
+    in the bin; and the floppy's submissions [start, issue] (under
+    driver=sync its lock holds).  Times in ms from the disk job's first due."""
+    import csv as _csv
+    disk, holds = [], []
+    with open(csv_path) as f:
+        for r in _csv.DictReader(f):
+            if r["job"] == disk_job:
+                due = int(r["due_ns"]) if r["due_ns"] else int(r["start_ns"])
+                disk.append((due, int(r["done_ns"])))
+            elif r["job"] == floppy_job:
+                holds.append((int(r["start_ns"]), int(r["issue_ns"])))
+    if not disk:
+        return None
+    t0 = min(d for d, _ in disk)
+    nb = int((max(max(x for _, x in disk), max(d for d, _ in disk)) - t0) // BIN_NS) + 1
+    done = [0] * nb
+    lats = [[] for _ in range(nb)]
+    for due, dn in disk:
+        done[(dn - t0) // BIN_NS] += 1
+        lats[(due - t0) // BIN_NS].append(dn - due)
+    rows = []
+    for b in range(nb):
+        ls = sorted(lats[b])
+        p99 = ls[min(len(ls) - 1, int(0.99 * len(ls)))] if ls else None
+        rows.append((b * BIN_NS / 1e6, done[b] * 1e9 / BIN_NS, p99 / 1e3 if p99 is not None else None))
+    return rows, [((a - t0) / 1e6, (b - t0) / 1e6) for a, b in holds if b >= t0]
+
+
+def timeline_plot(csvs, out, title=""):
+    """One panel per CSV: disk IOPS and intended p99 per 10 ms, floppy holds shaded."""
+    os.makedirs(out, exist_ok=True)
+    body, n = "", len(csvs)
+    for i, path in enumerate(csvs):
+        d = timeline_data(path)
+        if d is None:
+            die("%s: no disk-busy-floppy records (rqlock run --timeline FILE jobs/floppy-vs-disk.fio)" % path)
+        rows, holds = d
+        stem = os.path.splitext(os.path.basename(path))[0]
+        dat = os.path.join(out, "timeline-%s.dat" % stem)
+        with open(dat, "w") as f:
+            f.write("# t_ms iops intended_p99_us\n")
+            for t, iops, p in rows:
+                f.write("%.1f %.0f %s\n" % (t, iops, "%.1f" % p if p is not None else "NaN"))
+        body += "set title \"{/:Bold %s}\"\n" % gp_str(stem)
+        body += "unset object\n"
+        for k, (a, b) in enumerate(holds):
+            w = max(b - a, 0.5)
+            body += ("set object %d rect from %.2f, graph 0 to %.2f, graph 1 fc rgb '#f4a582' "
+                     "fs solid 0.5 noborder behind\n" % (k + 1, a, a + w))
+        body += ("set xlabel 'time (ms); shaded: the floppy submissions (driver=sync: its lock holds)'\nset ylabel 'disk IOPS'\n"
+                 "set y2label 'disk intended p99 (us)'\nset logscale y2\nset ytics nomirror\nset y2tics\n"
+                 "set key top left\nplot '%s' using 1:2 with steps lw 1.5 lc rgb '#2166ac' title 'IOPS per 10 ms', "
+                 "'' using 1:3 axes x1y2 with points pt 7 ps 0.4 lc rgb '#b2182b' title 'intended p99 per 10 ms'\n"
+                 % (os.path.basename(dat)))
+    gp = os.path.join(out, "timeline.gp")
+    made = []
+    with open(gp, "w") as f:
+        f.write("# made by scripts/plot --timeline; run: gnuplot timeline.gp (in this directory)\n")
+        for term, name in (("pngcairo size 1100,%d enhanced font '%s'" % (330 * n, FONT), "timeline.png"),
+                           ("svg size 1100,%d dynamic enhanced font '%s' background '#ffffff'" % (330 * n, FONT),
+                            "timeline.svg")):
+            f.write("reset\nset terminal %s\nset output '%s'\nset multiplot layout %d,1 title '%s'\n"
+                    % (term, name, n, gp_str(title)))
+            f.write("set grid ytics lc rgb '#dddddd'\n" + body + "unset multiplot\nunset output\n")
+            made.append(os.path.join(out, name))
+    p = subprocess.run(["gnuplot", "timeline.gp"], cwd=out, capture_output=True, text=True)
+    if p.returncode != 0:
+        die("gnuplot failed on %s:\n%s" % (gp, p.stderr), 1)
+    return made
+
+
 def parser(prog=None):
     """The command line (also read by manpage.py)."""
     ap = argparse.ArgumentParser(prog=prog, description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("run", metavar="RUN")
+    ap.add_argument("run", metavar="RUN", nargs="?")
+    ap.add_argument("--timeline", action="append", metavar="CSV",
+                    help="instead of a run: the disk's IOPS and intended p99 per 10 ms with the floppy's "
+                    "lock holds marked, one panel per `rqlock run --timeline CSV jobs/floppy-vs-disk.fio` "
+                    "(repeatable; written to --out, default the current directory)")
     ap.add_argument("--out", help="output directory (default RUN/plots)")
     ap.add_argument("--workers", type=int, help="the worker count of the against-drives plots (default: the most)")
     return ap
@@ -457,6 +538,18 @@ def parser(prog=None):
 def main(argv=None, prog=None):
     prog = prog or store.rel(sys.argv[0])
     a = parser(prog).parse_args(argv)
+    if a.timeline:
+        if not shutil.which("gnuplot"):
+            print("SKIP: gnuplot is not installed (apt-get install gnuplot-nox)")
+            return 77
+        for c in a.timeline:
+            if not os.path.isfile(c):
+                die("--timeline %s: no such file" % c)
+        for f in timeline_plot(a.timeline, os.path.abspath(a.out or "."), "floppy vs disk"):
+            print(os.path.relpath(f))
+        return 0
+    if not a.run:
+        die("give a RUN (or --timeline CSV)")
     try:
         run = store.resolve_run(a.run)
         man = store.load_manifest(run)
