@@ -9,6 +9,7 @@
  * records are counted as dropped and the file says so.  After the run the
  * records are written as CSV:
  *
+ *   # rqlock --timeline: lock=MODE workers=N
  *   job,clone,op,due_ns,start_ns,issue_ns,done_ns
  *
  * times in ns from the run's start (rq_clock_ns() at rq_engine_run);
@@ -55,6 +56,7 @@ int eng_timeline_write(struct rq_engine *e, FILE *err)
 		fprintf(err, "rqlock: --timeline %s: %s\n", e->o.timeline, strerror(-ret));
 		return ret;
 	}
+	fprintf(f, "# rqlock --timeline: lock=%s workers=%u\n", e->mode->name, e->nr_cpus);
 	fprintf(f, "job,clone,op,due_ns,start_ns,issue_ns,done_ns\n");
 	for (unsigned int i = 0; i < e->nr_clones; i++) {
 		const struct clone *c = &e->clones[i];

@@ -41,7 +41,9 @@ p["late_ios"] <= p["total_ios"] or bad("late_ios > total_ios")
 li["min"] >= 0 and li["max"] >= p["lat_ns"]["max"] or bad("intended max %d < lat max %d" % (li["max"], p["lat_ns"]["max"]))
 for k in ("lat_intended_ns", "late_ios", "max_lag_ns"):
     k not in f or bad("job without a rate has %s" % k)
-rows = list(csv.DictReader(open(sys.argv[2])))
+lines = open(sys.argv[2]).read().splitlines()
+lines[0].startswith("# rqlock --timeline: lock=global") or bad("timeline's first line: %s" % lines[0])
+rows = list(csv.DictReader(lines[1:]))
 by = {}
 for r in rows:
     by.setdefault(r["job"], []).append(r)

@@ -455,7 +455,7 @@ def timeline_data(csv_path, disk_job="disk-busy-floppy", floppy_job="floppy"):
     import csv as _csv
     disk, holds = [], []
     with open(csv_path) as f:
-        for r in _csv.DictReader(f):
+        for r in _csv.DictReader(x for x in f if not x.startswith("#")):
             if r["job"] == disk_job:
                 due = int(r["due_ns"]) if r["due_ns"] else int(r["start_ns"])
                 disk.append((due, int(r["done_ns"])))
@@ -476,6 +476,64 @@ def timeline_data(csv_path, disk_job="disk-busy-floppy", floppy_job="floppy"):
         p99 = ls[min(len(ls) - 1, int(0.99 * len(ls)))] if ls else None
         rows.append((b * BIN_NS / 1e6, done[b] * 1e9 / BIN_NS, p99 / 1e3 if p99 is not None else None))
     return rows, [((a - t0) / 1e6, (b - t0) / 1e6) for a, b in holds if b >= t0]
+
+
+def timeline_check(csv_path, capacity=None):
+    """The analytic expectation beside the measurement, from one timeline:
+    s = the floppy's submission (under driver=sync: lock-hold) share of the
+    disk job's span; a disk I/O is due inside a hold with probability s and
+    then waits the hold's residual, H/2 on average (H the mean hold).
+    Measured: the share of disk I/Os due inside a hold, their mean intended
+    latency above the floppy-idle group's median, and the share of all disk
+    I/Os whose intended latency exceeds the idle group's p99 (predicted s,
+    or s x C / (C - R) with the catch-up when the disk's capacity C is
+    given).  Returns a dict."""
+    import bisect
+    import csv as _csv
+    idle, busy, holds = [], [], []
+    with open(csv_path) as f:
+        first = f.readline()
+        mode = first.split("lock=")[1].split()[0] if first.startswith("#") and "lock=" in first else None
+        f.seek(0)
+        for r in _csv.DictReader(x for x in f if not x.startswith("#")):
+            if r["job"] == "floppy":
+                holds.append((int(r["start_ns"]), int(r["issue_ns"])))
+            elif r["job"] in ("disk-idle-floppy", "disk-busy-floppy") and r["due_ns"]:
+                (idle if "idle" in r["job"] else busy).append((int(r["due_ns"]), int(r["done_ns"])))
+    if not busy or not idle:
+        return None
+    holds.sort()
+    t0, t1 = min(d for d, _ in busy), max(d for d, _ in busy)
+    span = max(t1 - t0, 1)
+    held = sum(min(b, t1) - max(a, t0) for a, b in holds if b > t0 and a < t1)
+    s = held / span
+    # only under global do the floppy and the disk share a lock
+    s_lock = s if mode in (None, "global") else 0.0
+    H = sum(b - a for a, b in holds) / len(holds) if holds else 0
+    il = sorted(dn - d for d, dn in idle)
+    med, p99 = il[len(il) // 2], il[min(len(il) - 1, int(0.99 * len(il)))]
+    starts = [a for a, _ in holds]
+    landing, extra = 0, []
+    for d, dn in busy:
+        i = bisect.bisect_right(starts, d) - 1
+        if i >= 0 and holds[i][0] <= d < holds[i][1]:
+            landing += 1
+            extra.append((dn - d) - med)
+    delayed = sum(1 for d, dn in busy if dn - d > p99) / len(busy)
+    rate = len(busy) * 1e9 / span
+    fq = s_lock * capacity / (capacity - rate) if capacity and capacity > rate else None
+    return {"mode": mode or "?", "s": s, "s_lock": s_lock, "H_ms": H / 1e6, "landing": landing / len(busy),
+            "wait_pred_ms": H / 2e6 if s_lock else 0.0,
+            "wait_meas_ms": (sum(extra) / len(extra) / 1e6) if extra else None,
+            "idle_p99_ms": p99 / 1e6, "delayed": delayed, "delayed_pred": fq if fq is not None else s_lock,
+            "rate": rate}
+
+
+def _agree(pred, meas, tol=0.005):
+    """Within +-30 % of the prediction, or within @tol of it when it is ~0."""
+    if pred is None or meas is None:
+        return "-"
+    return "yes" if abs(meas - pred) <= max(0.3 * pred, tol) else "NO"
 
 
 def timeline_plot(csvs, out, title=""):
@@ -526,6 +584,8 @@ def parser(prog=None):
     ap = argparse.ArgumentParser(prog=prog, description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("run", metavar="RUN", nargs="?")
+    ap.add_argument("--capacity", type=float, metavar="IOPS",
+                    help="with --timeline: the disk's capacity C, for the catch-up prediction s x C / (C - R)")
     ap.add_argument("--timeline", action="append", metavar="CSV",
                     help="instead of a run: the disk's IOPS and intended p99 per 10 ms with the floppy's "
                     "lock holds marked, one panel per `rqlock run --timeline CSV jobs/floppy-vs-disk.fio` "
@@ -547,6 +607,26 @@ def main(argv=None, prog=None):
                 die("--timeline %s: no such file" % c)
         for f in timeline_plot(a.timeline, os.path.abspath(a.out or "."), "floppy vs disk"):
             print(os.path.relpath(f))
+        print("prediction beside measurement (s: the floppy's hold share, H: its mean hold; a disk I/O is due "
+              "in a hold with probability s and waits H/2 on average; delayed: intended latency above the "
+              "floppy-idle p99; agree: within +-30 %)")
+        head = ["timeline", "lock", "s", "H (ms)", "due in a hold", "agree", "wait pred (ms)", "wait meas (ms)", "agree",
+                "idle p99 (ms)", "delayed pred", "delayed meas", "agree"]
+        body = []
+        for c in a.timeline:
+            k = timeline_check(c, a.capacity)
+            if not k:
+                continue
+            body.append([os.path.splitext(os.path.basename(c))[0], k["mode"], "%.2f%%" % (100 * k["s"]), "%.1f" % k["H_ms"],
+                         "%.2f%%" % (100 * k["landing"]), _agree(k["s"], k["landing"], 0.001),
+                         "%.1f" % k["wait_pred_ms"],
+                         "%.1f" % k["wait_meas_ms"] if k["wait_meas_ms"] is not None else "-",
+                         _agree(k["wait_pred_ms"], k["wait_meas_ms"], 1.0) if k["s"] > 0.001 else "-",
+                         "%.1f" % k["idle_p99_ms"], "%.2f%%" % (100 * k["delayed_pred"]),
+                         "%.2f%%" % (100 * k["delayed"]), _agree(k["delayed_pred"], k["delayed"])])
+        w = [max(len(str(x)) for x in col) for col in zip(head, *body)]
+        for r in [head] + body:
+            print("  ".join(str(x).rjust(w[i]) if i else str(x).ljust(w[i]) for i, x in enumerate(r)))
         return 0
     if not a.run:
         die("give a RUN (or --timeline CSV)")
