@@ -122,7 +122,8 @@ int rq_queue_init(struct rq_queue *q, const struct rq_queue_mode_ops *mode,
 	q->max_bytes = dev->max_bytes ? dev->max_bytes : 512 * 1024;
 	q->nr_requests = nr_requests;
 	snprintf(q->name, sizeof(q->name), "%s", dev->name);
-	q->dev_irq = dev->ops->irq;
+	q->dev_irq = dev->ops ? dev->ops->irq : NULL;
+	q->dev_end_rq = dev->ops ? dev->ops->end_rq : NULL;
 	q->pool = rq_zalloc_lines(sizeof(*q->pool) * nr_requests);
 	if (!q->pool)
 		return -ENOMEM;
@@ -356,8 +357,8 @@ struct rq_bio *rq_request_bios_done(struct rq_queue *q, struct rq_request *rq, i
 	}
 	if (!error && rq->res != (int32_t)rq->len)
 		error = rq->res < 0 ? rq->res : -EIO;
-	if (q->dev->ops->end_rq)
-		q->dev->ops->end_rq(q->dev, rq);
+	if (__builtin_expect(q->dev_end_rq != NULL, 0))
+		q->dev_end_rq(q->dev, rq);
 	for (struct rq_bio *b = bios; b; b = b->next)
 		b->error = error;
 	return bios;

@@ -168,6 +168,8 @@ struct rq_queue {
 
 	/* the device's irq hook (struct rq_dev_ops), or NULL: run by rq_end_request() */
 	void (*dev_irq)(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_request *rq);
+	/* the device's end_rq hook, or NULL: run under the completion lock when a request ends */
+	void (*dev_end_rq)(struct rq_dev *dev, struct rq_request *rq);
 	struct rq_request *pool;	/* nr_requests entries, allocated once */
 	void *mode_priv;		/* the mode's own per-queue state (mq, cluster) */
 	char name[128];
