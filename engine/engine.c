@@ -712,7 +712,7 @@ static void clone_check_done(struct clone *c, uint64_t now)
 
 		if (job->verify_backlog && end - c->vtarget >= job->verify_backlog)
 			c->vtarget = end;
-		if (c->issue_done && !c->inflight && job->do_verify)
+		if (c->issue_done && !c->inflight && (job->do_verify || job->verify_only))
 			c->vtarget = end;
 	}
 	if (c->issue_done && !c->inflight && !clone_verify_pending(c) && !c->finished) {
@@ -791,7 +791,8 @@ static uint64_t rate_gap(struct clone *c, int op)
 
 /*
  * Where the clone's next I/O of @op goes and how long it is: the one place
- * offsets and sizes are drawn.
+ * offsets and sizes are drawn, so verify_only (clone_dry_run()) draws the
+ * same sequence from the same seed as the run that wrote.
  */
 static void clone_place(struct clone *c, int op, struct clone_file **fp, uint64_t *off, uint32_t *bsp)
 {
@@ -837,6 +838,37 @@ static bool clone_overlaps_inflight(const struct clone *c, const struct clone_fi
 	return false;
 }
 
+/*
+ * verify_only=1 (fio's do_dry_run()): draw the writes a run of this job
+ * issues - same seed, same sequence - and log them without writing; reads
+ * are drawn and dropped.  What is left in the log is what that run left on
+ * the device, read back by the usual verify phase.  A bounded batch per
+ * call keeps the worker responsive.
+ */
+static void clone_dry_run(struct clone *c)
+{
+	const struct rq_job *job = c->job;
+
+	for (unsigned int k = 0; k < 4096 && !c->issue_done; k++) {
+		int op = choose_op(c);
+		struct clone_file *f;
+		uint64_t off, id;
+		uint32_t bs;
+
+		if (job->rate_iops[op])
+			(void)rate_gap(c, op);	/* it draws from the generator when poisson */
+		clone_place(c, op, &f, &off, &bs);
+		if (op == RQ_OP_WRITE && f->has_data) {
+			if (!vlog_add(c, f, off, bs, false, &id))
+				return;
+			c->wseq++;
+		}
+		c->issued += bs;
+		if (c->issued >= c->io_limit)
+			c->issue_done = true;
+	}
+}
+
 /* Build and submit bios until the clone's depth is full (at most a depth's worth). */
 static unsigned int clone_fill(struct clone *c)
 {
@@ -846,6 +878,8 @@ static unsigned int clone_fill(struct clone *c)
 
 	if (c->waiting && !clone_try_start(c, cpu->now))
 		return 0;
+	if (job->verify_only && !c->issue_done)
+		clone_dry_run(c);
 	clone_check_done(c, cpu->now);
 	while (c->free_bios && n < job->iodepth) {
 		struct rq_bio *bio = c->free_bios;

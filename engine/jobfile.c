@@ -1871,6 +1871,11 @@ static const struct opt opts[] = {
 		.help = "Read back and check after writing when verify is set (default: 1)",
 	},
 	{
+		.name = "verify_only", .type = OPT_BOOL, FIELD(verify_only), .def = "0",
+		.help = "Write nothing: replay the job's offsets and sizes from its seed and "
+			"check what an earlier run of it wrote (default: 0)",
+	},
+	{
 		.name = "verify_backlog", .type = OPT_INT, FIELD(verify_backlog),
 		.min = 0, .max = UINT32_MAX, .def = "0",
 		.help = "Check after this many blocks are written; 0 is at the end "
@@ -1984,7 +1989,7 @@ static const struct opt opts[] = {
 	ONLY("trim_percentage", "0", "rqlock issues no trims"),
 	ONLY("trim_verify_zero", "1", "rqlock issues no trims"),
 	ONLY("verify_async", "0", W_VERIFY), ONLY("verify_fatal", "0", W_VERIFY),
-	ONLY("verify_only", "0", W_VERIFY), ONLY("verify_state_load", "0", W_VERIFY),
+	ONLY("verify_state_load", "0", W_VERIFY),
 	ONLY("experimental_verify", "0", W_VERIFY),
 	ONLY("read_iolog_chunked", "0", W_IOLOG), ONLY("replay_no_stall", "0", W_IOLOG),
 	ONLY("replay_scale", "1", W_IOLOG), ONLY("replay_time_scale", "100", W_IOLOG),
@@ -2614,6 +2619,18 @@ static int job_fixup(struct pctx *p, struct sect *s)
 	}
 	if (j->random_distribution != RQ_RAND_UNIFORM)
 		j->norandommap = true;
+	if (j->verify_only) {
+		/* fio: "does not support workloads with the time_based option set" */
+		if (j->time_based)
+			return perr(p, "job '%s': verify_only=1 with time_based: a timed run's writes "
+				    "cannot be replayed (fio refuses it too)", j->name);
+		if (j->verify == RQ_VERIFY_NONE)
+			return perr(p, "job '%s': verify_only=1 needs verify= (the type the data was "
+				    "written with)", j->name);
+		if (!j->randrepeat)
+			return perr(p, "job '%s': verify_only=1 with randrepeat=0: a clock-seeded "
+				    "run's writes cannot be replayed", j->name);
+	}
 	min_bs = j->bs_min[0] < j->bs_min[1] ? j->bs_min[0] : j->bs_min[1];
 	if (j->size && j->size < min_bs)
 		return perr(p, "job '%s': size=%llu is below the smallest block size %u (fio refuses it)",
