@@ -25,6 +25,7 @@
 #include <string.h>
 #include <math.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysinfo.h>
 #include <time.h>
@@ -547,6 +548,26 @@ static bool vlog_add(struct clone *c, const struct clone_file *f, uint64_t offse
 	return true;
 }
 
+/*
+ * Why an I/O failed, beyond its errno, for the one line the user reads:
+ * a file that no longer reaches the I/O (truncated under the run) ends a
+ * read short, which the queue reports as EIO (the errno fio reports too);
+ * say "end of file" and where the file ends now.  Cold path: one stat.
+ */
+static void explain_error(const struct clone_file *f, const struct rq_bio *bio, char *buf, size_t len)
+{
+	const struct rq_dev *dev = f->q->dev;
+	struct stat st;
+
+	buf[0] = 0;
+	if (bio->error == -EIO && bio->op == RQ_OP_READ && dev && dev->path[0] &&
+	    !stat(dev->path, &st) && S_ISREG(st.st_mode) &&
+	    (uint64_t)st.st_size < bio->offset + bio->len)
+		snprintf(buf, len, " (end of file: the file is %llu bytes now, the read needs %llu; "
+			 "truncated under the run?)", (unsigned long long)st.st_size,
+			 (unsigned long long)(bio->offset + bio->len));
+}
+
 /* A bio is back: check what it read, account it, note errors. */
 static void clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
 {
@@ -595,10 +616,14 @@ static void clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
 		c->total_err++;
 		if (!c->first_error) {
 			c->first_error = -bio->error;
-			if (bio->error != -EILSEQ)
-				fprintf(stderr, "rqlock: job '%s': %s %s error at offset %" PRIu64 ": %s\n",
-					job->name, f->q->name, bio->op ? "write" : "read", bio->offset,
-					strerror(-bio->error));
+			if (bio->error != -EILSEQ) {
+				char why[160];
+
+				explain_error(f, bio, why, sizeof(why));
+				fprintf(stderr, "rqlock: job '%s': %s %s error at offset %" PRIu64
+					" len %u: %s%s\n", job->name, f->q->name, bio->op ? "write" : "read",
+					bio->offset, bio->len, strerror(-bio->error), why);
+			}
 		}
 		if (!coe_allows(c, kind)) {
 			if (!c->error)
@@ -1903,6 +1928,25 @@ static int check_shared_verify(struct rq_engine *e, FILE *err)
 	return 0;
 }
 
+/*
+ * Setup failed after layout began (ENOSPC on a later file, SIGINT, a
+ * limit): the run never starts, so the files it created go too - a failed
+ * or interrupted start leaves nothing behind.  Files that were there
+ * before are left (rq_file_prepare() already truncated a failed extension).
+ */
+static void discard_layouts(struct rq_engine *e, FILE *err)
+{
+	for (unsigned int i = 0; i < e->nr_devs; i++) {
+		char path[RQ_JOB_PATH_MAX];
+
+		if (!e->devs[i].dev.created)
+			continue;
+		snprintf(path, sizeof(path), "%s", e->devs[i].dev.created);
+		if (rq_dev_discard_layout(&e->devs[i].dev))
+			fprintf(err, "rqlock: removed %s, laid out by this run\n", path);
+	}
+}
+
 int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 		    const struct rq_job_list *jobs, FILE *err)
 {
@@ -2013,6 +2057,11 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 		if (ret)
 			goto fail;
 	}
+	if (rq_devs_interrupted()) {
+		fprintf(err, "rqlock: interrupted during layout\n");
+		ret = -EINTR;
+		goto fail;
+	}
 	rq_locks_reset();
 	e->mcfg.nr_cpus = e->nr_cpus;
 	e->mcfg.hw_queues = o->hw_queues;
@@ -2050,6 +2099,7 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 	*ep = e;
 	return 0;
 fail:
+	discard_layouts(e, err);
 	rq_engine_free(e);
 	return ret;
 }
