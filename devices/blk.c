@@ -544,25 +544,36 @@ int rq_file_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
 	return 0;
 }
 
-/* Lay out a missing or short file: write it up to min_size, then open it. */
+/*
+ * Lay out a missing or short file: write it up to min_size, then open it.
+ * A layout that fails (ENOSPC, EDQUOT, EIO) or is interrupted leaves the
+ * file as it found it: a file it created is removed, one it extended is
+ * truncated back - a full disk must not keep a partial w.img.  A file it
+ * created is remembered in dev->created for rq_dev_discard_layout().
+ */
 int rq_file_prepare(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
 {
 	const size_t chunk = 1 << 20;
 	struct stat st;
-	uint64_t pos;
+	uint64_t pos = 0, orig = 0;
+	bool created = false;
 	char *buf;
 	int fd, ret = 0;
 
 	if (!stat(o->spec, &st) && (uint64_t)st.st_size >= o->min_size && dev->fd >= 0)
 		return 0;
-	fd = open(o->spec, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	fd = open(o->spec, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd >= 0)
+		created = true;
+	else if (errno == EEXIST)
+		fd = open(o->spec, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return rq_open_error(o, o->spec, errno, err);
 	if (fstat(fd, &st)) {
 		ret = -errno;
 		goto out;
 	}
-	pos = (uint64_t)st.st_size;
+	pos = orig = (uint64_t)st.st_size;
 	if (pos < o->min_size) {
 		fprintf(err, "rqlock: laying out %s (%llu MiB)\n", o->spec,
 			(unsigned long long)((o->min_size - pos) >> 20));
@@ -575,8 +586,15 @@ int rq_file_prepare(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
 			buf[i] = (char)(i * 131 + 7);
 		while (pos < o->min_size) {
 			size_t n = o->min_size - pos < chunk ? o->min_size - pos : chunk;
-			ssize_t w = pwrite(fd, buf, n, (off_t)pos);
+			ssize_t w;
 
+			if (rq_devs_interrupted()) {
+				ret = -EINTR;
+				break;
+			}
+			w = pwrite(fd, buf, n, (off_t)pos);
+			if (w < 0 && errno == EINTR)
+				continue;	/* the loop head sees an interrupt */
 			if (w <= 0) {
 				ret = w < 0 ? -errno : -EIO;
 				break;
@@ -588,11 +606,21 @@ int rq_file_prepare(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
 			ret = -errno;
 	}
 out:
+	if (ret && !created && pos > orig && ftruncate(fd, (off_t)orig))
+		fprintf(err, "%s: %s: cannot truncate back to %llu bytes: %s\n", o->where, o->spec,
+			(unsigned long long)orig, strerror(errno));
 	close(fd);
 	if (ret) {
-		fprintf(err, "%s: %s: layout failed: %s\n", o->where, o->spec, strerror(-ret));
+		if (created)
+			unlink(o->spec);
+		fprintf(err, "%s: %s: layout %s: %s; %s\n", o->where, o->spec,
+			ret == -EINTR ? "interrupted" : "failed", strerror(-ret),
+			created ? "removed the file it created" :
+			pos > orig ? "truncated back to its old size" : "nothing was written");
 		return ret;
 	}
+	if (created)
+		dev->created = strdup(o->spec);
 	if (dev->fd >= 0)
 		close(dev->fd);
 	dev->fd = open(o->spec, rq_open_flags(o));

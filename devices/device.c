@@ -4,6 +4,7 @@
  * per-worker registration of files and buffers on io_uring rings.
  */
 #include <ctype.h>
+#include <signal.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <liburing.h>
@@ -83,8 +84,34 @@ int rq_dev_prepare(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
 	return dev->ops->prepare ? dev->ops->prepare(dev, o, err) : 0;
 }
 
+static volatile sig_atomic_t layout_stop;
+
+void rq_devs_interrupt(void)
+{
+	layout_stop = 1;
+}
+
+bool rq_devs_interrupted(void)
+{
+	return layout_stop;
+}
+
+int rq_dev_discard_layout(struct rq_dev *dev)
+{
+	int removed = 0;
+
+	if (dev->created) {
+		removed = !unlink(dev->created);
+		free(dev->created);
+		dev->created = NULL;
+	}
+	return removed;
+}
+
 void rq_dev_close(struct rq_dev *dev)
 {
+	free(dev->created);
+	dev->created = NULL;
 	if (dev->ops)
 		dev->ops->close(dev);
 	if (dev->fd >= 0)

@@ -96,6 +96,11 @@ struct rq_dev {
 	_Atomic unsigned int registered;
 	int fd;				/* -1 when none */
 	void *priv;
+	/*
+	 * A file prepare created for this run (malloc'd path), NULL if none:
+	 * rq_dev_discard_layout() removes it when the run never starts.
+	 */
+	char *created;
 };
 
 /*
@@ -180,6 +185,17 @@ struct rq_dev_ops {
 /* Registry: find the ops for @spec and open it. */
 int rq_dev_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err);
 int rq_dev_prepare(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err);
+/*
+ * Setup failed or was interrupted after prepare: remove the file prepare
+ * created (nothing it did not create).  Returns 1 if one was removed.
+ */
+int rq_dev_discard_layout(struct rq_dev *dev);
+/*
+ * SIGINT/SIGTERM arrived: a layout in progress stops at its next chunk,
+ * removes what it created and fails with -EINTR.  Async-signal-safe.
+ */
+void rq_devs_interrupt(void);
+bool rq_devs_interrupted(void);
 void rq_dev_close(struct rq_dev *dev);
 int rq_devs_check(char *msg, size_t len);
 const char *rq_dev_kind(const struct rq_dev *dev);

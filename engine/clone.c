@@ -15,6 +15,7 @@
 #include <string.h>
 #include <math.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysinfo.h>
 #include <time.h>
@@ -48,8 +49,23 @@ static uint64_t permute(const struct clone_file *f, uint64_t x, uint64_t seed)
 	return x;
 }
 
-static uint64_t random_offset(struct clone *c, struct clone_file *f, uint32_t bs)
+/*
+ * Mixed block sizes: start block @b is free; take the free run from it, at
+ * most @bs worth, and shorten the I/O to that run (fio's mark_random_map()).
+ */
+static uint64_t map_take(struct clone *c, struct clone_file *f, uint64_t b, uint32_t *bs)
 {
+	uint64_t want = (*bs + c->min_bs - 1) / c->min_bs;
+	uint64_t got = rq_randmap_take(&f->map, b, want);
+
+	if (got < want)
+		*bs = (uint32_t)(got * c->min_bs);
+	return f->start + b * c->min_bs;
+}
+
+static uint64_t random_offset(struct clone *c, struct clone_file *f, uint32_t *bsp)
+{
+	uint32_t bs = *bsp;
 	const struct rq_job *job = c->job;
 
 	if (job->rw_seq_nr > 1 && c->seq_left && f->last_end + bs <= f->end) {
@@ -65,11 +81,20 @@ static uint64_t random_offset(struct clone *c, struct clone_file *f, uint32_t bs
 		} else if (job->norandommap) {
 			b = rq_rng_next(&c->rng) % f->nblocks;
 		} else {
-			if (f->counter > f->mask)
+			if (f->counter > f->mask || (f->map.bits && f->map.nr_set == f->map.nblocks)) {
 				f->counter = 0;		/* a pass is over: start another */
+				if (f->map.bits)
+					rq_randmap_clear(&f->map);
+			}
 			b = permute(f, f->counter++, c->seed);
 			if (b >= f->nblocks)
 				continue;
+			/* mixed sizes: a block an earlier, larger I/O covered is not a start */
+			if (f->map.bits) {
+				if (rq_randmap_busy(&f->map, b))
+					continue;
+				return map_take(c, f, b, bsp);
+			}
 		}
 		off = f->start + b * c->min_bs;
 		if (off + bs <= f->end)
@@ -139,25 +164,37 @@ static bool coe_allows(const struct clone *c, int kind)
 	return (c->job->continue_on_error & kind) == kind;
 }
 
-static void vlog_add(struct clone *c, const struct clone_file *f, uint64_t offset, uint32_t len)
+/* Log a verified write as it is issued (see vlog.c); false when out of memory. */
+static bool vlog_add(struct clone *c, const struct clone_file *f, uint64_t offset, uint32_t len,
+		     bool inflight, uint64_t *id)
 {
-	if (c->nr_vlog == c->vlog_cap) {
-		uint64_t cap = c->vlog_cap ? c->vlog_cap * 2 : 1024;
-		struct vlog *v = realloc(c->vlog, cap * sizeof(*v));
-
-		if (!v) {
-			if (!c->error)
-				c->error = ENOMEM;
-			c->issue_done = true;
-			return;
-		}
-		c->vlog = v;
-		c->vlog_cap = cap;
+	if (rq_vlog_add(&c->vlog, (uint32_t)(f - c->files), offset, len, c->wseq, inflight, id)) {
+		if (!c->error)
+			c->error = ENOMEM;
+		c->issue_done = true;
+		return false;
 	}
-	c->vlog[c->nr_vlog].offset = offset;
-	c->vlog[c->nr_vlog].len = len;
-	c->vlog[c->nr_vlog].file = (uint32_t)(f - c->files);
-	c->nr_vlog++;
+	return true;
+}
+
+/*
+ * Why an I/O failed, beyond its errno, for the one line the user reads:
+ * a file that no longer reaches the I/O (truncated under the run) ends a
+ * read short, which the queue reports as EIO (the errno fio reports too);
+ * say "end of file" and where the file ends now.  Cold path: one stat.
+ */
+static void explain_error(const struct clone_file *f, const struct rq_bio *bio, char *buf, size_t len)
+{
+	const struct rq_dev *dev = f->q->dev;
+	struct stat st;
+
+	buf[0] = 0;
+	if (bio->error == -EIO && bio->op == RQ_OP_READ && dev && dev->path[0] &&
+	    !stat(dev->path, &st) && S_ISREG(st.st_mode) &&
+	    (uint64_t)st.st_size < bio->offset + bio->len)
+		snprintf(buf, len, " (end of file: the file is %llu bytes now, the read needs %llu; "
+			 "truncated under the run?)", (unsigned long long)st.st_size,
+			 (unsigned long long)(bio->offset + bio->len));
 }
 
 /* A bio is back: check what it read, account it, note errors. */
@@ -167,6 +204,7 @@ void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
 	const struct rq_job *job = c->job;
 	unsigned int idx = (unsigned int)(bio - c->bios);
 	bool vread = c->bio_flags[idx] & BIO_VERIFY;
+	bool logged = vread;		/* a read of a logged piece: its seq is known */
 	int kind = bio->op == RQ_OP_WRITE ? RQ_COE_WRITE : RQ_COE_READ;
 
 	/* a bio ended on another worker carries that worker's clock: never before its issue */
@@ -181,7 +219,8 @@ void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
 		if (vread) {
 			char msg[256];
 
-			if (rq_verify_check(job, bio->buf, bio->offset, bio->len, msg, sizeof(msg))) {
+			if (rq_verify_check_seq(job, bio->buf, bio->offset, bio->len,
+						logged ? c->bio_tag[idx] : UINT64_MAX, msg, sizeof(msg))) {
 				fprintf(stderr, "rqlock: verify: job '%s': %s %s\n", job->name, f->q->name, msg);
 				bio->error = -EILSEQ;
 				kind = RQ_COE_VERIFY;
@@ -199,15 +238,21 @@ void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
 		if (vread && !bio->error)
 			c->cpu->verified += bio->len / SECTOR;
 	}
+	if (bio->op == RQ_OP_WRITE && job->verify != RQ_VERIFY_NONE && f->has_data)
+		rq_vlog_done(&c->vlog, c->bio_tag[idx], !bio->error);
 	if (bio->error) {
 		/* fio: an error continue_on_error covers is counted, not the job's error */
 		c->total_err++;
 		if (!c->first_error) {
 			c->first_error = -bio->error;
-			if (bio->error != -EILSEQ)
-				fprintf(stderr, "rqlock: job '%s': %s %s error at offset %" PRIu64 ": %s\n",
-					job->name, f->q->name, bio->op ? "write" : "read", bio->offset,
-					strerror(-bio->error));
+			if (bio->error != -EILSEQ) {
+				char why[160];
+
+				explain_error(f, bio, why, sizeof(why));
+				fprintf(stderr, "rqlock: job '%s': %s %s error at offset %" PRIu64
+					" len %u: %s%s\n", job->name, f->q->name, bio->op ? "write" : "read",
+					bio->offset, bio->len, strerror(-bio->error), why);
+			}
 		}
 		if (!coe_allows(c, kind)) {
 			if (!c->error)
@@ -222,8 +267,6 @@ void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
 			c->think_until_ns = bio->done_ns + job->thinktime_us * 1000;
 			c->spin_until_ns = bio->done_ns + job->thinktime_spin_us * 1000;
 		}
-		if (bio->op == RQ_OP_WRITE && job->verify != RQ_VERIFY_NONE && f->has_data)
-			vlog_add(c, f, bio->offset, bio->len);
 		if (bio->done_ns >= c->ramp_end_ns) {
 			struct rq_dir_report *d = &c->rep.dir[bio->op];
 
@@ -304,6 +347,12 @@ void eng_clone_sample(struct clone *c, uint64_t now)
 	c->next_sample_ns = now + SAMPLE_NS;
 }
 
+/* Verification left to do: a piece held, or logged below the target. */
+static bool clone_verify_pending(struct clone *c)
+{
+	return c->vheld || rq_vlog_pending(&c->vlog, c->vtarget);
+}
+
 void eng_clone_check_done(struct clone *c, uint64_t now)
 {
 	const struct rq_job *job = c->job;
@@ -318,12 +367,14 @@ void eng_clone_check_done(struct clone *c, uint64_t now)
 	/* verification: reads of completed writes, after a backlog or at the end */
 	if (job->verify != RQ_VERIFY_NONE && (!c->error || coe_allows(c, RQ_COE_VERIFY)) &&
 	    !c->rep.interrupted) {
-		if (job->verify_backlog && c->nr_vlog - c->vtarget >= job->verify_backlog)
-			c->vtarget = c->nr_vlog;
-		if (c->issue_done && !c->inflight && job->do_verify)
-			c->vtarget = c->nr_vlog;
+		uint64_t end = rq_vlog_end(&c->vlog);
+
+		if (job->verify_backlog && end - c->vtarget >= job->verify_backlog)
+			c->vtarget = end;
+		if (c->issue_done && !c->inflight && (job->do_verify || job->verify_only))
+			c->vtarget = end;
 	}
-	if (c->issue_done && !c->inflight && c->vcur >= c->vtarget && !c->finished) {
+	if (c->issue_done && !c->inflight && !clone_verify_pending(c) && !c->finished) {
 		c->finished = true;
 		c->end_ns = now;
 		c->cpu->nr_active--;
@@ -379,6 +430,85 @@ static int choose_op(struct clone *c)
 	}
 }
 
+/*
+ * Where the clone's next I/O of @op goes and how long it is: the one place
+ * offsets and sizes are drawn, so verify_only (clone_dry_run()) draws the
+ * same sequence from the same seed as the run that wrote.
+ */
+static void clone_place(struct clone *c, int op, struct clone_file **fp, uint64_t *off, uint32_t *bsp)
+{
+	const struct rq_job *job = c->job;
+	struct clone_file *f = &c->files[c->cur_file];
+	uint32_t bs;
+
+	if (++c->cur_file == c->nr_files)
+		c->cur_file = 0;
+	bs = pick_bs(c, op);
+	if (!job->time_based && c->io_limit - c->issued < bs)
+		bs = (uint32_t)(c->io_limit - c->issued);
+	if (rq_rw_random(job->rw)) {
+		*off = random_offset(c, f, &bs);
+		f->last_end = *off + bs;
+	} else {
+		if (f->pos + bs > f->end)
+			f->pos = f->start;
+		*off = f->pos;
+		f->pos += bs + job->rw_seq_add;
+	}
+	*fp = f;
+	*bsp = bs;
+}
+
+/*
+ * A verified write must not overlap an I/O of the clone still in flight:
+ * which of two overlapping writes lands last is up to the device, and a
+ * verify read racing a write reads either.  Held back, the write is issued
+ * after the completion, so the verify log's order is the device's (fio's
+ * serialize_overlap does the same for in-flight overlaps).  O(iodepth).
+ */
+static bool clone_overlaps_inflight(const struct clone *c, const struct clone_file *f, uint64_t off,
+				    uint32_t len)
+{
+	for (unsigned int i = 0; i < c->job->iodepth; i++) {
+		const struct rq_bio *b = &c->bios[i];
+
+		if ((c->bio_flags[i] & BIO_INFLIGHT) && b->owner_priv == f &&
+		    b->offset < off + len && off < b->offset + b->len)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * verify_only=1 (fio's do_dry_run()): draw the writes a run of this job
+ * issues - same seed, same sequence - and log them without writing; reads
+ * are drawn and dropped.  What is left in the log is what that run left on
+ * the device, read back by the usual verify phase.  A bounded batch per
+ * call keeps the worker responsive.
+ */
+static void clone_dry_run(struct clone *c)
+{
+
+	for (unsigned int k = 0; k < 4096 && !c->issue_done; k++) {
+		int op = choose_op(c);
+		struct clone_file *f;
+		uint64_t off, id;
+		uint32_t bs;
+
+		if (c->pace[op].mean_gap_ns && c->pace[op].poisson)
+			(void)rq_rng_unit(&c->rng);	/* eng_pace_take() draws one gap per I/O */
+		clone_place(c, op, &f, &off, &bs);
+		if (op == RQ_OP_WRITE && f->has_data) {
+			if (!vlog_add(c, f, off, bs, false, &id))
+				return;
+			c->wseq++;
+		}
+		c->issued += bs;
+		if (c->issued >= c->io_limit)
+			c->issue_done = true;
+	}
+}
+
 /* Build and submit bios until the clone's depth is full (at most a depth's worth). */
 unsigned int eng_clone_fill(struct clone *c)
 {
@@ -388,22 +518,40 @@ unsigned int eng_clone_fill(struct clone *c)
 
 	if (c->waiting && !clone_try_start(c, cpu->now))
 		return 0;
+	if (job->verify_only && !c->issue_done)
+		clone_dry_run(c);
 	eng_clone_check_done(c, cpu->now);
 	while (c->free_bios && n < job->iodepth) {
 		struct rq_bio *bio = c->free_bios;
 		struct clone_file *f;
-		bool vread = c->vcur < c->vtarget;
+		bool vread = false;
 		uint64_t due = 0;
 		int op, ret;
 		uint32_t bs;
 
-		if (vread) {
-			const struct vlog *v = &c->vlog[c->vcur];
+		if (!c->vheld) {
+			int v = rq_vlog_next(&c->vlog, c->vtarget, &c->vpiece);
 
-			f = &c->files[v->file];
+			if (v == -EBUSY)
+				break;		/* the next piece's write is in flight */
+			c->vheld = v > 0;
+		}
+		if (c->vheld) {
+			vread = true;
+			f = &c->files[c->vpiece.file];
 			op = RQ_OP_READ;
-			bs = v->len;
-			bio->offset = v->offset;
+			bs = c->vpiece.len;
+			bio->offset = c->vpiece.offset;
+			c->bio_tag[bio - c->bios] = c->vpiece.seq;
+		} else if (c->held) {
+			/* a write held back by an overlap: the same one, once it is clear */
+			op = c->held_op;
+			f = c->held_f;
+			bs = c->held_bs;
+			bio->offset = c->held_off;
+			if (clone_overlaps_inflight(c, f, bio->offset, bs))
+				break;
+			c->held = false;
 		} else {
 			if (c->issue_done)
 				break;
@@ -419,20 +567,15 @@ unsigned int eng_clone_fill(struct clone *c)
 				break;
 			}
 			c->pending_op = -1;
-			f = &c->files[c->cur_file];
-			if (++c->cur_file == c->nr_files)
-				c->cur_file = 0;
-			bs = pick_bs(c, op);
-			if (!job->time_based && c->io_limit - c->issued < bs)
-				bs = (uint32_t)(c->io_limit - c->issued);
-			if (rq_rw_random(job->rw)) {
-				bio->offset = random_offset(c, f, bs);
-				f->last_end = bio->offset + bs;
-			} else {
-				if (f->pos + bs > f->end)
-					f->pos = f->start;
-				bio->offset = f->pos;
-				f->pos += bs + job->rw_seq_add;
+			clone_place(c, op, &f, &bio->offset, &bs);
+			if (op == RQ_OP_WRITE && job->verify != RQ_VERIFY_NONE && f->has_data &&
+			    clone_overlaps_inflight(c, f, bio->offset, bs)) {
+				c->held = true;
+				c->held_op = op;
+				c->held_f = f;
+				c->held_off = bio->offset;
+				c->held_bs = bs;
+				break;
 			}
 		}
 		c->free_bios = bio->next;
@@ -444,10 +587,16 @@ unsigned int eng_clone_fill(struct clone *c)
 		bio->next = NULL;
 		c->bio_flags[bio - c->bios] = (vread ? BIO_VERIFY : 0) | BIO_INFLIGHT;
 		if (op == RQ_OP_WRITE && f->has_data) {
-			if (job->verify != RQ_VERIFY_NONE)
+			if (job->verify != RQ_VERIFY_NONE) {
 				rq_verify_fill(job, bio->buf, bio->offset, bs, c->seed ^ c->wseq, c->wseq);
-			else
+				if (!vlog_add(c, f, bio->offset, bs, true, &c->bio_tag[bio - c->bios])) {
+					bio->next = NULL;
+					c->bio_flags[bio - c->bios] = 0;
+					break;
+				}
+			} else {
 				stamp(bio->buf, bio->offset, bs);
+			}
 			c->wseq++;
 		}
 		bio->start_ns = cpu->now;
@@ -455,7 +604,7 @@ unsigned int eng_clone_fill(struct clone *c)
 		c->inflight++;
 		c->rep.depth_hist[depth_bucket(c->inflight)]++;
 		if (vread)
-			c->vcur++;
+			c->vheld = false;
 		else
 			c->issued += bs;
 		cpu->submitted++;
@@ -474,10 +623,13 @@ unsigned int eng_clone_fill(struct clone *c)
 		if (ret) {
 			/* not accepted: the bio is ours again */
 			c->inflight--;
-			if (vread)
-				c->vcur--;
-			else
+			if (vread) {
+				c->vheld = true;	/* the same piece next time */
+			} else {
 				c->issued -= bs;
+				if (op == RQ_OP_WRITE && job->verify != RQ_VERIFY_NONE && f->has_data)
+					rq_vlog_done(&c->vlog, c->bio_tag[bio - c->bios], false);
+			}
 			cpu->submitted--;
 			bio->next = c->free_bios;
 			c->free_bios = bio;

@@ -30,6 +30,79 @@ void rq_verify_fill(const struct rq_job *job, void *buf, uint64_t offset, uint32
 /* 0 if the block read at @offset is the one written there; else -EILSEQ and @msg. */
 int rq_verify_check(const struct rq_job *job, const void *buf, uint64_t offset, uint32_t len,
 		    char *msg, size_t msglen);
+/*
+ * The same, and the header must carry write number @seq: a block that is
+ * whole but older than the last write logged there (a lost write) fails.
+ */
+int rq_verify_check_seq(const struct rq_job *job, const void *buf, uint64_t offset, uint32_t len,
+			uint64_t seq, char *msg, size_t msglen);
+
+/*
+ * The verify log (vlog.c): writes to read back, in log order, a piece
+ * overlapped by a later write dropped as fio drops it.  Ids are stable
+ * across the log's compaction.
+ */
+#define RQ_VPIECE_INFLIGHT 0x1		/* the write has not completed */
+#define RQ_VPIECE_DROPPED 0x2		/* overwritten later, or the write failed */
+
+struct rq_vpiece {
+	uint64_t offset;
+	uint64_t seq;			/* the write's number in the clone: its header's seq */
+	uint32_t len;
+	uint32_t file;			/* index in the clone's files */
+	uint32_t flags;			/* RQ_VPIECE_* */
+	uint32_t prio;			/* treap */
+	int64_t left, right;		/* treap links: array indices, -1 = none */
+};
+
+struct rq_vlog {
+	struct rq_vpiece *p;
+	uint64_t nr, cap;		/* pieces in p[] */
+	uint64_t head;			/* p[head] is the next to read back */
+	uint64_t base;			/* id of p[0] */
+	int64_t root;
+	uint64_t rng;
+	uint64_t dropped;		/* pieces overwritten before they were read back */
+};
+
+void rq_vlog_init(struct rq_vlog *v);
+void rq_vlog_free(struct rq_vlog *v);
+/* Log a write (dropping the pieces it overlaps); *@id names it. 0 or -ENOMEM. */
+int rq_vlog_add(struct rq_vlog *v, uint32_t file, uint64_t offset, uint32_t len, uint64_t seq,
+		bool inflight, uint64_t *id);
+/* The write @id completed; @ok false: it failed and is not read back. */
+void rq_vlog_done(struct rq_vlog *v, uint64_t id, bool ok);
+/* Id the next rq_vlog_add() returns: "everything logged so far" as a limit. */
+static inline uint64_t rq_vlog_end(const struct rq_vlog *v)
+{
+	return v->base + v->nr;
+}
+/* Ids below this were read back or dropped. */
+static inline uint64_t rq_vlog_head(const struct rq_vlog *v)
+{
+	return v->base + v->head;
+}
+/*
+ * The next piece with id < @limit to read back, taken off the log: 1 and
+ * *@out, 0 when none is left, -EBUSY when the next one's write is still in
+ * flight (the caller retries after a completion).
+ */
+int rq_vlog_next(struct rq_vlog *v, uint64_t limit, struct rq_vpiece *out);
+/* Is a piece with id < @limit left to read back (in flight or not)? */
+bool rq_vlog_pending(struct rq_vlog *v, uint64_t limit);
+
+/* The random map (randmap.c): blocks of a region one random pass has touched. */
+struct rq_randmap {
+	uint64_t *bits;
+	uint64_t nblocks, nr_set;
+};
+
+int rq_randmap_init(struct rq_randmap *m, uint64_t nblocks);
+void rq_randmap_free(struct rq_randmap *m);
+void rq_randmap_clear(struct rq_randmap *m);
+bool rq_randmap_busy(const struct rq_randmap *m, uint64_t b);
+/* Mark up to @n free blocks from @b on, stopping at a busy one; returns how many. */
+uint64_t rq_randmap_take(struct rq_randmap *m, uint64_t b, uint64_t n);
 
 /*
  * Non-uniform block choice (random_distribution): zipf, pareto, normal.
@@ -85,6 +158,7 @@ struct clone_file {
 	int bits;
 	bool has_data;
 	struct rq_dist dist;		/* random_distribution other than random */
+	struct rq_randmap map;		/* mixed block sizes: blocks this pass touched (bits NULL: none) */
 };
 
 /* fio's 500 ms bandwidth/IOPS samples, kept with Welford's method */
@@ -113,13 +187,6 @@ bool eng_pace_take(struct pace *p, uint64_t now, uint64_t *rng, uint64_t *due);
 /* Account one completed paced I/O in @d: lat_intended, late_ios, max_lag_ns. */
 void eng_pace_account(struct rq_dir_report *d, uint64_t mean_gap_ns, uint64_t due, uint64_t start,
 		      uint64_t done);
-
-/* A completed verified write, to be read back. */
-struct vlog {
-	uint64_t offset;
-	uint32_t len;
-	uint32_t file;			/* index in the clone's files */
-};
 
 #define BIO_VERIFY 0x1			/* a read issued by verification */
 
@@ -166,9 +233,18 @@ struct clone {
 	uint64_t next_sample_ns, last_sample_ns;
 	uint64_t last_bytes[2], last_ios[2];
 	struct sampler bw[2], iops[2];
-	/* verify */
-	struct vlog *vlog;
-	uint64_t nr_vlog, vlog_cap, vcur, vtarget, wseq;
+	/* verify (see vlog.c) */
+	struct rq_vlog vlog;
+	uint64_t vtarget, wseq;		/* read back the log up to id vtarget; writes numbered */
+	uint64_t *bio_tag;		/* by bio index: a write's log id, a verify read's expected seq */
+	bool vheld;			/* vpiece was taken off the log but not issued */
+	struct rq_vpiece vpiece;
+	/* a write held back: it overlaps an I/O in flight (verify, see clone_hold_overlap()) */
+	bool held;
+	int held_op;
+	struct clone_file *held_f;
+	uint64_t held_off;
+	uint32_t held_bs;
 	struct rq_job_report rep;
 	/* --timeline */
 	struct tl_rec *tl;

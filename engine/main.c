@@ -144,6 +144,7 @@ static volatile sig_atomic_t nr_signals;
 
 static void on_signal(int sig)
 {
+	rq_devs_interrupt();	/* a layout in progress stops and removes what it made */
 	rq_engine_stop(sig);
 	if (++nr_signals == 2) {
 		/* the second ends the drain; a third ends the process, whatever it is doing */
@@ -369,12 +370,15 @@ static int cmd_run(int argc, char **argv)
 		rq_jobs_free(&jobs);
 		return ret;
 	}
+	/* before setup: SIGINT during a file's layout removes what it created */
+	install_signals();
 	ret = rq_engine_setup(&e, &eo, &jobs, stderr);
 	if (ret) {
 		rq_jobs_free(&jobs);
+		if (ret == -EINTR && rq_engine_stopped())
+			return 128 + rq_engine_stopped();
 		return EXIT_BAD_INPUT;	/* bad input or a limit the jobs exceed: one line said why */
 	}
-	install_signals();
 	ret = rq_engine_run(e, stderr);
 	if (ret < 0 && ret != -EPROTO) {
 		rq_engine_free(e);

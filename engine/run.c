@@ -454,12 +454,15 @@ void rq_engine_free(struct rq_engine *e)
 	if (e->mode_setup && e->mode->teardown)
 		e->mode->teardown();
 	for (unsigned int i = 0; i < e->nr_clones; i++) {
-		free(e->clones[i].files);
 		free(e->clones[i].bios);
 		free(e->clones[i].bufs);
 		free(e->clones[i].bio_flags);
-		free(e->clones[i].vlog);
 		free(e->clones[i].tl);
+		free(e->clones[i].bio_tag);
+		rq_vlog_free(&e->clones[i].vlog);
+		for (unsigned int k = 0; e->clones[i].files && k < e->clones[i].nr_files; k++)
+			rq_randmap_free(&e->clones[i].files[k].map);
+		free(e->clones[i].files);
 	}
 	free(e->clones);
 	free(e->devs);

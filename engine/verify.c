@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine/engine_internal.h"
@@ -262,6 +263,12 @@ static void hex(char *out, const uint8_t *d, int n)
 int rq_verify_check(const struct rq_job *job, const void *buf, uint64_t offset, uint32_t len,
 		    char *msg, size_t msglen)
 {
+	return rq_verify_check_seq(job, buf, offset, len, UINT64_MAX, msg, msglen);
+}
+
+int rq_verify_check_seq(const struct rq_job *job, const void *buf, uint64_t offset, uint32_t len,
+			uint64_t seq, char *msg, size_t msglen)
+{
 	const unsigned char *p = buf;
 	uint8_t d[16];
 	struct vhdr h;
@@ -300,14 +307,33 @@ int rq_verify_check(const struct rq_job *job, const void *buf, uint64_t offset, 
 		return -EILSEQ;
 	}
 	digest(job->verify, p + RQ_VHDR_LEN, len - RQ_VHDR_LEN, d);
+	if (!memcmp(d, h.digest, 16) && seq != UINT64_MAX && h.seq != seq) {
+		snprintf(msg, msglen, "offset %" PRIu64 ": stale block: whole, but from write #%" PRIu64
+			 ", expected write #%" PRIu64 " (a lost write)", offset, h.seq, seq);
+		return -EILSEQ;
+	}
 	if (memcmp(d, h.digest, 16)) {
-		char want[33], found[33];
+		char want[33], found[33], where[96] = "";
 		int n = job->verify == RQ_VERIFY_MD5 ? 16 : 4;
+		unsigned char *exp = malloc(len);
 
+		/* the header is whole, so its seed regenerates the data: name the first bad byte */
+		if (exp) {
+			fill_data(job, exp, len - RQ_VHDR_LEN, h.seed);
+			for (uint32_t i = 0; i < len - RQ_VHDR_LEN; i++) {
+				if (exp[i] != p[RQ_VHDR_LEN + i]) {
+					snprintf(where, sizeof(where), "; first bad byte at offset %" PRIu64
+						 " (expected 0x%02x, found 0x%02x)", offset + RQ_VHDR_LEN + i,
+						 exp[i], p[RQ_VHDR_LEN + i]);
+					break;
+				}
+			}
+			free(exp);
+		}
 		hex(want, h.digest, n);
 		hex(found, d, n);
-		snprintf(msg, msglen, "offset %" PRIu64 ": %s mismatch: expected %s, found %s", offset,
-			 job->verify == RQ_VERIFY_MD5 ? "md5" : "crc32c", want, found);
+		snprintf(msg, msglen, "offset %" PRIu64 ": %s mismatch: expected %s, found %s%s", offset,
+			 job->verify == RQ_VERIFY_MD5 ? "md5" : "crc32c", want, found, where);
 		return -EILSEQ;
 	}
 	return 0;

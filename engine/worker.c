@@ -389,7 +389,9 @@ static void cpu_stop_clones(struct rq_cpu *cpu)
 			continue;
 		c->rep.interrupted = true;
 		c->issue_done = true;
-		c->vtarget = c->vcur;
+		c->vtarget = rq_vlog_head(&c->vlog);	/* nothing more to read back */
+		c->vheld = false;
+		c->held = false;
 		if (c->waiting) {
 			/* never started: it ends now, with nothing done */
 			c->waiting = false;

@@ -147,6 +147,7 @@ struct rq_job {
 	unsigned int verify_pattern_len;	/* 0 = none */
 	bool do_verify;			/* default true: write jobs read back */
 	unsigned int verify_backlog;	/* verify after this many writes, 0 = at end */
+	bool verify_only;		/* write nothing: replay the writes' sequence and read back */
 	int continue_on_error;		/* enum rq_coe bits */
 
 	/* ---- io_uring engine options (fio's names) ---- */

@@ -426,6 +426,11 @@ const struct opt jf_opts[] = {
 		.help = "Read back and check after writing when verify is set (default: 1)",
 	},
 	{
+		.name = "verify_only", .type = OPT_BOOL, FIELD(verify_only), .def = "0",
+		.help = "Write nothing: replay the job's offsets and sizes from its seed and "
+			"check what an earlier run of it wrote (default: 0)",
+	},
+	{
 		.name = "verify_backlog", .type = OPT_INT, FIELD(verify_backlog),
 		.min = 0, .max = UINT32_MAX, .def = "0",
 		.help = "Check after this many blocks are written; 0 is at the end "
@@ -539,7 +544,7 @@ const struct opt jf_opts[] = {
 	ONLY("trim_percentage", "0", "rqlock issues no trims"),
 	ONLY("trim_verify_zero", "1", "rqlock issues no trims"),
 	ONLY("verify_async", "0", W_VERIFY), ONLY("verify_fatal", "0", W_VERIFY),
-	ONLY("verify_only", "0", W_VERIFY), ONLY("verify_state_load", "0", W_VERIFY),
+	ONLY("verify_state_load", "0", W_VERIFY),
 	ONLY("experimental_verify", "0", W_VERIFY),
 	ONLY("read_iolog_chunked", "0", W_IOLOG), ONLY("replay_no_stall", "0", W_IOLOG),
 	ONLY("replay_scale", "1", W_IOLOG), ONLY("replay_time_scale", "100", W_IOLOG),

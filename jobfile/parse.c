@@ -587,6 +587,18 @@ static int job_fixup(struct pctx *p, struct sect *s)
 	}
 	if (j->random_distribution != RQ_RAND_UNIFORM)
 		j->norandommap = true;
+	if (j->verify_only) {
+		/* fio: "does not support workloads with the time_based option set" */
+		if (j->time_based)
+			return jf_perr(p, "job '%s': verify_only=1 with time_based: a timed run's writes "
+				    "cannot be replayed (fio refuses it too)", j->name);
+		if (j->verify == RQ_VERIFY_NONE)
+			return jf_perr(p, "job '%s': verify_only=1 needs verify= (the type the data was "
+				    "written with)", j->name);
+		if (!j->randrepeat)
+			return jf_perr(p, "job '%s': verify_only=1 with randrepeat=0: a clock-seeded "
+				    "run's writes cannot be replayed", j->name);
+	}
 	min_bs = j->bs_min[0] < j->bs_min[1] ? j->bs_min[0] : j->bs_min[1];
 	if (j->size && j->size < min_bs)
 		return jf_perr(p, "job '%s': size=%llu is below the smallest block size %u (fio refuses it)",

@@ -1,0 +1,225 @@
+// SPDX-License-Identifier: MIT
+/*
+ * vlog.c - the verify log: the writes a clone will read back, with overlap
+ * handled as fio's verify log handles it.
+ *
+ * A write is logged when it is issued (as fio's log_io_piece() is called
+ * before the I/O is queued), marked in flight until it completes.  If it
+ * overlaps a piece logged earlier and not yet read back, that piece is
+ * dropped: the device no longer holds it whole, and its header and digest
+ * cover the whole block, so no part of it can be checked (fio's
+ * log_io_piece() erases an overlapped io_piece from its rb-tree the same
+ * way).  The engine never issues a write that overlaps a write or a
+ * verify read still in flight, so "logged later" is "landed later" and the
+ * pieces left are exactly what the device holds.
+ *
+ * Pieces live in an array in log order, read back from its head; the ones
+ * not yet read back are also in a treap keyed by (file, offset) to find
+ * what a new write overlaps in O(log n).  Pieces in the treap never overlap
+ * each other, so the pieces a write [off, end) overlaps are found by taking
+ * the last piece starting before @end while it still ends after @off.
+ * Cost: 48 bytes a piece; the array is compacted once half of it has been
+ * read back, so memory follows the backlog, not the run's length.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/engine_internal.h"
+
+#define NIL (-1)
+
+static struct rq_vpiece *P(struct rq_vlog *v, int64_t i)
+{
+	return &v->p[i];
+}
+
+/* (file, offset) order */
+static bool before(const struct rq_vpiece *a, uint32_t file, uint64_t off)
+{
+	return a->file < file || (a->file == file && a->offset < off);
+}
+
+/* Split @t into pieces before (file, off) and the rest. */
+static void split(struct rq_vlog *v, int64_t t, uint32_t file, uint64_t off, int64_t *l, int64_t *r)
+{
+	if (t == NIL) {
+		*l = *r = NIL;
+		return;
+	}
+	if (before(P(v, t), file, off)) {
+		split(v, P(v, t)->right, file, off, &P(v, t)->right, r);
+		*l = t;
+	} else {
+		split(v, P(v, t)->left, file, off, l, &P(v, t)->left);
+		*r = t;
+	}
+}
+
+static int64_t merge(struct rq_vlog *v, int64_t a, int64_t b)
+{
+	if (a == NIL)
+		return b;
+	if (b == NIL)
+		return a;
+	if (P(v, a)->prio > P(v, b)->prio) {
+		P(v, a)->right = merge(v, P(v, a)->right, b);
+		return a;
+	}
+	P(v, b)->left = merge(v, a, P(v, b)->left);
+	return b;
+}
+
+static void tree_insert(struct rq_vlog *v, int64_t i)
+{
+	int64_t l, r;
+
+	v->rng ^= v->rng << 13;
+	v->rng ^= v->rng >> 7;
+	v->rng ^= v->rng << 17;
+	P(v, i)->prio = (uint32_t)v->rng;
+	P(v, i)->left = P(v, i)->right = NIL;
+	split(v, v->root, P(v, i)->file, P(v, i)->offset, &l, &r);
+	v->root = merge(v, merge(v, l, i), r);
+}
+
+/* Remove the piece keyed like @i (keys are unique: pieces do not overlap). */
+static void tree_remove(struct rq_vlog *v, int64_t i)
+{
+	int64_t *link = &v->root;
+
+	while (*link != NIL && *link != i)
+		link = before(P(v, i), P(v, *link)->file, P(v, *link)->offset) ?
+		       &P(v, *link)->left : &P(v, *link)->right;
+	if (*link == i)
+		*link = merge(v, P(v, i)->left, P(v, i)->right);
+}
+
+/* The last piece in the treap that starts before (file, off), or NIL. */
+static int64_t floor_before(struct rq_vlog *v, uint32_t file, uint64_t off)
+{
+	int64_t t = v->root, best = NIL;
+
+	while (t != NIL) {
+		if (before(P(v, t), file, off)) {
+			best = t;
+			t = P(v, t)->right;
+		} else {
+			t = P(v, t)->left;
+		}
+	}
+	return best;
+}
+
+void rq_vlog_init(struct rq_vlog *v)
+{
+	memset(v, 0, sizeof(*v));
+	v->root = NIL;
+	v->rng = 0x2545f4914f6cdd1dULL;
+}
+
+void rq_vlog_free(struct rq_vlog *v)
+{
+	free(v->p);
+	rq_vlog_init(v);
+}
+
+/* Move the pieces not yet read back to the front; ids stay valid (base). */
+static void compact(struct rq_vlog *v)
+{
+	uint64_t k = v->head;
+
+	if (!k)
+		return;
+	memmove(v->p, v->p + k, (size_t)(v->nr - k) * sizeof(*v->p));
+	v->nr -= k;
+	v->head = 0;
+	v->base += k;
+	for (uint64_t i = 0; i < v->nr; i++) {
+		if (v->p[i].left != NIL)
+			v->p[i].left -= (int64_t)k;
+		if (v->p[i].right != NIL)
+			v->p[i].right -= (int64_t)k;
+	}
+	if (v->root != NIL)
+		v->root -= (int64_t)k;
+}
+
+int rq_vlog_add(struct rq_vlog *v, uint32_t file, uint64_t offset, uint32_t len, uint64_t seq,
+		bool inflight, uint64_t *id)
+{
+	int64_t i;
+
+	/* drop what this write overwrites (not yet read back: in the treap) */
+	for (;;) {
+		int64_t t = floor_before(v, file, offset + len);
+
+		if (t == NIL || P(v, t)->file != file || P(v, t)->offset + P(v, t)->len <= offset)
+			break;
+		tree_remove(v, t);
+		P(v, t)->flags |= RQ_VPIECE_DROPPED;
+		v->dropped++;
+	}
+	if (v->head >= 1024 && v->head * 2 >= v->nr)
+		compact(v);
+	if (v->nr == v->cap) {
+		uint64_t cap = v->cap ? v->cap * 2 : 1024;
+		struct rq_vpiece *p = realloc(v->p, (size_t)cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		v->p = p;
+		v->cap = cap;
+	}
+	i = (int64_t)v->nr++;
+	memset(P(v, i), 0, sizeof(*P(v, i)));
+	P(v, i)->offset = offset;
+	P(v, i)->len = len;
+	P(v, i)->file = file;
+	P(v, i)->seq = seq;
+	P(v, i)->flags = inflight ? RQ_VPIECE_INFLIGHT : 0;
+	tree_insert(v, i);
+	*id = v->base + (uint64_t)i;
+	return 0;
+}
+
+void rq_vlog_done(struct rq_vlog *v, uint64_t id, bool ok)
+{
+	struct rq_vpiece *p;
+
+	if (id < v->base + v->head || id >= v->base + v->nr)
+		return;		/* already read back or dropped and compacted away */
+	p = P(v, (int64_t)(id - v->base));
+	p->flags &= ~RQ_VPIECE_INFLIGHT;
+	if (!ok && !(p->flags & RQ_VPIECE_DROPPED)) {
+		/* a failed write proves nothing about the device: not read back (fio drops it too) */
+		tree_remove(v, (int64_t)(id - v->base));
+		p->flags |= RQ_VPIECE_DROPPED;
+	}
+}
+
+int rq_vlog_next(struct rq_vlog *v, uint64_t limit, struct rq_vpiece *out)
+{
+	while (v->base + v->head < limit && v->head < v->nr) {
+		struct rq_vpiece *p = P(v, (int64_t)v->head);
+
+		if (p->flags & RQ_VPIECE_DROPPED) {
+			v->head++;
+			continue;
+		}
+		if (p->flags & RQ_VPIECE_INFLIGHT)
+			return -EBUSY;
+		tree_remove(v, (int64_t)v->head);
+		*out = *p;
+		v->head++;
+		return 1;
+	}
+	return 0;
+}
+
+bool rq_vlog_pending(struct rq_vlog *v, uint64_t limit)
+{
+	while (v->head < v->nr && (v->p[v->head].flags & RQ_VPIECE_DROPPED))
+		v->head++;
+	return v->base + v->head < limit && v->head < v->nr;
+}
