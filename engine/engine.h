@@ -69,6 +69,12 @@ int rq_engine_run(struct rq_engine *e, FILE *err);
 void rq_engine_stop(int sig);
 /* The signal rq_engine_stop() was given, 0 if none. */
 int rq_engine_stopped(void);
+/*
+ * Forget every rq_engine_stop() and the grace it started, so that the next
+ * rq_engine_run() runs: for a process that runs job after job (rqlock
+ * server), between runs only, never while one is running.
+ */
+void rq_engine_stop_reset(void);
 
 /* "tsc" or "clock_gettime": the clock latencies were measured with. */
 const char *rq_engine_clock(void);

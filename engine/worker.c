@@ -59,6 +59,14 @@ void rq_engine_stop(int sig)
 	atomic_fetch_add(&g_stop_count, 1);
 }
 
+void rq_engine_stop_reset(void)
+{
+	atomic_store(&g_stop_sig, 0);
+	atomic_store(&g_stop_count, 0);
+	atomic_store(&g_grace_end_ns, 0);
+	atomic_store(&g_abandoned, false);
+}
+
 int rq_engine_stopped(void)
 {
 	return atomic_load_explicit(&g_stop_sig, memory_order_relaxed);

@@ -774,7 +774,7 @@ static void on_run(struct conn *c)
 		rq_engine_free(r.e);
 		free(err_buf);
 		if (!g_quit)
-			rq_engine_stop(0);	/* the stop was for that run only: the next one runs */
+			rq_engine_stop_reset();	/* the stop was for that run only: the next one runs */
 		return;
 	}
 	forward_text(c, r.ret ? FIO_LOG_ERR : FIO_LOG_INFO, err_buf, err_len, r.ret != 0);
@@ -812,7 +812,7 @@ static void on_run(struct conn *c)
 		}
 		rq_engine_free(r.e);
 		if (rq_engine_stopped() && !g_quit)
-			rq_engine_stop(0);
+			rq_engine_stop_reset();
 		c->dead = true;
 	}
 }
