@@ -22,7 +22,7 @@ struct rq_engine_opts {
 	bool allow_mounted_write;
 	bool pin;			/* pin workers to CPUs where allowed */
 	unsigned int hw_queues;		/* mq: hardware queues per device, 0 = default */
-	unsigned int cluster_size;	/* cluster: workers per partition, 0 = 1 */
+	unsigned int cluster_size;	/* cluster: workers per partition, 0 = one per LLC domain */
 	bool lockstat;			/* lock statistics (default on) */
 	bool lockdep;			/* lock-order validation */
 	uint64_t stall_timeout_ns;	/* a request in flight this long ends the run, 0 = default */

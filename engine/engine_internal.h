@@ -17,6 +17,7 @@
 #include "devices/device.h"
 #include "engine/engine.h"
 #include "jobfile/job.h"
+#include "lib/topology.h"
 #include "queues/queue.h"
 #include "results/results.h"
 
@@ -320,6 +321,12 @@ struct rq_engine {
 	struct iovec *ring_bufs;	/* the phase's clone buffers */
 	unsigned int nr_ring_bufs;
 	unsigned int nr_polled;
+	/* place.c: the machine and where each worker runs */
+	struct rq_topo topo;
+	int *worker_cpu;		/* nr_cpus: the CPU worker w is pinned to */
+	unsigned int *worker_part;	/* nr_cpus: cluster partition of worker w */
+	unsigned int nr_parts;
+	bool parts_from_llc;		/* partitions are the LLC domains (no --cluster-size) */
 };
 
 #define BIO_INFLIGHT 0x2		/* submitted, not yet accounted */
@@ -366,8 +373,17 @@ int eng_timeline_write(struct rq_engine *e, FILE *err);
 /* place.c */
 bool eng_group_needs_ring(struct rq_engine *e, unsigned int first, unsigned int last,
 			  unsigned int *flags);
-bool eng_job_allows_worker(const struct rq_job *job, unsigned int w);
+/*
+ * Read the topology (lib/topology.h), put worker w on the CPU at w mod N
+ * of its placement order, and cut the workers into cluster partitions:
+ * --cluster-size K workers in id order, else one per LLC domain that has
+ * workers.  Warns on @err when workers outnumber CPUs.  0 or -ENOMEM.
+ */
+int eng_place(struct rq_engine *e, FILE *err);
+void eng_place_free(struct rq_engine *e);
+bool eng_job_allows_worker(const struct rq_engine *e, const struct rq_job *job, unsigned int w);
 unsigned int eng_pick_worker(struct rq_engine *e, const struct clone *c, unsigned int rr);
-void eng_pin(pthread_t t, unsigned int i);
+/* Pin thread @t to worker @w's CPU (best effort). */
+void eng_pin(const struct rq_engine *e, pthread_t t, unsigned int w);
 
 #endif

@@ -49,7 +49,7 @@ static const struct cli_opt cli_opts[] = {
 	{ "hw-queues", required_argument, OPT_HW_QUEUES, "N",
 	  "mq: hardware queues per device, at most one per worker (default: the device's: one per worker for null/ram, else 1)" },
 	{ "cluster-size", required_argument, OPT_CLUSTER_SIZE, "K",
-	  "cluster: workers per partition, 1..1024 (default: 1)" },
+	  "cluster: workers per partition, 1..1024 (default: one partition per LLC domain, from sysfs: $RQLOCK_SYSFS or /sys)" },
 	{ "lockstat", required_argument, OPT_LOCKSTAT, "on|off",
 	  "lock statistics per lock class, as /proc/lock_stat (default: on)" },
 	{ "timeline", required_argument, OPT_TIMELINE, "FILE",

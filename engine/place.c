@@ -48,47 +48,84 @@ bool eng_group_needs_ring(struct rq_engine *e, unsigned int first, unsigned int 
 	return ring;
 }
 
-void eng_pin(pthread_t t, unsigned int i)
-{
-	cpu_set_t allowed, one;
-	unsigned int n = 0;
-
-	if (sched_getaffinity(0, sizeof(allowed), &allowed))
-		return;
-	int count = CPU_COUNT(&allowed);
-
-	if (count <= 0)
-		return;
-	for (int c = 0; c < CPU_SETSIZE; c++) {
-		if (!CPU_ISSET(c, &allowed))
-			continue;
-		if (n++ == i % (unsigned int)count) {
-			CPU_ZERO(&one);
-			CPU_SET(c, &one);
-			pthread_setaffinity_np(t, sizeof(one), &one);	/* best effort */
-			return;
-		}
-	}
-}
-
-/* The CPU worker @w is pinned to: the (w mod n)-th CPU the process may use. */
-static int worker_cpu(unsigned int w)
+int eng_place(struct rq_engine *e, FILE *err)
 {
 	cpu_set_t allowed;
-	unsigned int n = 0, count;
+	unsigned int n;
+	int ret = rq_topo_read(&e->topo);
 
-	if (sched_getaffinity(0, sizeof(allowed), &allowed) || CPU_COUNT(&allowed) <= 0)
-		return (int)w;
-	count = (unsigned int)CPU_COUNT(&allowed);
-	for (int c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, &allowed) && n++ == w % count)
-			return c;
-	return (int)w;
+	if (ret) {
+		/* no sysfs (a container): the CPUs we may use, nothing shared known */
+		n = !sched_getaffinity(0, sizeof(allowed), &allowed) && CPU_COUNT(&allowed) > 0 ?
+			(unsigned int)CPU_COUNT(&allowed) : 1;
+		if ((ret = rq_topo_flat(&e->topo, n)))
+			return ret;
+		if (!sched_getaffinity(0, sizeof(allowed), &allowed))
+			for (int c = 0, i = 0; c < CPU_SETSIZE && i < (int)n; c++)
+				if (CPU_ISSET(c, &allowed))
+					e->topo.cpus[i++].cpu = c;
+	}
+	n = e->topo.nr_cpus;
+	e->worker_cpu = calloc(e->nr_cpus, sizeof(*e->worker_cpu));
+	e->worker_part = calloc(e->nr_cpus, sizeof(*e->worker_part));
+	if (!e->worker_cpu || !e->worker_part)
+		return -ENOMEM;
+	if (e->nr_cpus > n && err)
+		fprintf(err, "rqlock: warning: %u workers on %u CPUs: spinning locks under oversubscription "
+			"measure the scheduler, not the lock\n", e->nr_cpus, n);
+	e->parts_from_llc = !e->o.cluster_size;
+	e->nr_parts = 0;
+	if (e->parts_from_llc) {
+		/* the LLC domains that have workers, numbered in order of their first worker */
+		unsigned int *part_of_llc = malloc(sizeof(*part_of_llc) * (e->topo.nr_llcs ? e->topo.nr_llcs : 1));
+
+		if (!part_of_llc)
+			return -ENOMEM;
+		for (unsigned int l = 0; l < e->topo.nr_llcs; l++)
+			part_of_llc[l] = UINT32_MAX;
+		for (unsigned int w = 0; w < e->nr_cpus; w++) {
+			unsigned int llc = e->topo.cpus[w % n].llc;
+
+			if (part_of_llc[llc] == UINT32_MAX)
+				part_of_llc[llc] = e->nr_parts++;
+			e->worker_part[w] = part_of_llc[llc];
+		}
+		free(part_of_llc);
+	} else {
+		unsigned int k = e->o.cluster_size < e->nr_cpus ? e->o.cluster_size : e->nr_cpus;
+
+		for (unsigned int w = 0; w < e->nr_cpus; w++)
+			e->worker_part[w] = w / k;
+		e->nr_parts = (e->nr_cpus + k - 1) / k;
+	}
+	for (unsigned int w = 0; w < e->nr_cpus; w++)
+		e->worker_cpu[w] = e->topo.cpus[w % n].cpu;
+	return 0;
 }
 
-bool eng_job_allows_worker(const struct rq_job *job, unsigned int w)
+void eng_place_free(struct rq_engine *e)
 {
-	int c = worker_cpu(w);
+	rq_topo_free(&e->topo);
+	free(e->worker_cpu);
+	free(e->worker_part);
+	e->worker_cpu = NULL;
+	e->worker_part = NULL;
+}
+
+void eng_pin(const struct rq_engine *e, pthread_t t, unsigned int w)
+{
+	cpu_set_t one;
+
+	if (!e->worker_cpu || e->worker_cpu[w] < 0 || e->worker_cpu[w] >= CPU_SETSIZE)
+		return;
+	CPU_ZERO(&one);
+	CPU_SET(e->worker_cpu[w], &one);
+	pthread_setaffinity_np(t, sizeof(one), &one);	/* best effort: a fake sysfs may name CPUs we lack */
+}
+
+bool eng_job_allows_worker(const struct rq_engine *e, const struct rq_job *job, unsigned int w)
+{
+	int c = e->worker_cpu ? e->worker_cpu[w] : (int)w;
 
 	return c >= 0 && c < RQ_CPUMASK_WORDS * 64 && (job->cpus_allowed[c / 64] >> (c % 64)) & 1;
 }
@@ -106,7 +143,7 @@ unsigned int eng_pick_worker(struct rq_engine *e, const struct clone *c, unsigne
 	if (!job->has_cpus_allowed)
 		return rr;
 	for (unsigned int w = 0; w < e->nr_cpus && n < 1024; w++)
-		if (eng_job_allows_worker(job, w))
+		if (eng_job_allows_worker(e, job, w))
 			cand[n++] = w;
 	if (!n)
 		return rr;	/* rq_engine_setup() refused this already */

@@ -101,7 +101,7 @@ static int run_group(struct rq_engine *e, unsigned int first, unsigned int last,
 			abort();
 		}
 		if (e->o.pin)
-			eng_pin(e->cpus[i].thread, i);
+			eng_pin(e, e->cpus[i].thread, i);
 		started++;
 	}
 	for (unsigned int i = 0; i < started; i++)
@@ -279,6 +279,9 @@ static void build_report(struct rq_engine *e)
 	r->clock = rq_engine_clock();
 	r->lock_type = e->o.lock_type;
 	r->workers = e->nr_cpus;
+	r->topo = &e->topo;
+	r->worker_cpu = e->worker_cpu;
+	r->cluster_from_llc = e->parts_from_llc;
 	for (unsigned int i = 0; i < e->nr_clones; i++) {
 		struct clone *c = &e->clones[i];
 		uint64_t from = c->ramp_end_ns, to = c->end_ns;
@@ -465,6 +468,7 @@ void rq_engine_free(struct rq_engine *e)
 		free(e->clones[i].files);
 	}
 	free(e->clones);
+	eng_place_free(e);
 	free(e->devs);
 	free(e->cpus);
 	free(e->ctxs);

@@ -397,7 +397,7 @@ static int check_jobs(struct rq_engine *e, FILE *err)
 			return -EINVAL;
 		}
 		for (unsigned int w = 0; job->has_cpus_allowed && w < e->nr_cpus; w++)
-			any |= eng_job_allows_worker(job, w);
+			any |= eng_job_allows_worker(e, job, w);
 		if (job->has_cpus_allowed && !any) {
 			fprintf(err, "%s:%d: job '%s': cpus_allowed names no CPU that one of the %u "
 				"workers runs on\n", job->file, job->line, job->name, e->nr_cpus);
@@ -512,6 +512,9 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 		goto fail;
 	}
 	e->nr_cpus = o->workers ? o->workers : online_cpus();
+	ret = eng_place(e, err);
+	if (ret)
+		goto fail;
 	for (unsigned int j = 0; j < jobs->nr; j++) {
 		const struct rq_job *job = &jobs->jobs[j];
 
@@ -610,6 +613,8 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 	e->mcfg.nr_cpus = e->nr_cpus;
 	e->mcfg.hw_queues = o->hw_queues;
 	e->mcfg.cluster_size = o->cluster_size;
+	e->mcfg.worker_part = e->worker_part;
+	e->mcfg.nr_parts = e->nr_parts;
 	e->mcfg.lockstat = o->lockstat;
 	e->mcfg.lockdep = o->lockdep;
 	e->mcfg.ctxs = e->ctxs;

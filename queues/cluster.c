@@ -3,7 +3,9 @@
  * cluster.c - Larry McVoy's cache-coherent clusters ("ccCluster"): the
  * machine split into small partitions that share nothing but messages.
  *
- * Workers are split into partitions of --cluster-size K (default 1):
+ * Workers are split into partitions: by default one per LLC domain that
+ * has workers (the engine reads the topology: lib/topology.h), as McVoy's
+ * "small groups of processors that share a cache"; with --cluster-size K,
  * partition p holds workers pK .. pK+K-1 (the last may be smaller).  Each
  * device is owned by one partition (the n-th device opened by partition n
  * mod P).  A bio submitted inside the owner partition runs the 2.5 path
@@ -86,13 +88,17 @@ struct cl_count {
 
 struct cl_queue {
 	unsigned int owner;		/* partition */
-	unsigned int base, size;	/* its workers: base .. base+size-1 */
+	unsigned int size;		/* its workers: cl.members[cl.start[owner] ..], size of them */
+	const unsigned int *members;
 	struct cl_count *count;		/* per source worker */
 	_Atomic uint32_t need_run;	/* a worker outside asked for a run */
 };
 
 static struct {
-	unsigned int nr_cpus, k, nr_parts;
+	unsigned int nr_cpus, k, nr_parts;	/* k: the largest partition */
+	unsigned int *part;		/* nr_cpus: the partition of each worker */
+	unsigned int *members;		/* nr_cpus: workers grouped by partition, in id order */
+	unsigned int *start, *size;	/* nr_parts: each partition's run in members[] */
 	unsigned int nr_queues;		/* queues made so far: the next owner */
 	struct cl_cpu *cpus;
 	struct rq_ctx *const *ctxs;	/* the workers' contexts, to wake one (may be NULL) */
@@ -102,7 +108,7 @@ static struct {
 
 static inline unsigned int part_of(int cpu)
 {
-	return (unsigned int)cpu / cl.k;
+	return cl.part[cpu];
 }
 
 static void cl_teardown(void)
@@ -113,6 +119,10 @@ static void cl_teardown(void)
 	}
 	free(cl.cpus);
 	free(cl.queues);
+	free(cl.part);
+	free(cl.members);
+	free(cl.start);
+	free(cl.size);
 	memset(&cl, 0, sizeof(cl));
 }
 
@@ -124,14 +134,54 @@ static int cl_setup(const struct rq_mode_config *cfg)
 		return ret;
 	cl_teardown();
 	cl.nr_cpus = cfg->nr_cpus ? cfg->nr_cpus : 1;
-	cl.k = cfg->cluster_size ? cfg->cluster_size : 1;
 	cl.ctxs = cfg->ctxs;
-	if (cl.k > cl.nr_cpus)
-		cl.k = cl.nr_cpus;
-	cl.nr_parts = (cl.nr_cpus + cl.k - 1) / cl.k;
-	cl.cpus = rq_zalloc_lines(sizeof(*cl.cpus) * cl.nr_cpus);
-	if (!cl.cpus)
+	cl.part = calloc(cl.nr_cpus, sizeof(*cl.part));
+	cl.members = calloc(cl.nr_cpus, sizeof(*cl.members));
+	if (!cl.part || !cl.members) {
+		cl_teardown();
 		return -ENOMEM;
+	}
+	if (cfg->worker_part && cfg->nr_parts) {
+		cl.nr_parts = cfg->nr_parts;
+		memcpy(cl.part, cfg->worker_part, cl.nr_cpus * sizeof(*cl.part));
+	} else {
+		unsigned int k = cfg->cluster_size ? cfg->cluster_size : 1;
+
+		k = k < cl.nr_cpus ? k : cl.nr_cpus;
+		cl.nr_parts = (cl.nr_cpus + k - 1) / k;
+		for (unsigned int i = 0; i < cl.nr_cpus; i++)
+			cl.part[i] = i / k;
+	}
+	cl.start = calloc(cl.nr_parts, sizeof(*cl.start));
+	cl.size = calloc(cl.nr_parts, sizeof(*cl.size));
+	if (!cl.start || !cl.size) {
+		cl_teardown();
+		return -ENOMEM;
+	}
+	for (unsigned int i = 0; i < cl.nr_cpus; i++) {
+		if (cl.part[i] >= cl.nr_parts) {
+			cl_teardown();
+			return -EINVAL;
+		}
+		cl.size[cl.part[i]]++;
+	}
+	for (unsigned int p = 0, at = 0; p < cl.nr_parts; p++) {
+		if (!cl.size[p]) {
+			cl_teardown();
+			return -EINVAL;	/* an empty partition could own a device nobody runs */
+		}
+		cl.start[p] = at;
+		at += cl.size[p];
+		cl.k = cl.size[p] > cl.k ? cl.size[p] : cl.k;
+		cl.size[p] = 0;	/* counted again as members[] fills */
+	}
+	for (unsigned int i = 0; i < cl.nr_cpus; i++)
+		cl.members[cl.start[cl.part[i]] + cl.size[cl.part[i]]++] = i;
+	cl.cpus = rq_zalloc_lines(sizeof(*cl.cpus) * cl.nr_cpus);
+	if (!cl.cpus) {
+		cl_teardown();
+		return -ENOMEM;
+	}
 	for (unsigned int i = 0; i < cl.nr_cpus; i++) {
 		struct cl_cpu *c = &cl.cpus[i];
 
@@ -173,8 +223,8 @@ static int cl_queue_init(struct rq_queue *q)
 	}
 	cl.queues[cl.nr_queues] = q;
 	cq->owner = cl.nr_queues++ % cl.nr_parts;
-	cq->base = cq->owner * cl.k;
-	cq->size = cl.nr_cpus - cq->base < cl.k ? cl.nr_cpus - cq->base : cl.k;
+	cq->members = &cl.members[cl.start[cq->owner]];
+	cq->size = cl.size[cq->owner];
 	if (cq->size > 1) {
 		char name[sizeof(q->own_lock.name)];
 
@@ -297,7 +347,7 @@ static int cl_submit_bio(struct rq_queue *q, struct rq_ctx *cpu, struct rq_bio *
 		cq->count[id].local++;
 		return 0;
 	}
-	dst = cq->base + (unsigned int)id % cq->size;
+	dst = cq->members[(unsigned int)id % cq->size];
 	if (!ring_push(&cl.cpus[dst], q, bio)) {
 		cq->count[id].ring_full++;
 		return -EAGAIN;
@@ -331,7 +381,7 @@ static void cl_run_queue(struct rq_queue *q, struct rq_ctx *cpu)
 
 	if (part_of(id) != cq->owner) {
 		/* not ours to touch: ask the owner partition to run it */
-		unsigned int dst = cq->base + (unsigned int)id % cq->size;
+		unsigned int dst = cq->members[(unsigned int)id % cq->size];
 
 		if (!atomic_exchange_explicit(&cq->need_run, 1, memory_order_acq_rel)) {
 			atomic_store_explicit(&cl.cpus[dst].kick, 1, memory_order_release);
@@ -452,6 +502,8 @@ static void cl_report_run(struct rq_mode_report *out)
 {
 	out->partitions = cl.nr_parts;
 	out->cluster_size = cl.k;
+	out->worker_part = cl.part;
+	out->nr_workers = cl.nr_cpus;
 	for (unsigned int i = 0; i < cl.nr_queues; i++) {
 		const struct cl_queue *cq = cl.queues[i] ? cl.queues[i]->mode_priv : NULL;
 

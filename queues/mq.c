@@ -72,11 +72,17 @@ struct tag_word {
 	_Atomic uint64_t bits;		/* 1 = taken; bits past the tag count stay 1 */
 } __attribute__((aligned(RQ_CACHELINE)));
 
+/* Tags a ctx keeps for itself when its hctx is its alone (see tag_get()). */
+#define TAG_CACHE 64
+
 struct mq_ctx {
 	_Atomic(struct rq_request *) list;	/* LIFO; the dispatcher reverses it */
 	struct rq_hw_queue *hctx;
 	unsigned int hbit;		/* this ctx's bit in hctx->ctx_map */
 	unsigned int tag_hint;		/* tag word to look in first */
+	bool own_hctx;			/* the only ctx mapped to hctx: may cache tags */
+	unsigned int nr_cached;		/* tags in cache[], taken in the bitmap, free */
+	uint32_t cache[TAG_CACHE];
 	/* written by this ctx's worker only */
 	uint64_t nr_bios, nr_alloc, nr_completed;
 	uint64_t tag_waits, sw_queued;
@@ -210,6 +216,8 @@ static int mq_queue_init(struct rq_queue *q)
 		h->ctxs[ctx->hbit] = ctx;
 		ctx->tag_hint = ctx->hbit % h->nr_words;
 	}
+	for (unsigned int c = 0; c < mq_cfg.nr_cpus; c++)
+		mq->ctx[c].own_hctx = mq->ctx[c].hctx->nr_ctxs == 1;
 	return 0;
 }
 
@@ -221,10 +229,55 @@ static void mq_queue_exit(struct rq_queue *q)
 
 /* ---- tags -------------------------------------------------------------- */
 
+/*
+ * sbitmap, as lib/sbitmap.c lays it out: one word per cache line, a
+ * per-ctx hint of the word to look in first.  On top, the batching of
+ * Linux 5.16's plug cache (blk_mq_get_tags() taking several bits with one
+ * RMW) and of blk_mq_end_request_batch() (blk_mq_put_tags() freeing a
+ * batch): a ctx whose hctx is its alone takes every free bit of a word
+ * with one fetch_or and keeps the tags in its cache; the requests it
+ * completes put their tags back in that cache, not the bitmap.  So in the
+ * steady state a request costs no atomic for its tag at all.  Only the
+ * owner allocates from its hctx, so cached tags starve nobody; a tag
+ * freed by another worker goes back to the bitmap, where the owner finds
+ * it once its cache is empty.  The bitmap then counts cached tags as
+ * taken; mq_check_idle() counts them as free.
+ */
+static int tag_get_batch(struct rq_hw_queue *h, struct mq_ctx *ctx)
+{
+	unsigned int w = ctx->tag_hint;
+
+	for (unsigned int i = 0; i < h->nr_words; i++) {
+		struct tag_word *tw = &h->tags[w];
+		uint64_t v = atomic_load_explicit(&tw->bits, memory_order_relaxed);
+
+		if (~v) {
+			uint64_t got = ~atomic_fetch_or_explicit(&tw->bits, ~v, memory_order_acquire) & ~v;
+
+			if (got) {
+				ctx->tag_hint = w;
+				/* highest first into the stack, so the lowest tag goes out first */
+				while (got) {
+					unsigned int b = 63 - (unsigned int)__builtin_clzll(got);
+
+					ctx->cache[ctx->nr_cached++] = w * 64 + b;
+					got &= ~(1ULL << b);
+				}
+				return (int)ctx->cache[--ctx->nr_cached];
+			}
+		}
+		if (++w == h->nr_words)
+			w = 0;
+	}
+	return -1;
+}
+
 static int tag_get(struct rq_hw_queue *h, struct mq_ctx *ctx)
 {
 	unsigned int w = ctx->tag_hint;
 
+	if (ctx->own_hctx)
+		return ctx->nr_cached ? (int)ctx->cache[--ctx->nr_cached] : tag_get_batch(h, ctx);
 	for (unsigned int i = 0; i < h->nr_words; i++) {
 		struct tag_word *tw = &h->tags[w];
 		uint64_t v = atomic_load_explicit(&tw->bits, memory_order_relaxed);
@@ -244,8 +297,13 @@ static int tag_get(struct rq_hw_queue *h, struct mq_ctx *ctx)
 	return -1;
 }
 
-static void tag_put(struct rq_hw_queue *h, uint32_t tag)
+/* Free @tag of @h, on worker @ctx's thread. */
+static void tag_put(struct rq_hw_queue *h, struct mq_ctx *ctx, uint32_t tag)
 {
+	if (ctx->hctx == h && ctx->own_hctx && ctx->nr_cached < TAG_CACHE) {
+		ctx->cache[ctx->nr_cached++] = tag;
+		return;
+	}
 	atomic_fetch_and_explicit(&h->tags[tag / 64].bits, ~(1ULL << (tag % 64)), memory_order_release);
 }
 
@@ -265,7 +323,7 @@ static struct rq_bio *mq_complete(struct mq_queue *mq, struct rq_request *rq, in
 	rq->state = RQ_STATE_FREE;
 	rq->bio = rq->biotail = NULL;
 	mq->ctx[id].nr_completed++;
-	tag_put(rq->hctx, rq->tag);
+	tag_put(rq->hctx, &mq->ctx[id], rq->tag);
 	return bios;
 }
 
@@ -514,6 +572,8 @@ static int mq_check_idle(struct rq_queue *q, char *msg, size_t len)
 			held += (uint64_t)__builtin_popcountll(atomic_load(&h->tags[w].bits) & ~spare);
 		}
 	}
+	for (unsigned int c = 0; c < mq_cfg.nr_cpus; c++)
+		held -= mq->ctx[c].nr_cached;	/* taken in the bitmap, free in a cache */
 	if (held) {
 		snprintf(msg, len, "queue %s: %" PRIu64 " tags still held after the run", q->name, held);
 		return -EPROTO;

@@ -180,7 +180,15 @@ struct rq_mode_config {
 	unsigned int nr_cpus;		/* workers; cpu ids are 0..nr_cpus-1 */
 	enum rq_lock_type lock_type;
 	unsigned int hw_queues;		/* mq: hardware queues per device, 0 = mode default */
-	unsigned int cluster_size;	/* cluster: workers per partition, 0 = 1 */
+	unsigned int cluster_size;	/* cluster: workers per partition, 0 = see worker_part */
+	/*
+	 * cluster: the partition of each worker (nr_cpus entries, 0 ..
+	 * nr_parts-1, every partition non-empty), as the engine cut them
+	 * from the topology (an LLC domain each); NULL: cluster_size
+	 * workers in id order.
+	 */
+	const unsigned int *worker_part;
+	unsigned int nr_parts;
 	bool lockstat;
 	bool lockdep;
 	unsigned int lockstat_sample;	/* hold time on 1 in N acquisitions, 0 = 64 */

@@ -18,6 +18,10 @@
  *   "lockdep":  { enabled, classes, edges, cycles, edge_list: [...], cycle }
  *   "mode":     { partitions, cluster_size, forwarded, local, hw_queues,
  *                 queues: [ the mode's per-queue facts ] }
+ *   "topology": { sysfs, cache_index, cpus, llcs, packages, nodes,
+ *                 cpu_list: [ { cpu, package, node, llc } ] (placement order) }
+ *   "cluster":  { source: "llc" | "cluster-size", partitions: [ { partition,
+ *                 workers: [...], cpus: [...], devices: [...] } ] }
  * A histogram is an object { "<bucket lower bound, ns>": count } of its
  * non-empty buckets, in order (fio's json+ "bins" style).
  */
@@ -51,6 +55,64 @@ static void json_time(struct rq_json *j, const char *key, const struct rq_lockst
 static bool is_mode(const struct rq_run_report *r, const char *name)
 {
 	return r->lock_mode && !strcmp(r->lock_mode, name);
+}
+
+static void json_topology(struct rq_json *j, const struct rq_run_report *r)
+{
+	const struct rq_topo *t = r->topo;
+
+	if (!t || !t->cpus)
+		return;
+	rq_json_obj_open(j, "topology");
+	rq_json_str(j, "sysfs", t->root);
+	rq_json_i64(j, "cache_index", t->cache_index);
+	rq_json_u64(j, "cpus", t->nr_cpus);
+	rq_json_u64(j, "llcs", t->nr_llcs);
+	rq_json_u64(j, "packages", t->nr_packages);
+	rq_json_u64(j, "nodes", t->nr_nodes);
+	rq_json_arr_open(j, "cpu_list");
+	for (unsigned int i = 0; i < t->nr_cpus; i++) {
+		rq_json_obj_open(j, NULL);
+		rq_json_i64(j, "cpu", t->cpus[i].cpu);
+		rq_json_i64(j, "package", t->cpus[i].package);
+		rq_json_i64(j, "node", t->cpus[i].node);
+		rq_json_u64(j, "llc", t->cpus[i].llc);
+		rq_json_obj_close(j);
+	}
+	rq_json_arr_close(j);
+	rq_json_obj_close(j);
+}
+
+/* One entry per partition: its workers, the CPUs they run on, the devices it owns. */
+static void json_cluster(struct rq_json *j, const struct rq_run_report *r)
+{
+	const struct rq_mode_report *m = &r->mode;
+
+	rq_json_obj_open(j, "cluster");
+	rq_json_str(j, "source", r->cluster_from_llc ? "llc" : "cluster-size");
+	rq_json_arr_open(j, "partitions");
+	for (unsigned int p = 0; m->worker_part && p < m->partitions; p++) {
+		rq_json_obj_open(j, NULL);
+		rq_json_u64(j, "partition", p);
+		rq_json_arr_open(j, "workers");
+		for (unsigned int w = 0; w < m->nr_workers; w++)
+			if (m->worker_part[w] == p)
+				rq_json_u64(j, NULL, w);
+		rq_json_arr_close(j);
+		rq_json_arr_open(j, "cpus");
+		for (unsigned int w = 0; r->worker_cpu && w < m->nr_workers; w++)
+			if (m->worker_part[w] == p)
+				rq_json_i64(j, NULL, r->worker_cpu[w]);
+		rq_json_arr_close(j);
+		rq_json_arr_open(j, "devices");
+		for (unsigned int i = 0; m->queues && i < m->nr_queues; i++)
+			if (m->queues[i].owner_partition == (int)p)
+				rq_json_strn(j, NULL, m->queues[i].name, sizeof(m->queues[i].name));
+		rq_json_arr_close(j);
+		rq_json_obj_close(j);
+	}
+	rq_json_arr_close(j);
+	rq_json_obj_close(j);
 }
 
 void rq_lockstat_json(struct rq_json *j, const struct rq_run_report *r)
@@ -125,6 +187,10 @@ void rq_lockstat_json(struct rq_json *j, const struct rq_run_report *r)
 	rq_json_arr_close(j);
 	rq_json_strn(j, "cycle", ld->cycle, sizeof(ld->cycle));
 	rq_json_obj_close(j);
+
+	json_topology(j, r);
+	if (is_mode(r, "cluster"))
+		json_cluster(j, r);
 
 	rq_json_obj_open(j, "mode");
 	rq_json_str(j, "name", r->lock_mode ? r->lock_mode : "");

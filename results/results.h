@@ -19,6 +19,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "lib/topology.h"
+
 #define RQ_PLAT_BITS 6
 #define RQ_PLAT_VAL (1u << RQ_PLAT_BITS)
 #define RQ_PLAT_GROUP_NR 29
@@ -254,7 +256,9 @@ struct rq_lockdep_report {
 /* The lock mode's run-wide facts. */
 struct rq_mode_report {
 	unsigned int partitions;	/* cluster: worker partitions; 0 other modes */
-	unsigned int cluster_size;	/* cluster: workers per partition */
+	unsigned int cluster_size;	/* cluster: workers in the largest partition */
+	const unsigned int *worker_part;	/* cluster: nr_workers, each worker's partition */
+	unsigned int nr_workers;
 	uint64_t forwarded;		/* cluster: bios sent to another partition */
 	uint64_t local;			/* cluster: bios run in their own partition */
 	unsigned int hw_queues;		/* mq: the --hw-queues asked for, 0 = per device default */
@@ -334,6 +338,10 @@ struct rq_run_report {
 	struct rq_lockstat_report lockstat;
 	struct rq_lockdep_report lockdep;
 	struct rq_mode_report mode;
+	/* the machine and the placement (engine/place.c); NULL when unknown */
+	const struct rq_topo *topo;
+	const int *worker_cpu;		/* workers entries */
+	bool cluster_from_llc;		/* cluster partitions are the LLC domains */
 };
 
 enum rq_output_format {
