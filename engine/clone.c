@@ -237,6 +237,9 @@ void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
 						 bio->start_ns, bio->done_ns);
 			if (__builtin_expect(c->cpu->e->o.timeline != NULL, 0) && !vread)
 				eng_timeline_add(c, bio);
+			/* one predictable branch when no log is asked for */
+			if (__builtin_expect(c->logs != NULL, 0))
+				eng_logs_io(c, bio);
 		}
 	}
 	bio->next = c->free_bios;
@@ -273,6 +276,8 @@ void eng_clone_sample(struct clone *c, uint64_t now)
 {
 	uint64_t el;
 
+	if (__builtin_expect(c->logs != NULL, 0))
+		eng_logs_tick(c, now);
 	if (now < c->next_sample_ns || c->waiting)
 		return;
 	if (!c->last_sample_ns) {

@@ -169,6 +169,7 @@ struct clone {
 	/* verify */
 	struct vlog *vlog;
 	uint64_t nr_vlog, vlog_cap, vcur, vtarget, wseq;
+	struct rq_logs *logs;		/* fio's logs the job asked for, NULL = none */
 	struct rq_job_report rep;
 	/* --timeline */
 	struct tl_rec *tl;
@@ -286,6 +287,11 @@ void eng_sampler_report(const struct sampler *s, struct rq_sample_stat *out);
 void eng_timeline_add(struct clone *c, const struct rq_bio *bio);
 /* Write every clone's records to o.timeline; 0, or -errno after one line on @err. */
 int eng_timeline_write(struct rq_engine *e, FILE *err);
+/* iolog.c: fio's logs (results/iolog.c) */
+int eng_logs_setup(struct rq_engine *e, FILE *err);
+void eng_logs_io(struct clone *c, const struct rq_bio *bio);
+void eng_logs_tick(struct clone *c, uint64_t now);
+int eng_logs_write(struct rq_engine *e, FILE *err);
 
 /* place.c */
 bool eng_group_needs_ring(struct rq_engine *e, unsigned int first, unsigned int last,

@@ -413,6 +413,7 @@ int rq_engine_run(struct rq_engine *e, FILE *err)
 		build_report(e);
 		e->rep.stalled = atomic_load(&g_stalled);
 		e->rep.interrupted = rq_engine_stopped();
+		eng_logs_write(e, err);
 		return bad ? bad : 1;
 	}
 	if (ret)
@@ -422,6 +423,9 @@ int rq_engine_run(struct rq_engine *e, FILE *err)
 	if (!ret && e->o.timeline)
 		ret = eng_timeline_write(e, err);
 	e->rep.interrupted = rq_engine_stopped();
+	/* fio's logs, also of an interrupted run: what ran is in them */
+	if (eng_logs_write(e, err))
+		failed = 1;
 	if (ret)
 		return ret;
 	{
@@ -460,6 +464,7 @@ void rq_engine_free(struct rq_engine *e)
 		free(e->clones[i].bio_flags);
 		free(e->clones[i].vlog);
 		free(e->clones[i].tl);
+		rq_logs_free(e->clones[i].logs);
 	}
 	free(e->clones);
 	free(e->devs);
