@@ -278,6 +278,8 @@ void eng_clone_sample(struct clone *c, uint64_t now)
 
 	if (__builtin_expect(c->logs != NULL, 0))
 		eng_logs_tick(c, now);
+	if (__builtin_expect(c->publish, 0))
+		eng_status_publish(c, now);
 	if (now < c->next_sample_ns || c->waiting)
 		return;
 	if (!c->last_sample_ns) {
@@ -331,6 +333,8 @@ void eng_clone_check_done(struct clone *c, uint64_t now)
 	if (c->issue_done && !c->inflight && c->vcur >= c->vtarget && !c->finished) {
 		c->finished = true;
 		c->end_ns = now;
+		if (c->publish)
+			eng_status_publish(c, now);
 		c->cpu->nr_active--;
 		atomic_fetch_sub(&c->cpu->e->job_remaining[c->job_index], 1);
 		atomic_fetch_sub_explicit(&c->cpu->e->active_clones, 1, memory_order_release);

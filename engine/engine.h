@@ -38,6 +38,16 @@ struct rq_engine_opts {
 	 * = none.  At most RQ_TIMELINE_MAX records per clone.
 	 */
 	const char *timeline;
+	/*
+	 * The status (engine/status.c): fio's status line once a second on
+	 * status_f (NULL = none), a new line every eta_newline_ns (0 = never);
+	 * the normal report so far on dump_f every status_interval_ns (0 =
+	 * never).
+	 */
+	FILE *status_f;
+	uint64_t eta_newline_ns;
+	uint64_t status_interval_ns;
+	FILE *dump_f;
 	/* --device NAME=SPEC: a job's filename NAME opens SPEC instead */
 	const char *const *aliases;
 	unsigned int nr_aliases;

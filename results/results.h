@@ -474,4 +474,35 @@ void rq_logs_free(struct rq_logs *ls);
 int rq_log_name(char *buf, size_t size, const char *prefix, const char *suffix, unsigned int n,
 		bool per_job);
 
+/*
+ * fio's num2str(): @num scaled by 1000 (1024 with @pow2) to at most
+ * @maxlen digits, a fraction in the spare ones, then @unit: "24.0GiB/s".
+ */
+const char *rq_num2str(char *buf, size_t len, uint64_t num, unsigned int maxlen, bool pow2,
+		       const char *unit);
+
+/*
+ * ---- the status line (results/status.c) ----
+ *
+ * fio 3.33's (eta.c display_thread_status), one line without its '\r':
+ *   Jobs: 1 (f=1): [r(1)][66.7%][r=24.0GiB/s][r=6300k IOPS][eta 00m:01s]
+ * run_str has a character per job clone, fio's: P not started, / ramp,
+ * r R w W m M running (random, sequential), V verifying, _ done, X failed,
+ * K stopped by a signal; it is condensed to "r(2),_(1)".
+ */
+struct rq_status {
+	unsigned int running;		/* clones running */
+	unsigned int files;		/* their files */
+	const char *run_str;		/* a character per clone */
+	double perc;			/* 0..100; < 0 prints "-.-%" */
+	int64_t eta_sec;		/* < 0 prints "--" */
+	uint64_t bytes_per_sec[RQ_DDIR_NR];
+	uint64_t iops[RQ_DDIR_NR];
+	bool pow2;			/* kb_base 1024: GiB/s, else GB/s */
+};
+/* Returns the length written to @buf (always terminated). */
+int rq_status_line(char *buf, size_t len, const struct rq_status *s);
+/* fio's eta_to_str: "01m:05s", "02h:01m:05s", "--" for < 0 */
+void rq_eta_str(char *buf, size_t len, int64_t sec);
+
 #endif /* RQ_RESULTS_H */
