@@ -48,6 +48,12 @@ struct rq_engine_opts {
 	uint64_t eta_newline_ns;
 	uint64_t status_interval_ns;
 	FILE *dump_f;
+	/*
+	 * rqlock's lock logs: per lock class, PREFIX_<class>_lockwait.log and
+	 * _lockhold.log every lock_log_msec (NULL = none); see engine/iolog.c.
+	 */
+	const char *lock_log_prefix;
+	unsigned int lock_log_msec;
 	/* --device NAME=SPEC: a job's filename NAME opens SPEC instead */
 	const char *const *aliases;
 	unsigned int nr_aliases;

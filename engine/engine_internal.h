@@ -266,6 +266,7 @@ struct rq_engine {
 	atomic_bool status_stop;
 	pthread_mutex_t status_mutex;	/* the clones' snap copies */
 	_Atomic unsigned int snap_gen;	/* bumped when the status thread wants copies */
+	struct eng_locklog *locklog;	/* the status thread's, until eng_locklog_write() */
 };
 
 #define BIO_INFLIGHT 0x2		/* submitted, not yet accounted */
@@ -313,6 +314,11 @@ int eng_logs_setup(struct rq_engine *e, FILE *err);
 void eng_logs_io(struct clone *c, const struct rq_bio *bio);
 void eng_logs_tick(struct clone *c, uint64_t now);
 int eng_logs_write(struct rq_engine *e, FILE *err);
+/* rqlock's lock logs: sampled by the status thread, written after it stopped */
+struct eng_locklog;
+int eng_locklog_start(struct rq_engine *e);
+void eng_locklog_sample(struct rq_engine *e, uint64_t now_mono_ns);
+int eng_locklog_write(struct rq_engine *e, FILE *err);
 
 /* run.c */
 void eng_job_report_static(const struct rq_job *job, struct rq_job_report *r, uint64_t runtime_ns);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "engine/engine_internal.h"
+#include "lib/clock.h"
 
 /* The job options that ask for logs, and the name each was given. */
 static const struct {
@@ -192,5 +193,127 @@ int eng_logs_write(struct rq_engine *e, FILE *err)
 		}
 	}
 	free(written);
+	return ret;
+}
+
+/* ---- rqlock's lock logs --------------------------------------------- */
+
+/*
+ * Per lock class, every lock_log_msec, in fio's line format so that fio's
+ * readers plot them: PREFIX_<class>_lockwait.log and _lockhold.log,
+ *
+ *   time, mean ns, 0, samples, 0
+ *
+ * time in ms since the run began; the mean wait of the contended
+ * acquisitions in the interval (every one is timed), or the mean hold
+ * of the sampled acquisitions (1 in hold_sample); the "bs" column holds
+ * how many samples the mean is of.  An interval without samples writes
+ * no line, as fio's averaged logs.
+ */
+#define LOCKLOG_CLASSES 64
+
+struct eng_locklog {
+	unsigned int nr;
+	uint64_t next_ns, period_ns;
+	struct rq_lockstat_sample last[LOCKLOG_CLASSES];
+	struct rq_log *wait[LOCKLOG_CLASSES], *hold[LOCKLOG_CLASSES];
+};
+
+static struct rq_log *locklog_new(const char *prefix, const char *cls, const char *what)
+{
+	static const struct rq_log_params p = { 0 };
+	char path[RQ_JOB_PATH_MAX], name[128];
+	size_t i;
+
+	/* the class name in a file name: anything but [A-Za-z0-9._-] becomes '_' */
+	for (i = 0; cls[i] && i + 1 < sizeof(name); i++)
+		name[i] = (char)(strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-",
+				       cls[i]) ? cls[i] : '_');
+	name[i] = '\0';
+	snprintf(path, sizeof(path), "%s_%s_%s.log", prefix, name, what);
+	return rq_log_new(path, NULL, &p);
+}
+
+int eng_locklog_start(struct rq_engine *e)
+{
+	struct eng_locklog *ll;
+
+	if (!e->o.lock_log_prefix)
+		return 0;
+	ll = calloc(1, sizeof(*ll));
+	if (!ll)
+		return -ENOMEM;
+	ll->nr = rq_lockstat_sample(ll->last, LOCKLOG_CLASSES);
+	for (unsigned int i = 0; i < ll->nr; i++) {
+		ll->wait[i] = locklog_new(e->o.lock_log_prefix, ll->last[i].name, "lockwait");
+		ll->hold[i] = locklog_new(e->o.lock_log_prefix, ll->last[i].name, "lockhold");
+		if (!ll->wait[i] || !ll->hold[i]) {
+			e->locklog = ll;
+			eng_locklog_write(e, NULL);
+			return -ENOMEM;
+		}
+	}
+	ll->period_ns = (uint64_t)(e->o.lock_log_msec ? e->o.lock_log_msec : 500) * 1000000ULL;
+	ll->next_ns = e->start_mono_ns + ll->period_ns;
+	e->locklog = ll;
+	return 0;
+}
+
+static void locklog_take(struct rq_engine *e, uint64_t now)
+{
+	struct eng_locklog *ll = e->locklog;
+	struct rq_lockstat_sample cur[LOCKLOG_CLASSES];
+	unsigned int nr = rq_lockstat_sample(cur, LOCKLOG_CLASSES);
+	uint64_t t_ms = (now - e->start_mono_ns) / 1000000;
+
+	for (unsigned int i = 0; i < nr && i < ll->nr; i++) {
+		const struct rq_lockstat_sample *a = &ll->last[i], *b = &cur[i];
+
+		if (b->wait_n > a->wait_n)
+			rq_log_add(ll->wait[i], t_ms, (b->wait_ns - a->wait_ns) / (b->wait_n - a->wait_n), 0,
+				   b->wait_n - a->wait_n, 0);
+		if (b->hold_n > a->hold_n)
+			rq_log_add(ll->hold[i], t_ms, (b->hold_ns - a->hold_ns) / (b->hold_n - a->hold_n), 0,
+				   b->hold_n - a->hold_n, 0);
+		ll->last[i] = *b;
+	}
+}
+
+void eng_locklog_sample(struct rq_engine *e, uint64_t now)
+{
+	struct eng_locklog *ll = e->locklog;
+
+	if (!ll || now < ll->next_ns)
+		return;
+	locklog_take(e, now);
+	ll->next_ns += ll->period_ns;
+	if (ll->next_ns <= now)
+		ll->next_ns = now + ll->period_ns;
+}
+
+/* After the status thread stopped: the last interval, the files, and free. @err NULL: free only. */
+int eng_locklog_write(struct rq_engine *e, FILE *err)
+{
+	struct eng_locklog *ll = e->locklog;
+	int ret = 0;
+
+	if (!ll)
+		return 0;
+	if (err)
+		locklog_take(e, rq_clock_mono_ns());
+	for (unsigned int i = 0; i < ll->nr; i++) {
+		if (err && ll->wait[i] && ll->hold[i]) {
+			int r = rq_log_write(ll->wait[i], false, err);
+
+			if (!r)
+				r = rq_log_write(ll->hold[i], false, err);
+			if (r && !ret)
+				ret = r;
+		}
+		rq_log_free(ll->wait[i]);
+		rq_log_free(ll->hold[i]);
+	}
+	free(ll);
+	e->locklog = NULL;
 	return ret;
 }

@@ -39,7 +39,7 @@ enum {
 	OPT_STALL, OPT_GRACE,
 	OPT_HW_QUEUES, OPT_CLUSTER_SIZE, OPT_LOCKSTAT, OPT_LOCKDEP,
 	OPT_PARSE_ONLY, OPT_SHOWCMD, OPT_SECTION, OPT_MINIMAL, OPT_TIMELINE,
-	OPT_ETA, OPT_ETA_NEWLINE, OPT_STATUS_INTERVAL,
+	OPT_ETA, OPT_ETA_NEWLINE, OPT_STATUS_INTERVAL, OPT_LOCK_LOG, OPT_LOCK_LOG_MSEC,
 };
 
 static const struct cli_opt cli_opts[] = {
@@ -73,6 +73,11 @@ static const struct cli_opt cli_opts[] = {
 	{ "status-interval", required_argument, OPT_STATUS_INTERVAL, "TIME",
 	  "print the normal report so far every TIME: to stdout when the report goes there in normal "
 	  "format, else to stderr (default: never)" },
+	{ "write-lock-log", required_argument, OPT_LOCK_LOG, "PREFIX",
+	  "per lock class, the mean lock wait and hold of each interval in fio's log format: "
+	  "PREFIX_<class>_lockwait.log and PREFIX_<class>_lockhold.log (default: none)" },
+	{ "lock-log-msec", required_argument, OPT_LOCK_LOG_MSEC, "MS",
+	  "the lock logs' interval, 10..3600000 ms (default: 500)" },
 	{ "device", required_argument, OPT_DEVICE, "NAME=SPEC",
 	  "a job's filename NAME opens SPEC, e.g. disk0=@null0,delay_us=10 (repeatable; default: none)" },
 	{ "stall-timeout", required_argument, OPT_STALL, "SECONDS",
@@ -388,6 +393,29 @@ static int cmd_run(int argc, char **argv)
 				eta = ETA_NEVER;
 			else {
 				fprintf(stderr, "rqlock: --eta=%s: expected always, never or auto\n", optarg);
+				return EXIT_BAD_INPUT;
+			}
+			break;
+		case OPT_LOCK_LOG:
+			{
+				char *dup = strdup(optarg);
+				const char *dir = dup ? dirname(dup) : NULL;
+				struct stat st;
+				bool ok = dir && *optarg && optarg[strlen(optarg) - 1] != '/' &&
+					  !stat(dir, &st) && S_ISDIR(st.st_mode) && !access(dir, W_OK | X_OK);
+
+				free(dup);
+				if (!ok) {
+					fprintf(stderr, "rqlock: --write-lock-log=%s: expected a file name prefix in a writable directory\n",
+						optarg);
+					return EXIT_BAD_INPUT;
+				}
+			}
+			eo.lock_log_prefix = optarg;
+			break;
+		case OPT_LOCK_LOG_MSEC:
+			if (parse_uint(optarg, 3600000, &eo.lock_log_msec) || eo.lock_log_msec < 10) {
+				fprintf(stderr, "rqlock: --lock-log-msec=%s: expected 10..3600000\n", optarg);
 				return EXIT_BAD_INPUT;
 			}
 			break;

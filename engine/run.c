@@ -380,6 +380,8 @@ int rq_engine_run(struct rq_engine *e, FILE *err)
 	}
 	ret = run_all(e, err);
 	eng_status_stop(e);
+	if (eng_locklog_write(e, err) && !ret)
+		ret = 1;
 	return ret;
 }
 

@@ -242,6 +242,8 @@ static void *status_main(void *arg)
 	next_dump = e->o.status_interval_ns ? st.last_ns + e->o.status_interval_ns : UINT64_MAX;
 	while (!atomic_load(&e->status_stop)) {
 		uint64_t now = rq_clock_mono_ns(), next = e->o.status_f ? next_line : next_dump;
+
+
 		struct timespec ts = { 0, 50000000L };
 
 		if (e->o.status_f && now >= next_line) {
@@ -250,6 +252,7 @@ static void *status_main(void *arg)
 			if (next_line <= now)
 				next_line = now + STATUS_NS;
 		}
+		eng_locklog_sample(e, now);
 		if (now >= next_dump) {
 			status_dump(e);
 			next_dump += e->o.status_interval_ns;
@@ -258,8 +261,10 @@ static void *status_main(void *arg)
 		}
 		if (next_dump < next)
 			next = next_dump;
+		if (e->locklog)
+			ts.tv_nsec = 10000000L;	/* lock log intervals to 10 ms */
 		now = rq_clock_mono_ns();
-		if (next > now && next - now < 50000000ULL)
+		if (next > now && next - now < (uint64_t)ts.tv_nsec)
 			ts.tv_nsec = (long)(next - now);
 		nanosleep(&ts, NULL);
 	}
@@ -276,8 +281,11 @@ int eng_status_start(struct rq_engine *e)
 {
 	int ret;
 
-	if (!e->o.status_f && !e->o.status_interval_ns)
+	if (!e->o.status_f && !e->o.status_interval_ns && !e->o.lock_log_prefix)
 		return 0;
+	ret = eng_locklog_start(e);
+	if (ret)
+		return ret;
 	for (unsigned int i = 0; i < e->nr_clones; i++) {
 		struct clone *c = &e->clones[i];
 
