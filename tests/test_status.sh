@@ -49,12 +49,13 @@ grep -q 'Jobs:' "$TMP/tty" && fail "--eta=never printed a status line"
 "$RQLOCK" run --output-format=json "$TMP/st.fio" >"$TMP/o1" 2>"$TMP/e1" || fail "rqlock failed: $(cat "$TMP/e1")"
 grep -q 'Jobs:' "$TMP/e1" "$TMP/o1" && fail "a status line without a terminal and without --eta=always"
 valid_json "$TMP/o1" || fail "stdout JSON not valid"
-"$RQLOCK" run --eta=always --eta-newline=1 --output-format=json "$TMP/st.fio" >"$TMP/o2" 2>"$TMP/e2" ||
+sed 's/^runtime=3$/runtime=4/' "$TMP/st.fio" >"$TMP/st4.fio"
+"$RQLOCK" run --eta=always --eta-newline=1 --output-format=json "$TMP/st4.fio" >"$TMP/o2" 2>"$TMP/e2" ||
 	fail "rqlock --eta=always failed: $(cat "$TMP/e2")"
 grep -qE "$status_re" "$TMP/e2" || fail "--eta=always: no status line on stderr: $(tr '\r' '\n' <"$TMP/e2" | head -3)"
 valid_json "$TMP/o2" || fail "--eta=always: stdout JSON not valid"
 grep -q 'Jobs:' "$TMP/o2" && fail "--eta=always: status bytes on stdout"
-# --eta-newline=1 over a 3 s run: the lines of the first and later seconds stay apart
+# --eta-newline=1 over a 4 s run: lines at about 1, 2 and 3 s, and a new line by the third
 [ "$(grep -c 'Jobs: 1' "$TMP/e2")" -ge 2 ] || fail "--eta-newline: one line only: $(cat -v "$TMP/e2" | head -3)"
 
 # --status-interval with JSON on stdout: the reports so far on stderr, stdout one valid JSON
