@@ -29,13 +29,13 @@ static const struct {
 };
 
 /*
- * A kind the engine can feed.  lat_intended needs the rate schedule's due
- * time on each bio (the fidelity work, DESIGN.md "Load and measurement");
- * until bios carry it the kind is not written rather than written wrong.
+ * A kind the engine can feed for @job.  lat_intended is from the rate
+ * schedule's due time (bio->due_ns, queues/queue.h): written for
+ * rate-limited jobs only, where it differs from lat.
  */
-static bool kind_fed(enum rq_log_kind k)
+static bool kind_fed(enum rq_log_kind k, const struct rq_job *job)
 {
-	return k != RQ_LOG_LAT_INTENDED;
+	return k != RQ_LOG_LAT_INTENDED || job->rate_iops[0] || job->rate_iops[1];
 }
 
 /* The name prefix for @kind, or NULL when @job does not ask for it. */
@@ -92,7 +92,7 @@ int eng_logs_setup(struct rq_engine *e, FILE *err)
 		for (int k = 0; k < RQ_LOG_NR_KINDS && !ret; k++) {
 			const char *prefix = kind_prefix(job, (enum rq_log_kind)k);
 
-			if (!prefix || !kind_fed((enum rq_log_kind)k))
+			if (!prefix || !kind_fed((enum rq_log_kind)k, job))
 				continue;
 			/* fio's thread_number: clones counted from 1 over every job */
 			if (rq_log_name(path, sizeof(path), prefix, rq_log_kinds[k].suffix, i + 1,
@@ -135,6 +135,7 @@ void eng_logs_io(struct clone *c, const struct rq_bio *bio)
 		.start_ns = bio->start_ns,
 		.issue_ns = bio->issue_ns,
 		.done_ns = bio->done_ns,
+		.due_ns = bio->due_ns,
 		.offset = bio->offset,
 		.bytes = bio->len,
 		.ddir = bio->op,

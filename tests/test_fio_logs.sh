@@ -52,7 +52,8 @@ mkdir "$TMP/fio" "$TMP/rq"
 (cd "$TMP/rq" && "$RQLOCK" run --output /dev/null "$TMP/logs.fio" 2>"$TMP/err") ||
 	fail "rqlock failed: $(cat "$TMP/err")"
 
-names() { (cd "$1" && ls -1 -- *.log | sort); }
+# rqlock's own lat_intended logs (rate-limited jobs) have no fio counterpart
+names() { (cd "$1" && ls -1 -- *.log | grep -v '_lat_intended\.' | sort); }
 [ "$(names "$TMP/fio")" = "$(names "$TMP/rq")" ] ||
 	fail "log names differ: fio: $(names "$TMP/fio" | tr '\n' ' '); rqlock: $(names "$TMP/rq" | tr '\n' ' ')"
 [ "$(names "$TMP/rq" | wc -l)" -eq 14 ] || fail "expected 14 logs, rqlock wrote: $(names "$TMP/rq" | tr '\n' ' ')"
@@ -80,6 +81,9 @@ for f in a_lat.1.log a_slat.1.log a_clat.1.log a_iops.1.log bwx_bw.1.log co_lat.
 		{ last = $1 }' "$f" || fail "per-I/O log lines"
 done
 awk -F', ' '$2 != 1 { exit 1 }' a_iops.1.log || fail "iops log: a per-I/O value other than 1"
+# lat_intended (rate_iops): a line per I/O as lat, measured from the due time
+[ -s a_lat_intended.1.log ] && [ "$(wc -l <a_lat_intended.1.log)" -eq "$(wc -l <a_lat.1.log)" ] ||
+	fail "a_lat_intended.1.log: not a line per I/O of a_lat.1.log"
 awk -F', ' '$5 !~ /^[0-9]+$/ || $5 % 4096 { exit 1 }' co_lat.4.log || fail "log_offset: offsets not at bs boundaries"
 paste -d, a_lat.1.log a_clat.1.log | awk -F', *' '$2 < $7 { exit 1 }' || fail "a lat line below its clat line"
 # averaged lines (log_avg_msec): bs and offset 0, fio's 0x%04x priority
