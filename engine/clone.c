@@ -280,6 +280,9 @@ void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
 						 bio->start_ns, bio->done_ns);
 			if (__builtin_expect(c->cpu->e->o.timeline != NULL, 0) && !vread)
 				eng_timeline_add(c, bio);
+			/* one predictable branch when no log is asked for */
+			if (__builtin_expect(c->logs != NULL, 0))
+				eng_logs_io(c, bio);
 		}
 	}
 	bio->next = c->free_bios;
@@ -316,6 +319,10 @@ void eng_clone_sample(struct clone *c, uint64_t now)
 {
 	uint64_t el;
 
+	if (__builtin_expect(c->logs != NULL, 0))
+		eng_logs_tick(c, now);
+	if (__builtin_expect(c->publish, 0))
+		eng_status_publish(c, now);
 	if (now < c->next_sample_ns || c->waiting)
 		return;
 	if (!c->last_sample_ns) {
@@ -377,6 +384,8 @@ void eng_clone_check_done(struct clone *c, uint64_t now)
 	if (c->issue_done && !c->inflight && !clone_verify_pending(c) && !c->finished) {
 		c->finished = true;
 		c->end_ns = now;
+		if (c->publish)
+			eng_status_publish(c, now);
 		c->cpu->nr_active--;
 		atomic_fetch_sub(&c->cpu->e->job_remaining[c->job_index], 1);
 		atomic_fetch_sub_explicit(&c->cpu->e->active_clones, 1, memory_order_release);

@@ -38,6 +38,22 @@ struct rq_engine_opts {
 	 * = none.  At most RQ_TIMELINE_MAX records per clone.
 	 */
 	const char *timeline;
+	/*
+	 * The status (engine/status.c): fio's status line once a second on
+	 * status_f (NULL = none), a new line every eta_newline_ns (0 = never);
+	 * the normal report so far on dump_f every status_interval_ns (0 =
+	 * never).
+	 */
+	FILE *status_f;
+	uint64_t eta_newline_ns;
+	uint64_t status_interval_ns;
+	FILE *dump_f;
+	/*
+	 * rqlock's lock logs: per lock class, PREFIX_<class>_lockwait.log and
+	 * _lockhold.log every lock_log_msec (NULL = none); see engine/iolog.c.
+	 */
+	const char *lock_log_prefix;
+	unsigned int lock_log_msec;
 	/* --device NAME=SPEC: a job's filename NAME opens SPEC instead */
 	const char *const *aliases;
 	unsigned int nr_aliases;

@@ -246,6 +246,21 @@ struct clone {
 	struct clone_file *held_f;
 	uint64_t held_off;
 	uint32_t held_bs;
+	struct rq_logs *logs;		/* fio's logs the job asked for, NULL = none */
+	/*
+	 * For the status thread (engine/status.c): the clone's progress,
+	 * published by its worker with relaxed stores while rq_engine_opts
+	 * asks for a status; a copy of rep taken under status_mutex when the
+	 * thread asks for one (--status-interval).
+	 */
+	bool publish;
+	uint64_t pub_next_ns;
+	_Atomic uint64_t pub_bytes[RQ_DDIR_NR], pub_ios[RQ_DDIR_NR];
+	_Atomic char pub_state;
+	_Atomic int64_t pub_eta;	/* seconds left, -1 unknown */
+	bool snap_valid;		/* status_mutex */
+	uint64_t snap_ns;		/* status_mutex: when snap was taken */
+	struct rq_job_report *snap;	/* status_mutex */
 	struct rq_job_report rep;
 	/* --timeline */
 	struct tl_rec *tl;
@@ -273,6 +288,7 @@ struct rq_cpu {
 	uint64_t next_watch_ns;		/* the stall watchdog's next look */
 	uint64_t next_rerun_ns;		/* cpu_rerun_stopped()'s next look */
 	uint64_t complete_hist[RQ_DEPTH_BUCKETS];	/* completions per reap round, fio's buckets */
+	unsigned int snap_seen;		/* the last snap_gen this worker answered */
 	struct rusage ru_start;
 	int fatal;
 	pthread_t thread;
@@ -327,6 +343,13 @@ struct rq_engine {
 	unsigned int *worker_part;	/* nr_cpus: cluster partition of worker w */
 	unsigned int nr_parts;
 	bool parts_from_llc;		/* partitions are the LLC domains (no --cluster-size) */
+	/* engine/status.c: the status line and --status-interval */
+	pthread_t status_thread;
+	bool status_running;
+	atomic_bool status_stop;
+	pthread_mutex_t status_mutex;	/* the clones' snap copies */
+	_Atomic unsigned int snap_gen;	/* bumped when the status thread wants copies */
+	struct eng_locklog *locklog;	/* the status thread's, until eng_locklog_write() */
 };
 
 #define BIO_INFLIGHT 0x2		/* submitted, not yet accounted */
@@ -369,6 +392,25 @@ void eng_sampler_report(const struct sampler *s, struct rq_sample_stat *out);
 void eng_timeline_add(struct clone *c, const struct rq_bio *bio);
 /* Write every clone's records to o.timeline; 0, or -errno after one line on @err. */
 int eng_timeline_write(struct rq_engine *e, FILE *err);
+/* iolog.c: fio's logs (results/iolog.c) */
+int eng_logs_setup(struct rq_engine *e, FILE *err);
+void eng_logs_io(struct clone *c, const struct rq_bio *bio);
+void eng_logs_tick(struct clone *c, uint64_t now);
+int eng_logs_write(struct rq_engine *e, FILE *err);
+/* rqlock's lock logs: sampled by the status thread, written after it stopped */
+struct eng_locklog;
+int eng_locklog_start(struct rq_engine *e);
+void eng_locklog_sample(struct rq_engine *e, uint64_t now_mono_ns);
+int eng_locklog_write(struct rq_engine *e, FILE *err);
+
+/* run.c */
+void eng_job_report_static(const struct rq_job *job, struct rq_job_report *r, uint64_t runtime_ns);
+
+/* status.c */
+void eng_status_publish(struct clone *c, uint64_t now);
+void eng_status_snap(struct rq_cpu *cpu);
+int eng_status_start(struct rq_engine *e);
+void eng_status_stop(struct rq_engine *e);
 
 /* place.c */
 bool eng_group_needs_ring(struct rq_engine *e, unsigned int first, unsigned int last,

@@ -39,6 +39,7 @@ enum {
 	OPT_STALL, OPT_GRACE,
 	OPT_HW_QUEUES, OPT_CLUSTER_SIZE, OPT_LOCKSTAT, OPT_LOCKDEP,
 	OPT_PARSE_ONLY, OPT_SHOWCMD, OPT_SECTION, OPT_MINIMAL, OPT_TIMELINE,
+	OPT_ETA, OPT_ETA_NEWLINE, OPT_STATUS_INTERVAL, OPT_LOCK_LOG, OPT_LOCK_LOG_MSEC,
 };
 
 static const struct cli_opt cli_opts[] = {
@@ -64,6 +65,19 @@ static const struct cli_opt cli_opts[] = {
 	  "terse output (fio's --minimal), as --output-format=terse" },
 	{ "output", required_argument, OPT_OUTPUT, "FILE",
 	  "write results to FILE instead of stdout (default: stdout)" },
+	{ "eta", required_argument, OPT_ETA, "WHEN",
+	  "fio's status line on stderr once a second: always, never, or auto: when stderr is a terminal "
+	  "and the report does not go to a pipe or file through stdout (default: auto)" },
+	{ "eta-newline", required_argument, OPT_ETA_NEWLINE, "TIME",
+	  "start a new status line every TIME, seconds unless suffixed ms/s/m/h (default: never)" },
+	{ "status-interval", required_argument, OPT_STATUS_INTERVAL, "TIME",
+	  "print the normal report so far every TIME: to stdout when the report goes there in normal "
+	  "format, else to stderr (default: never)" },
+	{ "write-lock-log", required_argument, OPT_LOCK_LOG, "PREFIX",
+	  "per lock class, the mean lock wait and hold of each interval in fio's log format: "
+	  "PREFIX_<class>_lockwait.log and PREFIX_<class>_lockhold.log (default: none)" },
+	{ "lock-log-msec", required_argument, OPT_LOCK_LOG_MSEC, "MS",
+	  "the lock logs' interval, 10..3600000 ms (default: 500)" },
 	{ "device", required_argument, OPT_DEVICE, "NAME=SPEC",
 	  "a job's filename NAME opens SPEC, e.g. disk0=@null0,delay_us=10 (repeatable; default: none)" },
 	{ "stall-timeout", required_argument, OPT_STALL, "SECONDS",
@@ -142,6 +156,31 @@ static int parse_uint(const char *s, unsigned int max, unsigned int *v)
 
 static volatile sig_atomic_t nr_signals;
 
+/* fio's time values on the command line: seconds, or with ms, s, m, h; > 0 */
+static int parse_time_ns(const char *s, uint64_t *ns)
+{
+	static const struct { const char *sfx; uint64_t mult; } units[] = {
+		{ "", 1000000000ULL }, { "s", 1000000000ULL }, { "ms", 1000000ULL },
+		{ "m", 60000000000ULL }, { "h", 3600000000000ULL },
+	};
+	char *end;
+	unsigned long long x;
+
+	errno = 0;
+	x = strtoull(s, &end, 10);
+	if (errno || end == s || *s == '-')
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].sfx))
+			continue;
+		if (!x || x > UINT64_MAX / units[i].mult)
+			return -EINVAL;
+		*ns = x * units[i].mult;
+		return 0;
+	}
+	return -EINVAL;
+}
+
 static void on_signal(int sig)
 {
 	rq_devs_interrupt();	/* a layout in progress stops and removes what it made */
@@ -213,6 +252,7 @@ static int cmd_run(int argc, char **argv)
 	const char *sections[64];
 	struct rq_parse_opts po = { .sections = sections };
 	bool parse_only = false, showcmd = false;
+	enum { ETA_AUTO, ETA_ALWAYS, ETA_NEVER } eta = ETA_AUTO;
 	int c, ret = 0;
 
 	memset(lopts, 0, sizeof(lopts));
@@ -345,6 +385,49 @@ static int cmd_run(int argc, char **argv)
 		case OPT_MINIMAL:
 			formats = RQ_OUTPUT_TERSE;
 			break;
+		case OPT_ETA:
+			if (!strcmp(optarg, "auto"))
+				eta = ETA_AUTO;
+			else if (!strcmp(optarg, "always"))
+				eta = ETA_ALWAYS;
+			else if (!strcmp(optarg, "never"))
+				eta = ETA_NEVER;
+			else {
+				fprintf(stderr, "rqlock: --eta=%s: expected always, never or auto\n", optarg);
+				return EXIT_BAD_INPUT;
+			}
+			break;
+		case OPT_LOCK_LOG:
+			{
+				char *dup = strdup(optarg);
+				const char *dir = dup ? dirname(dup) : NULL;
+				struct stat st;
+				bool ok = dir && *optarg && optarg[strlen(optarg) - 1] != '/' &&
+					  !stat(dir, &st) && S_ISDIR(st.st_mode) && !access(dir, W_OK | X_OK);
+
+				free(dup);
+				if (!ok) {
+					fprintf(stderr, "rqlock: --write-lock-log=%s: expected a file name prefix in a writable directory\n",
+						optarg);
+					return EXIT_BAD_INPUT;
+				}
+			}
+			eo.lock_log_prefix = optarg;
+			break;
+		case OPT_LOCK_LOG_MSEC:
+			if (parse_uint(optarg, 3600000, &eo.lock_log_msec) || eo.lock_log_msec < 10) {
+				fprintf(stderr, "rqlock: --lock-log-msec=%s: expected 10..3600000\n", optarg);
+				return EXIT_BAD_INPUT;
+			}
+			break;
+		case OPT_ETA_NEWLINE:
+		case OPT_STATUS_INTERVAL:
+			if (parse_time_ns(optarg, c == OPT_ETA_NEWLINE ? &eo.eta_newline_ns : &eo.status_interval_ns)) {
+				fprintf(stderr, "rqlock: --%s=%s: expected a time above 0, seconds unless suffixed ms, s, m or h\n",
+					c == OPT_ETA_NEWLINE ? "eta-newline" : "status-interval", optarg);
+				return EXIT_BAD_INPUT;
+			}
+			break;
 		case OPT_HELP:
 			usage(stdout);
 			return 0;
@@ -369,6 +452,21 @@ static int cmd_run(int argc, char **argv)
 		ret = showcmd && rq_jobs_showcmd(&jobs, stdout) ? EXIT_JOB_FAILED : 0;
 		rq_jobs_free(&jobs);
 		return ret;
+	}
+	/*
+	 * The status line goes to stderr.  auto, as fio: only on a terminal,
+	 * and not when the report itself goes through stdout to a pipe or a
+	 * file, or is JSON or terse on stdout (fio's eta.c).
+	 */
+	{
+		bool report_on_stdout = !output;
+		bool auto_ok = isatty(STDERR_FILENO) && (!report_on_stdout || isatty(STDOUT_FILENO)) &&
+			       !(report_on_stdout && !(formats & RQ_OUTPUT_NORMAL));
+
+		if (eta == ETA_ALWAYS || (eta == ETA_AUTO && auto_ok))
+			eo.status_f = stderr;
+		/* the periodic report never enters JSON, terse or an --output file */
+		eo.dump_f = report_on_stdout && formats == RQ_OUTPUT_NORMAL ? stdout : stderr;
 	}
 	/* before setup: SIGINT during a file's layout removes what it created */
 	install_signals();

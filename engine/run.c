@@ -258,6 +258,29 @@ static int check_exactly_once(struct rq_engine *e, FILE *err)
 	return ret;
 }
 
+/* What a job report takes from the job itself, and the run time it covers. */
+void eng_job_report_static(const struct rq_job *job, struct rq_job_report *r, uint64_t runtime_ns)
+{
+	r->continue_on_error = job->continue_on_error;
+	r->iodepth = job->iodepth;
+	r->kb_base = job->kb_base;
+	r->slat_percentiles = job->slat_percentiles;
+	r->percentile_precision = job->percentile_precision;
+	r->job_runtime_ns = runtime_ns;
+	r->group_reporting = job->group_reporting;
+	r->description = job->description;
+	r->percentiles = job->nr_percentiles ? job->percentile_list : NULL;
+	r->nr_percentiles = job->nr_percentiles;
+	r->lat_percentiles = job->lat_percentiles;
+	r->clat_percentiles = job->clat_percentiles;
+	r->unified_rw_reporting = job->unified_rw_reporting;
+	r->opt_keys = (const char *const *)job->opt_keys;
+	r->opt_vals = (const char *const *)job->opt_vals;
+	r->nr_opts = job->nr_opts;
+	for (int d = 0; d < RQ_DDIR_NR; d++)
+		r->dir[d].runtime_ns = r->dir[d].total_ios ? runtime_ns : 0;
+}
+
 static void build_report(struct rq_engine *e)
 {
 	struct rq_run_report *r = &e->rep;
@@ -289,28 +312,11 @@ static void build_report(struct rq_engine *e)
 		c->rep.error = c->error;
 		c->rep.first_error = c->first_error;
 		c->rep.total_err = c->total_err;
-		c->rep.continue_on_error = c->job->continue_on_error;
-		c->rep.iodepth = c->job->iodepth;
-		c->rep.kb_base = c->job->kb_base;
-		c->rep.slat_percentiles = c->job->slat_percentiles;
-		c->rep.percentile_precision = c->job->percentile_precision;
-		c->rep.job_runtime_ns = to > from ? to - from : 0;
-		c->rep.group_reporting = c->job->group_reporting;
-		c->rep.description = c->job->description;
-		c->rep.percentiles = c->job->nr_percentiles ? c->job->percentile_list : NULL;
-		c->rep.nr_percentiles = c->job->nr_percentiles;
-		c->rep.lat_percentiles = c->job->lat_percentiles;
-		c->rep.clat_percentiles = c->job->clat_percentiles;
-		c->rep.unified_rw_reporting = c->job->unified_rw_reporting;
-		c->rep.opt_keys = (const char *const *)c->job->opt_keys;
-		c->rep.opt_vals = (const char *const *)c->job->opt_vals;
-		c->rep.nr_opts = c->job->nr_opts;
+		eng_job_report_static(c->job, &c->rep, to > from ? to - from : 0);
 		for (int d = 0; d < RQ_DDIR_NR; d++) {
 			eng_sampler_report(&c->bw[d], &c->rep.dir[d].bw);
 			eng_sampler_report(&c->iops[d], &c->rep.dir[d].iops);
 		}
-		for (int d = 0; d < RQ_DDIR_NR; d++)
-			c->rep.dir[d].runtime_ns = c->rep.dir[d].total_ios ? c->rep.job_runtime_ns : 0;
 		e->jrep[i] = c->rep;
 	}
 	if (e->jobs->nr) {
@@ -363,11 +369,29 @@ static void build_report(struct rq_engine *e)
 		r->sectors_verified += e->cpus[i].verified;
 }
 
+static int run_all(struct rq_engine *e, FILE *err);
+
 int rq_engine_run(struct rq_engine *e, FILE *err)
+{
+	int ret;
+
+	e->start_mono_ns = rq_clock_mono_ns();
+	ret = eng_status_start(e);
+	if (ret) {
+		fprintf(err, "rqlock: cannot start the status thread: %s\n", strerror(-ret));
+		return ret;
+	}
+	ret = run_all(e, err);
+	eng_status_stop(e);
+	if (eng_locklog_write(e, err) && !ret)
+		ret = 1;
+	return ret;
+}
+
+static int run_all(struct rq_engine *e, FILE *err)
 {
 	int ret = 0, failed = 0;
 
-	e->start_mono_ns = rq_clock_mono_ns();
 	e->timeline_t0 = rq_clock_ns();
 	for (unsigned int i = 0; i < e->nr_cpus; i++) {
 		e->cpus[i].e = e;
@@ -416,6 +440,7 @@ int rq_engine_run(struct rq_engine *e, FILE *err)
 		build_report(e);
 		e->rep.stalled = atomic_load(&g_stalled);
 		e->rep.interrupted = rq_engine_stopped();
+		eng_logs_write(e, err);
 		return bad ? bad : 1;
 	}
 	if (ret)
@@ -425,6 +450,9 @@ int rq_engine_run(struct rq_engine *e, FILE *err)
 	if (!ret && e->o.timeline)
 		ret = eng_timeline_write(e, err);
 	e->rep.interrupted = rq_engine_stopped();
+	/* fio's logs, also of an interrupted run: what ran is in them */
+	if (eng_logs_write(e, err))
+		failed = 1;
 	if (ret)
 		return ret;
 	{
@@ -466,6 +494,8 @@ void rq_engine_free(struct rq_engine *e)
 		for (unsigned int k = 0; e->clones[i].files && k < e->clones[i].nr_files; k++)
 			rq_randmap_free(&e->clones[i].files[k].map);
 		free(e->clones[i].files);
+		rq_logs_free(e->clones[i].logs);
+		free(e->clones[i].snap);
 	}
 	free(e->clones);
 	eng_place_free(e);

@@ -598,6 +598,10 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 	ret = check_shared_verify(e, err);
 	if (ret)
 		goto fail;
+	/* the logs' names and directories, before anything is written */
+	ret = eng_logs_setup(e, err);
+	if (ret)
+		goto fail;
 	/* 5: only now may anything be written (file layout) */
 	for (unsigned int i = 0; i < e->nr_devs; i++) {
 		ret = rq_dev_prepare(&e->devs[i].dev, &e->devs[i].o, err);

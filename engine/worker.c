@@ -537,6 +537,9 @@ void *eng_worker_main(void *arg)
 		}
 		if (__builtin_expect(cpu->now >= cpu->next_rerun_ns, 0))
 			cpu_rerun_stopped(cpu);
+		if (__builtin_expect(e->o.status_interval_ns != 0, 0) &&
+		    atomic_load_explicit(&e->snap_gen, memory_order_relaxed) != cpu->snap_seen)
+			eng_status_snap(cpu);
 		if (__builtin_expect(cpu->now >= cpu->next_watch_ns, 0)) {
 			if (cpu_watchdog(cpu) || atomic_load(&g_stalled))
 				break;	/* abandon what is stuck: the run ends with the report */
@@ -572,6 +575,8 @@ void *eng_worker_main(void *arg)
 			break;
 	}
 	worker_cpu_usage(cpu);
+	if (e->o.status_interval_ns)
+		eng_status_snap(cpu);	/* what the clones ended with */
 	rq_ctx_set_current(NULL);
 	return NULL;
 }

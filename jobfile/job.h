@@ -64,6 +64,13 @@ enum rq_coe {
 #define RQ_CPUMASK_WORDS 16		/* 1024 CPUs */
 #define RQ_JOB_PATH_MAX 4096
 #define RQ_JOB_OPTS_MAX 512		/* options in the parser's table, at most */
+#define RQ_JOB_LOG_NAME_MAX 1024
+
+/* rq_job.write_logs bits */
+#define RQ_JOB_LOG_LAT		0x1	/* write_lat_log: lat, slat, clat */
+#define RQ_JOB_LOG_BW		0x2	/* write_bw_log */
+#define RQ_JOB_LOG_IOPS		0x4	/* write_iops_log */
+#define RQ_JOB_LOG_HIST		0x8	/* write_hist_log: clat_hist */
 
 struct rq_job {
 	char name[RQ_JOB_NAME_MAX];
@@ -155,6 +162,24 @@ struct rq_job {
 	bool sqthread_poll;
 	bool fixedbufs;
 	bool registerfiles;
+	/*
+	 * ---- fio's logs (results/iolog.c writes them) ----
+	 * write_lat_log, write_bw_log, write_iops_log, write_hist_log: a bit
+	 * each in write_logs, and the name the files start with ("" = the
+	 * job's name, as fio's make_log_name).
+	 */
+	unsigned int write_logs;	/* RQ_JOB_LOG_* */
+	char lat_log_file[RQ_JOB_LOG_NAME_MAX];
+	char bw_log_file[RQ_JOB_LOG_NAME_MAX];
+	char iops_log_file[RQ_JOB_LOG_NAME_MAX];
+	char hist_log_file[RQ_JOB_LOG_NAME_MAX];
+	unsigned int log_avg_msec;	/* 0 = a line per I/O */
+	unsigned int log_hist_msec;	/* 0 = no histogram lines */
+	unsigned int log_hist_coarseness;	/* histogram buckets merged 2^N to one, 0..6 */
+	bool log_max_value;		/* averaged windows log their maximum */
+	bool log_offset;		/* an offset column */
+	bool log_prio;			/* the priority column as 0x%04x */
+	bool per_job_logs;		/* default true: the clone's number in the name */
 
 	/*
 	 * "job options" as fio's JSON prints them: every option given a value

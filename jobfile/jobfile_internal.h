@@ -60,6 +60,7 @@ enum opt_type {
 	OPT_BOOL,	/* 0 or 1 */
 	OPT_ENUM,	/* one of .vals */
 	OPT_FLAG,	/* the bare word sets it; =0 and =1 also accepted */
+	OPT_NAME,	/* a bare word, or one with a name: .set gets "" or the name */
 };
 
 /* What rqlock does with an option fio knows. */
@@ -129,7 +130,7 @@ extern const struct opt_val jf_rw_vals[];
 jf_setter jf_set_bsrange, jf_set_bssplit, jf_set_buffered, jf_set_cpumask,
 	jf_set_cpus_allowed, jf_set_description, jf_set_kb_base, jf_set_percentile_list,
 	jf_set_random_distribution, jf_set_rw, jf_set_rwmixread, jf_set_rwmixwrite,
-	jf_set_verify_pattern_opt;
+	jf_set_verify_pattern_opt, jf_set_write_log;
 
 /* options.c */
 void jf_bit_set(uint8_t *set, unsigned int i);
@@ -147,7 +148,7 @@ extern const unsigned int jf_nr_opts;
 jf_shower jf_show_bsrange, jf_show_bssplit, jf_show_buffered, jf_show_cpumask, jf_show_cpus,
 	jf_show_description, jf_show_kb_base, jf_show_percentile_list,
 	jf_show_random_distribution, jf_show_rw, jf_show_rwmixread, jf_show_rwmixwrite,
-	jf_show_verify_pattern;
+	jf_show_verify_pattern, jf_show_write_log;
 
 /* showcmd.c */
 const char *jf_val_name(const struct opt_val *vals, uint64_t v);

@@ -143,7 +143,7 @@ static const struct opt_val verify_vals[] = {
 #define ONLY(n, v, w)		{ .name = n, .kind = K_ONLY, .only = v, .why = w }
 #define ONLY_A(n, a, v, w)	{ .name = n, .alias = a, .kind = K_ONLY, .only = v, .why = w }
 
-#define W_LOGS		"rqlock writes no fio logs"
+#define W_LOGS		"rqlock writes plain-text logs timed from the job's start"
 #define W_FILES		"rqlock does its I/O to the named files and devices only"
 #define W_DATA		"rqlock writes its own verifiable data"
 #define W_SYNC		"rqlock issues no syncs"
@@ -462,6 +462,65 @@ const struct opt jf_opts[] = {
 		.help = "io_uring: registered files (default: 0)",
 	},
 
+	/* fio's logs: results/iolog.c writes them, fio 3.33's names and lines */
+	{
+		.name = "write_lat_log", .type = OPT_NAME, FIELD(lat_log_file), .bit = RQ_JOB_LOG_LAT,
+		.set = jf_set_write_log, .show = jf_show_write_log,
+		.help = "Write per-I/O latency logs NAME_lat, NAME_slat and NAME_clat "
+			"(.N.log, N the clone's number); a bare word names them after "
+			"the job (default: none)",
+	},
+	{
+		.name = "write_bw_log", .type = OPT_NAME, FIELD(bw_log_file), .bit = RQ_JOB_LOG_BW,
+		.set = jf_set_write_log, .show = jf_show_write_log,
+		.help = "Write a bandwidth log NAME_bw, KiB/s (default: none)",
+	},
+	{
+		.name = "write_iops_log", .type = OPT_NAME, FIELD(iops_log_file), .bit = RQ_JOB_LOG_IOPS,
+		.set = jf_set_write_log, .show = jf_show_write_log,
+		.help = "Write an IOPS log NAME_iops (default: none)",
+	},
+	{
+		.name = "write_hist_log", .type = OPT_NAME, FIELD(hist_log_file), .bit = RQ_JOB_LOG_HIST,
+		.set = jf_set_write_log, .show = jf_show_write_log,
+		.help = "Write completion-latency histograms NAME_clat_hist every "
+			"log_hist_msec, fiologparser_hist.py's input (default: none)",
+	},
+	{
+		.name = "log_avg_msec", .type = OPT_INT, FIELD(log_avg_msec),
+		.min = 0, .max = UINT32_MAX, .def = "0",
+		.help = "Average log values over windows of this many ms; 0 logs "
+			"every I/O (default: 0)",
+	},
+	{
+		.name = "log_hist_msec", .type = OPT_INT, FIELD(log_hist_msec),
+		.min = 0, .max = UINT32_MAX, .def = "0",
+		.help = "A histogram line every this many ms; 0 writes none (default: 0)",
+	},
+	{
+		.name = "log_hist_coarseness", .type = OPT_INT, FIELD(log_hist_coarseness),
+		.min = 0, .max = 6, .def = "0",
+		.help = "Merge 2^N histogram buckets into one, 0 to 6 (default: 0)",
+	},
+	{
+		.name = "log_max_value", .type = OPT_BOOL, FIELD(log_max_value), .def = "0",
+		.help = "Averaged windows log their maximum, not their mean (default: 0)",
+	},
+	{
+		.name = "log_offset", .type = OPT_BOOL, FIELD(log_offset), .def = "0",
+		.help = "Log lines carry the I/O's offset (default: 0)",
+	},
+	{
+		.name = "log_prio", .type = OPT_BOOL, FIELD(log_prio), .def = "0",
+		.help = "The last column is the I/O priority as 0x%04x, not the RT "
+			"flag; rqlock's is always 0 (default: 0)",
+	},
+	{
+		.name = "per_job_logs", .type = OPT_BOOL, FIELD(per_job_logs), .def = "1",
+		.help = "The clone's number in log file names; 0 shares one file "
+			"(default: 1)",
+	},
+
 	/* accepted with a warning: they cannot change what rqlock does or reports */
 	INERT("thread", "workers are always threads"),
 	INERT("clocksource", "rqlock picks its own clock"),
@@ -471,13 +530,9 @@ const struct opt jf_opts[] = {
 	INERT("error_dump", "rqlock reports errors its own way"),
 	INERT("invalidate", "rqlock does not drop the page cache before a job"),
 	INERT("fadvise_hint", "rqlock gives the kernel no access-pattern hints"),
-	INERT("per_job_logs", W_LOGS), INERT("log_avg_msec", W_LOGS),
-	INERT("log_hist_msec", W_LOGS), INERT("log_hist_coarseness", W_LOGS),
-	INERT("log_max_value", W_LOGS), INERT("log_offset", W_LOGS), INERT("log_prio", W_LOGS),
-	INERT("log_compression", W_LOGS), INERT("log_compression_cpus", W_LOGS),
-	INERT("log_store_compressed", W_LOGS), INERT("log_unix_epoch", W_LOGS),
-	INERT("log_alternate_epoch", W_LOGS), INERT("log_alternate_epoch_clock_id", W_LOGS),
-	INERT("log_entries", W_LOGS),
+	INERT("log_compression", "rqlock keeps log samples uncompressed in memory"),
+	INERT("log_compression_cpus", "rqlock keeps log samples uncompressed in memory"),
+	INERT("log_entries", "rqlock grows its log buffers as needed"),
 	INERT("cgroup_nodelete", "rqlock makes no cgroups"),
 	INERT("exit_what", "it only matters with exitall"),
 	INERT("hugepage-size", "it only matters with mem=mmaphuge"),
@@ -549,6 +604,8 @@ const struct opt jf_opts[] = {
 	ONLY("read_iolog_chunked", "0", W_IOLOG), ONLY("replay_no_stall", "0", W_IOLOG),
 	ONLY("replay_scale", "1", W_IOLOG), ONLY("replay_time_scale", "100", W_IOLOG),
 	ONLY("cmd_type", "nvme", W_ENGINE),
+	ONLY("log_store_compressed", "0", W_LOGS), ONLY("log_unix_epoch", "0", W_LOGS),
+	ONLY("log_alternate_epoch", "0", W_LOGS), ONLY("log_alternate_epoch_clock_id", "0", W_LOGS),
 
 	/* refused */
 	NOPE("rate", W_RATE), NOPE_A("rate_min", "ratemin", W_RATE), NOPE("rate_iops_min", W_RATE),
@@ -580,8 +637,6 @@ const struct opt jf_opts[] = {
 	NOPE("replay_align", W_IOLOG), NOPE("replay_skip", W_IOLOG),
 	NOPE("merge_blktrace_file", W_IOLOG), NOPE("merge_blktrace_scalars", W_IOLOG),
 	NOPE("merge_blktrace_iters", W_IOLOG),
-	NOPE("write_bw_log", W_LOGS), NOPE("write_lat_log", W_LOGS), NOPE("write_iops_log", W_LOGS),
-	NOPE("write_hist_log", W_LOGS),
 	NOPE("write_hint", "rqlock sends no write hints"), NOPE("gpu_dev_id", "rqlock has no GPU support"),
 	NOPE("sqthread_poll_cpu", W_ENGINE), NOPE("nonvectored", W_ENGINE), NOPE("uncached", W_ENGINE),
 	NOPE("nowait", W_ENGINE), NOPE("force_async", W_ENGINE), NOPE("userspace_reap", W_ENGINE),

@@ -106,7 +106,15 @@ static void show_by_type(struct sbuf *b, const struct rq_job *j, const struct op
 	case OPT_ENUM:
 		bput(b, "%s", jf_val_name(o->vals, jf_load(j, o, 0)));
 		return;
+	case OPT_NAME:
+		bput(b, "%.*s", (int)o->size, (const char *)j + o->off);
+		return;
 	}
+}
+
+void jf_show_write_log(struct sbuf *b, const struct rq_job *j, const struct opt *o)
+{
+	bput(b, "%.*s", (int)o->size, (const char *)j + o->off);
 }
 
 void jf_show_description(struct sbuf *b, const struct rq_job *j, const struct opt *o)
@@ -268,7 +276,7 @@ int rq_jobs_showcmd(const struct rq_job_list *list, FILE *f)
 			else
 				show_by_type(&b, j, o);
 			/* a flag that is on is written bare, as fio's --showcmd does */
-			if (o->type == OPT_FLAG && !strcmp(buf, "1")) {
+			if ((o->type == OPT_FLAG && !strcmp(buf, "1")) || (o->type == OPT_NAME && !buf[0])) {
 				fprintf(f, " --%s", o->name);
 				continue;
 			}

@@ -294,6 +294,27 @@ int jf_set_description(struct pctx *p, struct sect *s, uint64_t v, char *str)
 	return 0;
 }
 
+/*
+ * write_lat_log[=NAME] and its kin (fio's str_write_*_log_cb): the log is
+ * on, NAME (or "" for a bare word: the job's name, decided by the engine
+ * as fio's make_log_name) into the option's field, the option's bit in
+ * write_logs.
+ */
+int jf_set_write_log(struct pctx *p, struct sect *s, uint64_t v, char *str)
+{
+	const struct opt *o = jf_opt_find(p->key);
+	size_t n = strlen(str);
+
+	(void)v;
+	if (!o || !o->size || !o->bit)
+		return jf_perr(p, "option '%s' has a bad table entry", p->key);
+	if (n >= o->size)
+		return jf_perr(p, "value of option '%s' is longer than %zu bytes", p->key, o->size - 1);
+	memcpy((char *)&s->job + o->off, str, n + 1);
+	s->job.write_logs |= (unsigned int)o->bit;
+	return 0;
+}
+
 /* fio keeps one read/write split: the later of rwmixread and rwmixwrite wins. */
 int jf_set_rwmixread(struct pctx *p, struct sect *s, uint64_t v, char *str)
 {
@@ -1057,7 +1078,7 @@ int jf_opt_apply(struct pctx *p, struct sect *s, const struct opt *o, char *v)
 	case K_NOPE:
 		return jf_perr(p, "option '%s' is not supported in rqlock (%s)", p->key, o->why);
 	}
-	if (!v && o->type != OPT_BOOL && o->type != OPT_FLAG)
+	if (!v && o->type != OPT_BOOL && o->type != OPT_FLAG && o->type != OPT_NAME)
 		return jf_perr(p, "option '%s' needs a value", p->key);
 	switch (o->type) {
 	case OPT_STR:
@@ -1071,6 +1092,11 @@ int jf_opt_apply(struct pctx *p, struct sect *s, const struct opt *o, char *v)
 		return apply_bool(p, s, o, v);
 	case OPT_ENUM:
 		return apply_enum(p, s, o, v);
+	case OPT_NAME: {
+		char bare[1] = "";
+
+		return o->set(p, s, 0, v ? v : bare);
+	}
 	}
 	return jf_perr(p, "option '%s' has a bad table entry", p->key);
 }

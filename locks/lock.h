@@ -152,6 +152,20 @@ struct rq_lock {
 	uint64_t holders_other;		/* contentions beyond RQ_LOCK_HOLDERS triples */
 } __attribute__((aligned(RQ_CACHELINE)));
 
+/*
+ * lockstat so far, per lock class, readable while workers run (the lock
+ * logs): sums of the wait samples (every contended acquisition) and the
+ * hold samples (1 in hold_sample acquisitions), in ns.  Fills at most
+ * @max; returns the number filled, 0 without lockstat.  The class names
+ * live as long as the classes (rq_locks_reset()).
+ */
+struct rq_lockstat_sample {
+	const char *name;
+	uint64_t wait_n, wait_ns;
+	uint64_t hold_n, hold_ns;
+};
+unsigned int rq_lockstat_sample(struct rq_lockstat_sample *out, unsigned int max);
+
 int rq_lock_type_parse(const char *name, enum rq_lock_type *type);
 const char *rq_lock_type_name(enum rq_lock_type type);
 /* "ttas|ticket|mcs|mutex": the registry's names, for help text */

@@ -49,8 +49,9 @@ void lk_time_add(struct rq_lock_time *t, uint64_t v)
 		t->min = v;
 	if (v > t->max)
 		t->max = v;
-	t->n++;
-	t->total += v;
+	/* n and total are read during the run (rq_lockstat_sample): relaxed stores, plain movs on x86 */
+	__atomic_store_n(&t->n, t->n + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&t->total, t->total + v, __ATOMIC_RELAXED);
 	t->hist[hist_idx(v)]++;
 }
 
@@ -102,6 +103,45 @@ void __attribute__((noinline)) lk_stat_holder(struct rq_lock *l, const char *wai
 		return;
 	}
 	l->holders_other++;
+}
+
+/*
+ * Per class, the wait and hold samples so far, while the run goes on
+ * (lock logs): relaxed loads of what each lock's holder stores relaxed.
+ * The registries are complete before workers start.
+ */
+unsigned int rq_lockstat_sample(struct rq_lockstat_sample *out, unsigned int max)
+{
+	double rate = rq_clock_ns_per_tick();
+	unsigned int n = 0;
+
+	if (!lk_cfg.lockstat)
+		return 0;
+	for (unsigned int c = 0; c < lk_nr_classes && n < max; c++) {
+		struct rq_lockstat_sample *o = &out[n];
+		uint64_t wt = 0, ht = 0;
+		bool any = false;
+
+		memset(o, 0, sizeof(*o));
+		o->name = lk_classes[c]->name;
+		for (unsigned int i = 0; i < lk_nr_registered; i++) {
+			const struct rq_lock *l = lk_registry[i];
+
+			if (l->class_id != c)
+				continue;
+			any = true;
+			o->wait_n += __atomic_load_n(&l->wait.n, __ATOMIC_RELAXED);
+			wt += __atomic_load_n(&l->wait.total, __ATOMIC_RELAXED);
+			o->hold_n += __atomic_load_n(&l->hold.n, __ATOMIC_RELAXED);
+			ht += __atomic_load_n(&l->hold.total, __ATOMIC_RELAXED);
+		}
+		if (!any)
+			continue;
+		o->wait_ns = (uint64_t)((double)wt * rate + 0.5);
+		o->hold_ns = (uint64_t)((double)ht * rate + 0.5);
+		n++;
+	}
+	return n;
 }
 
 /* ---- reports ------------------------------------------------------------ */

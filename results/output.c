@@ -1526,3 +1526,9 @@ out:
 	free(c.groups);
 	return ret;
 }
+
+const char *rq_num2str(char *buf, size_t len, uint64_t num, unsigned int maxlen, bool pow2,
+		       const char *unit)
+{
+	return n2s(buf, len, num, maxlen, pow2, unit);
+}

@@ -371,4 +371,146 @@ int rq_lockstat_text(FILE *f, const struct rq_run_report *r);
 struct rq_json;
 void rq_lockstat_json(struct rq_json *j, const struct rq_run_report *r);
 
+/*
+ * ---- fio's logs (results/iolog.c) ----
+ *
+ * The lat, slat, clat, bw, iops and clat_hist logs of fio 3.33
+ * (write_lat_log, write_bw_log, write_iops_log, write_hist_log), with its
+ * file names and lines, so fio2gnuplot, fio_generate_plots and
+ * fiologparser_hist.py read them:
+ *
+ *   time, value, ddir, bs[, offset], prio
+ *   time, ddir, bs, count0, count1, ... (clat_hist: FIO_IO_U_PLAT_NR buckets)
+ *
+ * time is ms since the job's statistics began (after ramp_time), ddir 0
+ * read and 1 write, prio 0 (the RT flag; 0x%04x with log_prio).  Latency
+ * values are ns; bw is KiB/s averaged, or bytes*10^6/clat_ns per I/O as
+ * fio computes it; iops is 1 per I/O.  With log_avg_msec a line is the
+ * mean (log_max_value: the maximum) of a window, bs and offset 0.  A
+ * clat_hist line holds the I/Os completed since the previous line, every
+ * log_hist_msec.
+ *
+ * A kind of log is one entry of rq_log_kinds[]: its file suffix, how it
+ * samples, and the value an I/O gives it.  Samples are kept in memory,
+ * in chunks, and written when the run is over (fio does the same), so
+ * logging costs a clone an append per I/O and no system call.
+ */
+enum rq_log_kind {
+	RQ_LOG_LAT,
+	RQ_LOG_SLAT,
+	RQ_LOG_CLAT,
+	RQ_LOG_CLAT_HIST,
+	RQ_LOG_BW,
+	RQ_LOG_IOPS,
+	RQ_LOG_LAT_INTENDED,	/* rqlock's: from the rate schedule's due time */
+	RQ_LOG_NR_KINDS,
+};
+
+/* One completed I/O as the logs see it; times on the run's clock. */
+struct rq_log_io {
+	uint64_t t_ms;			/* since the job's statistics began */
+	uint64_t start_ns, issue_ns, done_ns;
+	uint64_t due_ns;		/* the rate schedule's time for it; 0 = none */
+	uint64_t offset;
+	uint32_t bytes;
+	int ddir;
+	const uint64_t *clat_plat;	/* the direction's clat histogram, this I/O in it */
+};
+
+enum rq_log_sampling {
+	RQ_LOGS_PER_IO,		/* a value per I/O (windowed by log_avg_msec) */
+	RQ_LOGS_RATE,		/* per I/O, or with log_avg_msec a rate per window */
+	RQ_LOGS_HIST,		/* the clat histogram every log_hist_msec */
+};
+
+struct rq_log_kind_info {
+	const char *suffix;		/* PREFIX_<suffix>[.N].log */
+	const char *option;		/* the job option that asks for it */
+	enum rq_log_sampling sampling;
+	/* PER_IO and RATE: the value one I/O logs; NULL = the kind has no source yet */
+	uint64_t (*value)(const struct rq_log_io *io);
+	bool rate_bytes;		/* RATE: counts bytes (KiB/s), else I/Os */
+};
+extern const struct rq_log_kind_info rq_log_kinds[RQ_LOG_NR_KINDS];
+
+struct rq_log_params {
+	unsigned int avg_msec;		/* log_avg_msec */
+	unsigned int hist_msec;		/* log_hist_msec */
+	unsigned int hist_coarseness;	/* log_hist_coarseness, 0..6 */
+	bool log_max;			/* log_max_value */
+	bool log_offset, log_prio;
+};
+
+/* One log file's samples. */
+struct rq_log;
+/* @kind: its rq_log_kinds[] entry, or NULL for a plain value log (rq_log_add only). */
+struct rq_log *rq_log_new(const char *path, const struct rq_log_kind_info *kind,
+			  const struct rq_log_params *p);
+/* A value at @t_ms (windowed when avg_msec is set); out of memory drops it and marks the log. */
+void rq_log_add(struct rq_log *l, uint64_t t_ms, uint64_t val, int ddir, uint64_t bs, uint64_t offset);
+/* Close the open windows at @t_ms (fio's finalize_logs). */
+void rq_log_finish(struct rq_log *l, uint64_t t_ms);
+const char *rq_log_path(const struct rq_log *l);
+/* Write the file ("a" with @append, else "w"); 0 or -errno after one line on @err. */
+int rq_log_write(struct rq_log *l, bool append, FILE *err);
+void rq_log_free(struct rq_log *l);
+
+/* A job clone's logs: one rq_log per kind asked for. */
+struct rq_logs {
+	struct rq_log *log[RQ_LOG_NR_KINDS];
+	unsigned int avg_msec;
+	uint64_t next_tick_ms;		/* rate logs with avg_msec: the next window */
+	uint64_t tick_last_ms;
+	uint64_t tick_count[RQ_LOG_NR_KINDS][RQ_DDIR_NR];
+};
+/* Every kind with a non-NULL @paths[k]; NULL on ENOMEM. */
+struct rq_logs *rq_logs_new(const char *const paths[RQ_LOG_NR_KINDS], const struct rq_log_params *p);
+/* A completed I/O: the per-I/O values and the histogram. */
+void rq_logs_io(struct rq_logs *ls, const struct rq_log_io *io);
+/*
+ * The rate logs' windows (log_avg_msec): call with the clone's byte and
+ * I/O counts since its statistics began; cheap when no window has ended.
+ */
+void rq_logs_tick(struct rq_logs *ls, uint64_t t_ms, const uint64_t bytes[RQ_DDIR_NR],
+		  const uint64_t ios[RQ_DDIR_NR]);
+void rq_logs_finish(struct rq_logs *ls, uint64_t t_ms);
+void rq_logs_free(struct rq_logs *ls);
+/*
+ * fio's gen_log_name: PREFIX_SUFFIX.N.log, or PREFIX_SUFFIX.log without
+ * per_job_logs.  Returns snprintf's count.
+ */
+int rq_log_name(char *buf, size_t size, const char *prefix, const char *suffix, unsigned int n,
+		bool per_job);
+
+/*
+ * fio's num2str(): @num scaled by 1000 (1024 with @pow2) to at most
+ * @maxlen digits, a fraction in the spare ones, then @unit: "24.0GiB/s".
+ */
+const char *rq_num2str(char *buf, size_t len, uint64_t num, unsigned int maxlen, bool pow2,
+		       const char *unit);
+
+/*
+ * ---- the status line (results/status.c) ----
+ *
+ * fio 3.33's (eta.c display_thread_status), one line without its '\r':
+ *   Jobs: 1 (f=1): [r(1)][66.7%][r=24.0GiB/s][r=6300k IOPS][eta 00m:01s]
+ * run_str has a character per job clone, fio's: P not started, / ramp,
+ * r R w W m M running (random, sequential), V verifying, _ done, X failed,
+ * K stopped by a signal; it is condensed to "r(2),_(1)".
+ */
+struct rq_status {
+	unsigned int running;		/* clones running */
+	unsigned int files;		/* their files */
+	const char *run_str;		/* a character per clone */
+	double perc;			/* 0..100; < 0 prints "-.-%" */
+	int64_t eta_sec;		/* < 0 prints "--" */
+	uint64_t bytes_per_sec[RQ_DDIR_NR];
+	uint64_t iops[RQ_DDIR_NR];
+	bool pow2;			/* kb_base 1024: GiB/s, else GB/s */
+};
+/* Returns the length written to @buf (always terminated). */
+int rq_status_line(char *buf, size_t len, const struct rq_status *s);
+/* fio's eta_to_str: "01m:05s", "02h:01m:05s", "--" for < 0 */
+void rq_eta_str(char *buf, size_t len, int64_t sec);
+
 #endif /* RQ_RESULTS_H */

@@ -916,7 +916,9 @@ static const struct ecase {
 	{ "hipri with null", "[j]\nioengine=null\nhipri\n", "t.fio:3: ", "not to ioengine=null" },
 	{ "refused option", "[j]\nrate=1m\n", "t.fio:2: ", "option 'rate' is not supported in rqlock" },
 	{ "refused alias", "[j]\nratemin=1m\n", "t.fio:2: ", "option 'ratemin' is not supported" },
-	{ "refused log", "[j]\nwrite_bw_log=x\n", "t.fio:2: ", "option 'write_bw_log' is not supported" },
+	{ "refused iolog", "[j]\nwrite_iolog=x\n", "t.fio:2: ", "option 'write_iolog' is not supported" },
+	{ "log_hist_coarseness 7", "[j]\nlog_hist_coarseness=7\n", "t.fio:2: ", "log_hist_coarseness" },
+	{ "log_unix_epoch", "[j]\nlog_unix_epoch=1\n", "t.fio:2: ", "only log_unix_epoch=0" },
 	{ "only the default", "[j]\nbwavgtime=1000\n", "t.fio:2: ",
 	  "option 'bwavgtime=1000' is not supported in rqlock, only bwavgtime=500 (fio's default)" },
 	{ "only the default, bare", "[j]\nfill_device\n", "t.fio:2: ", "only fill_device=0" },
@@ -1440,6 +1442,32 @@ static void test_rw(void)
 	}
 }
 
+/* fio's logs: a bare write_*_log names the files after the job, a value names them */
+static void test_logs(void)
+{
+	struct res r = { 0 };
+	const struct rq_job *a, *b;
+
+	cur_case = "logs";
+	run(&r, "[global]\nwrite_iops_log\nlog_avg_msec=250\n[a]\nwrite_lat_log\nwrite_bw_log=bwx\n"
+		"write_hist_log=h\nlog_hist_msec=100\nlog_hist_coarseness=2\nlog_offset=1\n"
+		"[b]\nper_job_logs=0\nlog_max_value=1\nlog_prio=1\n[c]\n");
+	CHECK(r.rc == 0 && r.l.nr == 3);
+	if (r.rc || r.l.nr != 3)
+		return;
+	a = &r.l.jobs[0];
+	b = &r.l.jobs[1];
+	CHECK(a->write_logs == (RQ_JOB_LOG_LAT | RQ_JOB_LOG_BW | RQ_JOB_LOG_IOPS | RQ_JOB_LOG_HIST));
+	CHECK(!a->lat_log_file[0] && !a->iops_log_file[0]);
+	CHECK(!strcmp(a->bw_log_file, "bwx") && !strcmp(a->hist_log_file, "h"));
+	CHECK(a->log_avg_msec == 250 && a->log_hist_msec == 100 && a->log_hist_coarseness == 2);
+	CHECK(a->log_offset && !a->log_max_value && !a->log_prio && a->per_job_logs);
+	CHECK(b->write_logs == RQ_JOB_LOG_IOPS && !b->per_job_logs && b->log_max_value && b->log_prio);
+	CHECK(r.l.jobs[2].write_logs == RQ_JOB_LOG_IOPS && r.l.jobs[2].per_job_logs);
+	rq_jobs_free(&r.l);
+	free(r.err);
+}
+
 static void test_table(void)
 {
 	size_t i, k;
@@ -1469,7 +1497,8 @@ static void test_table(void)
 		}
 		CHECK(!o->size || o->off + slots * o->size <= sizeof(struct rq_job));
 		CHECK(o->type != OPT_ENUM || o->vals);
-		CHECK(!o->bit || o->size == sizeof(int));
+		CHECK(!o->bit || o->size == sizeof(int) || o->type == OPT_NAME);
+		CHECK(o->type != OPT_NAME || (o->set && o->bit));
 		CHECK(o->size || o->set);
 		CHECK(o->type != OPT_TIME || (o->unit && o->div));
 		CHECK(!o->pct || o->pct_off);
@@ -1488,6 +1517,7 @@ int main(void)
 	test_files();
 	test_split();
 	test_rw();
+	test_logs();
 	test_table();
 	if (failures) {
 		fprintf(stderr, "test_parser: %d check(s) failed\n", failures);

@@ -40,6 +40,8 @@ _rqlock()
 	--lock-type=*) COMPREPLY=($(compgen -W 'ttas ticket mcs mutex' -- "${cur#*=}")); return ;;
 	--output-format=*) COMPREPLY=($(compgen -W 'normal json json+ terse' -- "${cur#*=}")); return ;;
 	--lockstat=*) COMPREPLY=($(compgen -W 'on off' -- "${cur#*=}")); return ;;
+	--eta=*) COMPREPLY=($(compgen -W 'auto always never' -- "${cur#*=}")); return ;;
+	--write-lock-log=*) COMPREPLY=($(compgen -f -- "${cur#*=}")); return ;;
 	--output=*) COMPREPLY=($(compgen -f -- "${cur#*=}")); return ;;
 	-*)
 		COMPREPLY=($(compgen -W "$(_rqlock_opts "$bin" "$cmd")" -- "$cur"))

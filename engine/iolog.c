@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: MIT
+/*
+ * iolog.c - the engine's side of fio's logs (results/iolog.c keeps and
+ * writes them): which logs a clone keeps and under which names, checked
+ * before anything runs; the hook a completed I/O calls; the files
+ * written when the run is over.
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "engine/engine_internal.h"
+#include "lib/clock.h"
+
+/* The job options that ask for logs, and the name each was given. */
+static const struct {
+	const char *option;
+	unsigned int bit;
+	size_t name_off;
+} log_opts[] = {
+	{ "write_lat_log", RQ_JOB_LOG_LAT, offsetof(struct rq_job, lat_log_file) },
+	{ "write_bw_log", RQ_JOB_LOG_BW, offsetof(struct rq_job, bw_log_file) },
+	{ "write_iops_log", RQ_JOB_LOG_IOPS, offsetof(struct rq_job, iops_log_file) },
+	{ "write_hist_log", RQ_JOB_LOG_HIST, offsetof(struct rq_job, hist_log_file) },
+};
+
+/*
+ * A kind the engine can feed for @job.  lat_intended is from the rate
+ * schedule's due time (bio->due_ns, queues/queue.h): written for
+ * rate-limited jobs only, where it differs from lat.
+ */
+static bool kind_fed(enum rq_log_kind k, const struct rq_job *job)
+{
+	return k != RQ_LOG_LAT_INTENDED || job->rate_iops[0] || job->rate_iops[1];
+}
+
+/* The name prefix for @kind, or NULL when @job does not ask for it. */
+static const char *kind_prefix(const struct rq_job *job, enum rq_log_kind k)
+{
+	for (size_t i = 0; i < sizeof(log_opts) / sizeof(log_opts[0]); i++) {
+		const char *name;
+
+		if (strcmp(log_opts[i].option, rq_log_kinds[k].option) || !(job->write_logs & log_opts[i].bit))
+			continue;
+		name = (const char *)job + log_opts[i].name_off;
+		return *name ? name : job->name;	/* fio's make_log_name */
+	}
+	return NULL;
+}
+
+static int dir_writable(const char *path)
+{
+	char *dup = strdup(path);
+	const char *dir;
+	struct stat st;
+	int ret = 0;
+
+	if (!dup)
+		return -ENOMEM;
+	dir = dirname(dup);
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode) || access(dir, W_OK | X_OK))
+		ret = -EACCES;
+	free(dup);
+	return ret;
+}
+
+int eng_logs_setup(struct rq_engine *e, FILE *err)
+{
+	char path[RQ_JOB_LOG_NAME_MAX + 64];
+
+	for (unsigned int i = 0; i < e->nr_clones; i++) {
+		struct clone *c = &e->clones[i];
+		const struct rq_job *job = c->job;
+		const char *paths[RQ_LOG_NR_KINDS] = { 0 };
+		char *names[RQ_LOG_NR_KINDS] = { 0 };
+		struct rq_log_params p = {
+			.avg_msec = job->log_avg_msec,
+			.hist_msec = job->log_hist_msec,
+			.hist_coarseness = job->log_hist_coarseness,
+			.log_max = job->log_max_value,
+			.log_offset = job->log_offset,
+			.log_prio = job->log_prio,
+		};
+		int ret = 0;
+
+		if (!job->write_logs)
+			continue;
+		for (int k = 0; k < RQ_LOG_NR_KINDS && !ret; k++) {
+			const char *prefix = kind_prefix(job, (enum rq_log_kind)k);
+
+			if (!prefix || !kind_fed((enum rq_log_kind)k, job))
+				continue;
+			/* fio's thread_number: clones counted from 1 over every job */
+			if (rq_log_name(path, sizeof(path), prefix, rq_log_kinds[k].suffix, i + 1,
+					job->per_job_logs) >= (int)sizeof(path)) {
+				ret = -ENAMETOOLONG;
+				break;
+			}
+			if (dir_writable(path)) {
+				fprintf(err, "%s:%d: job '%s': %s: cannot write %s: its directory is missing or not writable\n",
+					job->file, job->line, job->name, rq_log_kinds[k].option, path);
+				ret = -EINVAL;
+				break;
+			}
+			names[k] = strdup(path);
+			paths[k] = names[k];
+			if (!names[k])
+				ret = -ENOMEM;
+		}
+		if (!ret) {
+			c->logs = rq_logs_new(paths, &p);
+			if (!c->logs)
+				ret = -ENOMEM;
+		}
+		for (int k = 0; k < RQ_LOG_NR_KINDS; k++)
+			free(names[k]);
+		if (ret == -ENOMEM || ret == -ENAMETOOLONG)
+			fprintf(err, "%s:%d: job '%s': logs: %s\n", job->file, job->line, job->name,
+				strerror(-ret));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+void eng_logs_io(struct clone *c, const struct rq_bio *bio)
+{
+	const struct rq_dir_report *d = &c->rep.dir[bio->op];
+	struct rq_log_io io = {
+		.t_ms = (bio->done_ns - c->ramp_end_ns) / 1000000,
+		.start_ns = bio->start_ns,
+		.issue_ns = bio->issue_ns,
+		.done_ns = bio->done_ns,
+		.due_ns = bio->due_ns,
+		.offset = bio->offset,
+		.bytes = bio->len,
+		.ddir = bio->op,
+		.clat_plat = d->clat.plat,
+	};
+
+	rq_logs_io(c->logs, &io);
+}
+
+void eng_logs_tick(struct clone *c, uint64_t now)
+{
+	uint64_t bytes[RQ_DDIR_NR], ios[RQ_DDIR_NR];
+
+	if (c->waiting || now < c->ramp_end_ns)
+		return;
+	for (int d = 0; d < RQ_DDIR_NR; d++) {
+		bytes[d] = c->rep.dir[d].io_bytes;
+		ios[d] = c->rep.dir[d].total_ios;
+	}
+	rq_logs_tick(c->logs, (now - c->ramp_end_ns) / 1000000, bytes, ios);
+}
+
+/*
+ * Every clone's logs, in clone order.  Without per_job_logs clones share
+ * a file: the first writes it anew, the others append (fio appends even
+ * to what an earlier run left; rqlock starts each run's file afresh).
+ */
+int eng_logs_write(struct rq_engine *e, FILE *err)
+{
+	const char **written = calloc((size_t)e->nr_clones * RQ_LOG_NR_KINDS + 1, sizeof(*written));
+	unsigned int nr = 0;
+	int ret = 0;
+
+	if (!written)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < e->nr_clones; i++) {
+		struct clone *c = &e->clones[i];
+
+		if (!c->logs)
+			continue;
+		rq_logs_finish(c->logs, c->end_ns > c->ramp_end_ns ? (c->end_ns - c->ramp_end_ns) / 1000000 : 0);
+		for (int k = 0; k < RQ_LOG_NR_KINDS; k++) {
+			struct rq_log *l = c->logs->log[k];
+			bool append = false;
+			int r;
+
+			if (!l)
+				continue;
+			for (unsigned int w = 0; w < nr && !append; w++)
+				append = !strcmp(written[w], rq_log_path(l));
+			r = rq_log_write(l, append, err);
+			if (r && !ret)
+				ret = r;
+			if (!append)
+				written[nr++] = rq_log_path(l);
+		}
+	}
+	free(written);
+	return ret;
+}
+
+/* ---- rqlock's lock logs --------------------------------------------- */
+
+/*
+ * Per lock class, every lock_log_msec, in fio's line format so that fio's
+ * readers plot them: PREFIX_<class>_lockwait.log and _lockhold.log,
+ *
+ *   time, mean ns, 0, samples, 0
+ *
+ * time in ms since the run began; the mean wait of the contended
+ * acquisitions in the interval (every one is timed), or the mean hold
+ * of the sampled acquisitions (1 in hold_sample); the "bs" column holds
+ * how many samples the mean is of.  An interval without samples writes
+ * no line, as fio's averaged logs.
+ */
+#define LOCKLOG_CLASSES 64
+
+struct eng_locklog {
+	unsigned int nr;
+	uint64_t next_ns, period_ns;
+	struct rq_lockstat_sample last[LOCKLOG_CLASSES];
+	struct rq_log *wait[LOCKLOG_CLASSES], *hold[LOCKLOG_CLASSES];
+};
+
+static struct rq_log *locklog_new(const char *prefix, const char *cls, const char *what)
+{
+	static const struct rq_log_params p = { 0 };
+	char path[RQ_JOB_PATH_MAX], name[128];
+	size_t i;
+
+	/* the class name in a file name: anything but [A-Za-z0-9._-] becomes '_' */
+	for (i = 0; cls[i] && i + 1 < sizeof(name); i++)
+		name[i] = (char)(strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-",
+				       cls[i]) ? cls[i] : '_');
+	name[i] = '\0';
+	snprintf(path, sizeof(path), "%s_%s_%s.log", prefix, name, what);
+	return rq_log_new(path, NULL, &p);
+}
+
+int eng_locklog_start(struct rq_engine *e)
+{
+	struct eng_locklog *ll;
+
+	if (!e->o.lock_log_prefix)
+		return 0;
+	ll = calloc(1, sizeof(*ll));
+	if (!ll)
+		return -ENOMEM;
+	ll->nr = rq_lockstat_sample(ll->last, LOCKLOG_CLASSES);
+	for (unsigned int i = 0; i < ll->nr; i++) {
+		ll->wait[i] = locklog_new(e->o.lock_log_prefix, ll->last[i].name, "lockwait");
+		ll->hold[i] = locklog_new(e->o.lock_log_prefix, ll->last[i].name, "lockhold");
+		if (!ll->wait[i] || !ll->hold[i]) {
+			e->locklog = ll;
+			eng_locklog_write(e, NULL);
+			return -ENOMEM;
+		}
+	}
+	ll->period_ns = (uint64_t)(e->o.lock_log_msec ? e->o.lock_log_msec : 500) * 1000000ULL;
+	ll->next_ns = e->start_mono_ns + ll->period_ns;
+	e->locklog = ll;
+	return 0;
+}
+
+static void locklog_take(struct rq_engine *e, uint64_t now)
+{
+	struct eng_locklog *ll = e->locklog;
+	struct rq_lockstat_sample cur[LOCKLOG_CLASSES];
+	unsigned int nr = rq_lockstat_sample(cur, LOCKLOG_CLASSES);
+	uint64_t t_ms = (now - e->start_mono_ns) / 1000000;
+
+	for (unsigned int i = 0; i < nr && i < ll->nr; i++) {
+		const struct rq_lockstat_sample *a = &ll->last[i], *b = &cur[i];
+
+		if (b->wait_n > a->wait_n)
+			rq_log_add(ll->wait[i], t_ms, (b->wait_ns - a->wait_ns) / (b->wait_n - a->wait_n), 0,
+				   b->wait_n - a->wait_n, 0);
+		if (b->hold_n > a->hold_n)
+			rq_log_add(ll->hold[i], t_ms, (b->hold_ns - a->hold_ns) / (b->hold_n - a->hold_n), 0,
+				   b->hold_n - a->hold_n, 0);
+		ll->last[i] = *b;
+	}
+}
+
+void eng_locklog_sample(struct rq_engine *e, uint64_t now)
+{
+	struct eng_locklog *ll = e->locklog;
+
+	if (!ll || now < ll->next_ns)
+		return;
+	locklog_take(e, now);
+	ll->next_ns += ll->period_ns;
+	if (ll->next_ns <= now)
+		ll->next_ns = now + ll->period_ns;
+}
+
+/* After the status thread stopped: the last interval, the files, and free. @err NULL: free only. */
+int eng_locklog_write(struct rq_engine *e, FILE *err)
+{
+	struct eng_locklog *ll = e->locklog;
+	int ret = 0;
+
+	if (!ll)
+		return 0;
+	if (err)
+		locklog_take(e, rq_clock_mono_ns());
+	for (unsigned int i = 0; i < ll->nr; i++) {
+		if (err && ll->wait[i] && ll->hold[i]) {
+			int r = rq_log_write(ll->wait[i], false, err);
+
+			if (!r)
+				r = rq_log_write(ll->hold[i], false, err);
+			if (r && !ret)
+				ret = r;
+		}
+		rq_log_free(ll->wait[i]);
+		rq_log_free(ll->hold[i]);
+	}
+	free(ll);
+	e->locklog = NULL;
+	return ret;
+}

@@ -1,0 +1,443 @@
+// SPDX-License-Identifier: MIT
+/*
+ * iolog.c - fio's log files (see results.h): the kinds of log, their
+ * samples in memory, the windows of log_avg_msec and log_hist_msec, and
+ * the lines fio 3.33 writes (iolog.c flush_samples, flush_hist_samples;
+ * stat.c add_log_sample, __add_stat_to_log, add_clat_sample, __add_samples).
+ *
+ * Samples go into chunks of LOG_CHUNK entries, 32 bytes each, allocated
+ * as a log grows: appending is a store and an increment, and a log never
+ * moves what it holds.  Out of memory, a log stops taking samples (fio's
+ * iolog->disabled) and says so when it is written.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "results/results.h"
+
+#define LOG_CHUNK 4096
+
+struct log_sample {
+	uint64_t t_ms;
+	uint64_t val;			/* RQ_LOGS_HIST: a uint64_t[RQ_PLAT_NR] of counts */
+	uint64_t offset;
+	uint32_t bs;
+	uint32_t ddir;
+};
+
+struct log_chunk {
+	struct log_chunk *next;
+	unsigned int n;
+	struct log_sample s[LOG_CHUNK];
+};
+
+/* fio's avg_window: mean (Welford, as fio's add_stat_sample) and maximum */
+struct log_window {
+	uint64_t n, max;
+	double mean;
+};
+
+struct rq_log {
+	char *path;
+	const struct rq_log_kind_info *kind;
+	struct rq_log_params p;
+	struct log_chunk *head, *tail;
+	bool any;			/* a sample was ever logged (fio's first-entry rule) */
+	bool dropped;			/* out of memory: later samples are lost */
+	struct log_window win[RQ_DDIR_NR];
+	uint64_t avg_last[RQ_DDIR_NR];	/* ms: the current window began */
+	uint64_t hist_last[RQ_DDIR_NR];	/* ms: the last histogram line */
+	uint64_t *plat_last[RQ_DDIR_NR];	/* the histogram at the last line */
+};
+
+/* ---- the kinds ------------------------------------------------------ */
+
+static uint64_t v_lat(const struct rq_log_io *io)
+{
+	return io->done_ns - io->start_ns;
+}
+
+static uint64_t v_slat(const struct rq_log_io *io)
+{
+	return io->issue_ns - io->start_ns;
+}
+
+static uint64_t v_clat(const struct rq_log_io *io)
+{
+	return io->done_ns - io->issue_ns;
+}
+
+/* fio's add_bw_sample: bytes * 10^6 / clat in ns (KB/s give or take a unit: fio's) */
+static uint64_t v_bw(const struct rq_log_io *io)
+{
+	uint64_t clat = io->done_ns - io->issue_ns;
+
+	return clat ? (uint64_t)io->bytes * 1000000ULL / clat : 0;
+}
+
+static uint64_t v_iops(const struct rq_log_io *io)
+{
+	(void)io;
+	return 1;
+}
+
+/* rqlock's: latency from the time the rate schedule wanted the I/O */
+static uint64_t v_lat_intended(const struct rq_log_io *io)
+{
+	uint64_t from = io->due_ns ? io->due_ns : io->start_ns;
+
+	return io->done_ns > from ? io->done_ns - from : 0;
+}
+
+const struct rq_log_kind_info rq_log_kinds[RQ_LOG_NR_KINDS] = {
+	[RQ_LOG_LAT]	   = { "lat", "write_lat_log", RQ_LOGS_PER_IO, v_lat, false },
+	[RQ_LOG_SLAT]	   = { "slat", "write_lat_log", RQ_LOGS_PER_IO, v_slat, false },
+	[RQ_LOG_CLAT]	   = { "clat", "write_lat_log", RQ_LOGS_PER_IO, v_clat, false },
+	[RQ_LOG_CLAT_HIST] = { "clat_hist", "write_hist_log", RQ_LOGS_HIST, NULL, false },
+	[RQ_LOG_BW]	   = { "bw", "write_bw_log", RQ_LOGS_RATE, v_bw, true },
+	[RQ_LOG_IOPS]	   = { "iops", "write_iops_log", RQ_LOGS_RATE, v_iops, false },
+	[RQ_LOG_LAT_INTENDED] = { "lat_intended", "write_lat_log", RQ_LOGS_PER_IO,
+				  v_lat_intended, false },
+};
+
+int rq_log_name(char *buf, size_t size, const char *prefix, const char *suffix, unsigned int n,
+		bool per_job)
+{
+	if (per_job)
+		return snprintf(buf, size, "%s_%s.%u.log", prefix, suffix, n);
+	return snprintf(buf, size, "%s_%s.log", prefix, suffix);
+}
+
+/* ---- one log -------------------------------------------------------- */
+
+struct rq_log *rq_log_new(const char *path, const struct rq_log_kind_info *kind,
+			  const struct rq_log_params *p)
+{
+	struct rq_log *l = calloc(1, sizeof(*l));
+
+	if (!l)
+		return NULL;
+	l->path = strdup(path);
+	l->kind = kind;
+	l->p = *p;
+	if (l->p.hist_coarseness > RQ_PLAT_BITS)
+		l->p.hist_coarseness = RQ_PLAT_BITS;
+	if (!l->path) {
+		free(l);
+		return NULL;
+	}
+	if (kind && kind->sampling == RQ_LOGS_HIST) {
+		for (int d = 0; d < RQ_DDIR_NR; d++) {
+			l->plat_last[d] = calloc(RQ_PLAT_NR, sizeof(uint64_t));
+			if (!l->plat_last[d]) {
+				rq_log_free(l);
+				return NULL;
+			}
+		}
+	}
+	return l;
+}
+
+const char *rq_log_path(const struct rq_log *l)
+{
+	return l->path;
+}
+
+static struct log_sample *log_slot(struct rq_log *l)
+{
+	struct log_chunk *c = l->tail;
+
+	if (l->dropped)
+		return NULL;
+	if (!c || c->n == LOG_CHUNK) {
+		c = malloc(sizeof(*c));
+		if (!c) {
+			l->dropped = true;
+			return NULL;
+		}
+		c->next = NULL;
+		c->n = 0;
+		if (l->tail)
+			l->tail->next = c;
+		else
+			l->head = c;
+		l->tail = c;
+	}
+	return &c->s[c->n++];
+}
+
+/* fio's __add_log_sample: the first line of a log starts the windows */
+static void log_append(struct rq_log *l, uint64_t t_ms, uint64_t val, int ddir, uint64_t bs,
+		       uint64_t offset)
+{
+	struct log_sample *s;
+
+	if (!l->any) {
+		l->any = true;
+		l->avg_last[ddir] = t_ms;
+	}
+	s = log_slot(l);
+	if (!s)
+		return;
+	s->t_ms = t_ms;
+	s->val = val;
+	s->ddir = (uint32_t)ddir;
+	s->bs = (uint32_t)bs;
+	s->offset = offset;
+}
+
+/* fio's __add_stat_to_log: a window's mean, rounded, or its maximum; bs and offset 0 */
+static void window_flush(struct rq_log *l, int ddir, uint64_t t_ms)
+{
+	struct log_window *w = &l->win[ddir];
+
+	if (w->n)
+		log_append(l, t_ms, l->p.log_max ? w->max : (uint64_t)(w->mean + 0.50), ddir, 0, 0);
+	memset(w, 0, sizeof(*w));
+}
+
+/* fio's add_log_sample */
+void rq_log_add(struct rq_log *l, uint64_t t_ms, uint64_t val, int ddir, uint64_t bs, uint64_t offset)
+{
+	struct log_window *w;
+
+	if (ddir < 0 || ddir >= RQ_DDIR_NR)
+		return;
+	if (!l->p.avg_msec) {
+		log_append(l, t_ms, val, ddir, bs, offset);
+		return;
+	}
+	w = &l->win[ddir];
+	w->n++;
+	if (val > w->max)
+		w->max = val;
+	w->mean += ((double)val - w->mean) / (double)w->n;
+	if (t_ms < l->avg_last[ddir] || t_ms - l->avg_last[ddir] < l->p.avg_msec)
+		return;
+	window_flush(l, ddir, t_ms);
+	l->avg_last[ddir] = t_ms - t_ms % l->p.avg_msec;
+}
+
+void rq_log_finish(struct rq_log *l, uint64_t t_ms)
+{
+	if (!l->p.avg_msec)
+		return;
+	for (int d = 0; d < RQ_DDIR_NR; d++)
+		window_flush(l, d, t_ms);
+}
+
+/*
+ * fio's add_clat_sample, histogram part: every hist_msec (the window
+ * starting at the first I/O), the counts since the last line; the next
+ * window starts where this one should have ended, so lines do not drift.
+ */
+static void log_hist(struct rq_log *l, const struct rq_log_io *io)
+{
+	uint64_t *delta, window;
+	struct log_sample *s;
+	int d = io->ddir;
+
+	if (!l->p.hist_msec || !io->clat_plat)
+		return;
+	if (!l->hist_last[d])
+		l->hist_last[d] = io->t_ms;
+	window = io->t_ms - l->hist_last[d];
+	if (window < l->p.hist_msec)
+		return;
+	delta = malloc(RQ_PLAT_NR * sizeof(*delta));
+	s = delta ? log_slot(l) : NULL;
+	if (!s) {
+		free(delta);
+		l->dropped = true;
+		return;
+	}
+	for (unsigned int i = 0; i < RQ_PLAT_NR; i++)
+		delta[i] = io->clat_plat[i] - l->plat_last[d][i];
+	memcpy(l->plat_last[d], io->clat_plat, RQ_PLAT_NR * sizeof(uint64_t));
+	s->t_ms = io->t_ms;
+	s->val = (uint64_t)(uintptr_t)delta;
+	s->ddir = (uint32_t)d;
+	s->bs = io->bytes;
+	s->offset = io->offset;
+	l->any = true;
+	l->hist_last[d] = io->t_ms - (window - l->p.hist_msec);
+}
+
+static bool is_hist(const struct rq_log *l)
+{
+	return l->kind && l->kind->sampling == RQ_LOGS_HIST;
+}
+
+/* fio's flush_samples and flush_hist_samples */
+static int write_samples(const struct rq_log *l, FILE *f)
+{
+	unsigned int stride = 1u << l->p.hist_coarseness;
+
+	for (const struct log_chunk *c = l->head; c; c = c->next) {
+		for (unsigned int i = 0; i < c->n; i++) {
+			const struct log_sample *s = &c->s[i];
+
+			if (is_hist(l)) {
+				const uint64_t *h = (const uint64_t *)(uintptr_t)s->val;
+
+				fprintf(f, "%" PRIu64 ", %u, %u, ", s->t_ms, s->ddir, s->bs);
+				for (unsigned int j = 0; j < RQ_PLAT_NR; j += stride) {
+					uint64_t sum = 0;
+
+					for (unsigned int k = 0; k < stride; k++)
+						sum += h[j + k];
+					fprintf(f, j + stride < RQ_PLAT_NR ? "%" PRIu64 ", " : "%" PRIu64 "\n",
+						sum);
+				}
+				continue;
+			}
+			fprintf(f, "%" PRIu64 ", %" PRId64 ", %u, %u, ", s->t_ms, (int64_t)s->val, s->ddir,
+				s->bs);
+			if (l->p.log_offset)
+				fprintf(f, "%" PRIu64 ", ", s->offset);
+			/* rqlock has no I/O priorities: class RT is never set, the value is 0 */
+			fputs(l->p.log_prio ? "0x0000\n" : "0\n", f);
+		}
+	}
+	return ferror(f) ? -EIO : 0;
+}
+
+int rq_log_write(struct rq_log *l, bool append, FILE *err)
+{
+	FILE *f = fopen(l->path, append ? "a" : "w");
+	int ret, e;
+
+	if (!f) {
+		e = errno;
+		fprintf(err, "rqlock: log %s: %s\n", l->path, strerror(e));
+		return -e;
+	}
+	setvbuf(f, NULL, _IOFBF, 1 << 20);
+	ret = write_samples(l, f);
+	if (fclose(f) && !ret)
+		ret = -EIO;
+	if (ret)
+		fprintf(err, "rqlock: log %s: write failed\n", l->path);
+	else if (l->dropped)
+		fprintf(err, "rqlock: log %s: out of memory during the run, later samples are missing\n",
+			l->path);
+	return ret;
+}
+
+void rq_log_free(struct rq_log *l)
+{
+	struct log_chunk *c, *next;
+
+	if (!l)
+		return;
+	for (c = l->head; c; c = next) {
+		next = c->next;
+		if (is_hist(l))
+			for (unsigned int i = 0; i < c->n; i++)
+				free((void *)(uintptr_t)c->s[i].val);
+		free(c);
+	}
+	for (int d = 0; d < RQ_DDIR_NR; d++)
+		free(l->plat_last[d]);
+	free(l->path);
+	free(l);
+}
+
+/* ---- a clone's logs ------------------------------------------------- */
+
+struct rq_logs *rq_logs_new(const char *const paths[RQ_LOG_NR_KINDS], const struct rq_log_params *p)
+{
+	struct rq_logs *ls = calloc(1, sizeof(*ls));
+
+	if (!ls)
+		return NULL;
+	ls->avg_msec = p->avg_msec;
+	ls->next_tick_ms = p->avg_msec;
+	for (int k = 0; k < RQ_LOG_NR_KINDS; k++) {
+		if (!paths[k])
+			continue;
+		ls->log[k] = rq_log_new(paths[k], &rq_log_kinds[k], p);
+		if (!ls->log[k]) {
+			rq_logs_free(ls);
+			return NULL;
+		}
+	}
+	return ls;
+}
+
+void rq_logs_io(struct rq_logs *ls, const struct rq_log_io *io)
+{
+	for (int k = 0; k < RQ_LOG_NR_KINDS; k++) {
+		struct rq_log *l = ls->log[k];
+
+		if (!l)
+			continue;
+		switch (l->kind->sampling) {
+		case RQ_LOGS_RATE:
+			if (ls->avg_msec)
+				break;	/* rq_logs_tick() computes the windows' rates */
+			/* fio's per_unit_log, a line per I/O */
+			__attribute__((fallthrough));
+		case RQ_LOGS_PER_IO:
+			if (l->kind->value)
+				rq_log_add(l, io->t_ms, l->kind->value(io), io->ddir, io->bytes, io->offset);
+			break;
+		case RQ_LOGS_HIST:
+			log_hist(l, io);
+			break;
+		}
+	}
+}
+
+/*
+ * fio's __add_samples for the bw and iops logs under log_avg_msec: every
+ * window, the rate of each direction that moved (KiB/s or IOPS, fio's
+ * integer arithmetic on ms), into the log's window.
+ */
+void rq_logs_tick(struct rq_logs *ls, uint64_t t_ms, const uint64_t bytes[RQ_DDIR_NR],
+		  const uint64_t ios[RQ_DDIR_NR])
+{
+	uint64_t spent;
+
+	if (!ls->avg_msec || t_ms < ls->next_tick_ms)
+		return;
+	spent = t_ms - ls->tick_last_ms;
+	for (int k = 0; k < RQ_LOG_NR_KINDS; k++) {
+		struct rq_log *l = ls->log[k];
+
+		if (!l || l->kind->sampling != RQ_LOGS_RATE)
+			continue;
+		for (int d = 0; d < RQ_DDIR_NR; d++) {
+			uint64_t now = l->kind->rate_bytes ? bytes[d] : ios[d];
+			uint64_t delta = now - ls->tick_count[k][d], rate;
+
+			if (!delta)
+				continue;
+			rate = spent ? delta * 1000 / spent : 0;
+			if (l->kind->rate_bytes)
+				rate /= 1024;
+			rq_log_add(l, t_ms, rate, d, 0, 0);
+			ls->tick_count[k][d] = now;
+		}
+	}
+	ls->tick_last_ms = t_ms;
+	ls->next_tick_ms = t_ms + ls->avg_msec;
+}
+
+void rq_logs_finish(struct rq_logs *ls, uint64_t t_ms)
+{
+	for (int k = 0; k < RQ_LOG_NR_KINDS; k++)
+		if (ls->log[k])
+			rq_log_finish(ls->log[k], t_ms);
+}
+
+void rq_logs_free(struct rq_logs *ls)
+{
+	if (!ls)
+		return;
+	for (int k = 0; k < RQ_LOG_NR_KINDS; k++)
+		rq_log_free(ls->log[k]);
+	free(ls);
+}
