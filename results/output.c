@@ -26,7 +26,8 @@
  * Terse: fio's --minimal version 3 line per view.
  *
  * Normal: fio's per-job text, fio's per-group "Run status" lines, then a
- * rqlock section with the lock and queue counters and the devices.
+ * rqlock section with the lock and queue counters and the devices
+ * (output_rqlock.c writes that section and the JSON "rqlock" object).
  *
  * As fio, terse comes first, then JSON, then normal text.
  */
@@ -39,10 +40,10 @@
 #include <string.h>
 
 #include "results/json_internal.h"
+#include "results/output_internal.h"
 #include "results/results.h"
 
-/* fio's display defaults: sig_figs=4, percentile_precision=2 for its default list */
-#define SIG_FIGS 4
+/* fio's display defaults: percentile_precision=2 for its default list (sig_figs: output_internal.h) */
 #define PCT_PRECISION 2
 #define LIST_MAX 20		/* fio's FIO_IO_U_LIST_MAX_LEN */
 #define TERSE_VERSION 3
@@ -692,91 +693,6 @@ static void json_job(struct ctx *c, const struct view *v)
 	rq_json_obj_close(j);
 }
 
-static void json_rqlock(struct rq_json *j, const struct rq_run_report *r)
-{
-	unsigned int i;
-
-	rq_json_obj_open(j, "rqlock");
-	rq_json_str(j, "lock_mode", r->lock_mode);
-	rq_json_str(j, "lock_type", r->lock_type);
-	rq_json_u64(j, "workers", r->workers);
-	rq_json_u64(j, "bios_submitted", r->bios_submitted);
-	rq_json_u64(j, "bios_completed", r->bios_completed);
-	rq_json_u64(j, "bios_abandoned", r->bios_abandoned);
-	rq_json_u64(j, "sectors_verified", r->sectors_verified);
-	rq_json_str(j, "clock", r->clock ? r->clock : "clock_gettime");
-	rq_json_i64(j, "interrupted", r->interrupted);
-	rq_json_i64(j, "stalled", r->stalled);
-	/* the requests that never came back (abandoned), always a list */
-	rq_json_arr_open(j, "stuck");
-	for (i = 0; i < r->nr_stuck; i++) {
-		const struct rq_stuck_report *s = &r->stuck[i];
-
-		rq_json_obj_open(j, NULL);
-		rq_json_strn(j, "job", s->job, sizeof(s->job));
-		rq_json_u64(j, "clone", s->clone);
-		rq_json_strn(j, "device", s->device, sizeof(s->device));
-		rq_json_str(j, "op", s->op == RQ_DDIR_WRITE ? "write" : "read");
-		rq_json_u64(j, "offset", s->offset);
-		rq_json_u64(j, "length", s->len);
-		rq_json_u64(j, "age_ns", s->age_ns);
-		rq_json_obj_close(j);
-	}
-	rq_json_arr_close(j);
-
-	rq_json_arr_open(j, "locks");
-	for (i = 0; i < r->nr_locks; i++) {
-		const struct rq_lock_report *l = &r->locks[i];
-
-		rq_json_obj_open(j, NULL);
-		rq_json_strn(j, "name", l->name, sizeof(l->name));
-		rq_json_u64(j, "acquisitions", l->acquisitions);
-		rq_json_u64(j, "contentions", l->contentions);
-		rq_json_obj_close(j);
-	}
-	rq_json_arr_close(j);
-
-	rq_json_arr_open(j, "queues");
-	for (i = 0; i < r->nr_queues; i++) {
-		const struct rq_queue_report *q = &r->queues[i];
-
-		rq_json_obj_open(j, NULL);
-		rq_json_strn(j, "name", q->name, sizeof(q->name));
-		rq_json_u64(j, "requests", q->requests);
-		rq_json_u64(j, "bios", q->bios);
-		rq_json_u64(j, "merges_front", q->merges_front);
-		rq_json_u64(j, "merges_back", q->merges_back);
-		rq_json_u64(j, "dispatched", q->dispatched);
-		rq_json_u64(j, "completed", q->completed);
-		rq_json_obj_close(j);
-	}
-	rq_json_arr_close(j);
-
-	rq_json_arr_open(j, "devices");
-	for (i = 0; i < r->nr_devices; i++) {
-		const struct rq_device_report *dv = &r->devices[i];
-
-		rq_json_obj_open(j, NULL);
-		rq_json_strn(j, "name", dv->name, sizeof(dv->name));
-		rq_json_strn(j, "kind", dv->kind, sizeof(dv->kind));
-		rq_json_strn(j, "subkind", dv->subkind, sizeof(dv->subkind));
-		rq_json_strn(j, "path", dv->path, sizeof(dv->path));
-		rq_json_strn(j, "model", dv->model, sizeof(dv->model));
-		rq_json_u64(j, "size", dv->size);
-		rq_json_u64(j, "logical_block_size", dv->logical_block_size);
-		rq_json_u64(j, "queue_depth", dv->queue_depth);
-		rq_json_strn(j, "serial", dv->serial, sizeof(dv->serial));
-		rq_json_strn(j, "transport", dv->transport, sizeof(dv->transport));
-		rq_json_i64(j, "rotational", dv->rotational);
-		rq_json_strn(j, "registered", dv->registered, sizeof(dv->registered));
-		rq_json_obj_close(j);
-	}
-	rq_json_arr_close(j);
-
-	rq_lockstat_json(j, r);
-	rq_json_obj_close(j);
-}
-
 static int write_json(struct ctx *c, FILE *f)
 {
 	const struct rq_run_report *r = c->r;
@@ -795,7 +711,7 @@ static int write_json(struct ctx *c, FILE *f)
 	while (view_next(r, &i, c->v, true))
 		json_job(c, c->v);
 	rq_json_arr_close(&j);
-	json_rqlock(&j, r);
+	rq_output_rqlock_json(&j, r);
 	rq_json_obj_close(&j);
 	c->j = NULL;
 	return rq_json_end(&j);
@@ -803,15 +719,7 @@ static int write_json(struct ctx *c, FILE *f)
 
 /* ------------------------------------------------------- text helpers */
 
-/* Text sink with a sticky error, as the JSON writer has. */
-struct txt {
-	FILE *f;
-	int err;
-};
-
-static void out(struct txt *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void out(struct txt *t, const char *fmt, ...)
+void rq_txt_out(struct rq_txt *t, const char *fmt, ...)
 {
 	va_list ap;
 	int ret;
@@ -831,7 +739,7 @@ static void out(struct txt *t, const char *fmt, ...)
  * for a fraction; with fewer, round the last division half up.  So
  * 8159232 bytes at 4 digits is "7968KiB" and 996000 is "996k".
  */
-static const char *n2s(char *buf, size_t len, uint64_t num, unsigned int maxlen, bool pow2, const char *unit)
+const char *rq_txt_n2s(char *buf, size_t len, uint64_t num, unsigned int maxlen, bool pow2, const char *unit)
 {
 	static const char *const si[] = { "", "k", "M", "G", "T", "P", "E" };
 	static const char *const iec[] = { "", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei" };
@@ -867,7 +775,7 @@ static const char *n2s(char *buf, size_t len, uint64_t num, unsigned int maxlen,
 }
 
 /* Copy @s (at most @max bytes) for the terminal: control bytes become '?'. */
-static const char *clean(char *buf, size_t len, const char *s, size_t max)
+const char *rq_txt_clean(char *buf, size_t len, const char *s, size_t max)
 {
 	size_t i, n;
 
@@ -885,17 +793,17 @@ static const char *clean(char *buf, size_t len, const char *s, size_t max)
 /* ---------------------------------------------------------------- terse */
 
 /* fio's calc_lat() in microseconds, for the terse fields */
-static void terse_lat(struct txt *t, const struct rq_lat_stat *s)
+static void terse_lat(struct rq_txt *t, const struct rq_lat_stat *s)
 {
 	if (s->n)
-		out(t, ";%" PRIu64 ";%" PRIu64 ";%f;%f", s->min_ns / 1000, s->max_ns / 1000,
+		rq_txt_out(t, ";%" PRIu64 ";%" PRIu64 ";%f;%f", s->min_ns / 1000, s->max_ns / 1000,
 		    rq_lat_mean(s) / 1000.0, rq_lat_stddev(s) / 1000.0);
 	else
-		out(t, ";%llu;%llu;%f;%f", 0ULL, 0ULL, 0.0, 0.0);
+		rq_txt_out(t, ";%llu;%llu;%f;%f", 0ULL, 0ULL, 0.0, 0.0);
 }
 
 /* fio's show_ddir_status_terse(), version 3 */
-static void terse_dir(struct txt *t, const struct ctx *c, const struct view *v, int d)
+static void terse_dir(struct rq_txt *t, const struct ctx *c, const struct view *v, int d)
 {
 	const struct rq_dir_report *dr = &v->dir[d];
 	const struct group *g = group_of(c, v);
@@ -908,7 +816,7 @@ static void terse_dir(struct txt *t, const struct ctx *c, const struct view *v, 
 		bw = per_sec(dr->io_bytes, runt) / 1024;
 		iops = per_sec(dr->total_ios, runt);
 	}
-	out(t, ";%" PRIu64 ";%" PRIu64 ";%" PRIu64 ";%" PRIu64, dr->io_bytes >> 10, bw, iops, runt);
+	rq_txt_out(t, ";%" PRIu64 ";%" PRIu64 ";%" PRIu64 ";%" PRIu64, dr->io_bytes >> 10, bw, iops, runt);
 	terse_lat(t, &dr->slat);
 	terse_lat(t, &dr->clat);
 	if (v->lat_pct)
@@ -919,9 +827,9 @@ static void terse_dir(struct txt *t, const struct ctx *c, const struct view *v, 
 		nr = view_pcts(v, ps, val);
 	for (i = 0; i < LIST_MAX; i++) {
 		if (i >= nr)
-			out(t, ";0%%=0");
+			rq_txt_out(t, ";0%%=0");
 		else
-			out(t, ";%f%%=%" PRIu64, v->pct[i], val[i] / 1000);
+			rq_txt_out(t, ";%f%%=%" PRIu64, v->pct[i], val[i] / 1000);
 	}
 	terse_lat(t, &dr->lat);
 	if (sstat_calc(&v->bw[d], &min, &max, &mean, &dev)) {
@@ -932,14 +840,14 @@ static void terse_dir(struct txt *t, const struct ctx *c, const struct view *v, 
 			if (p > 100.0)
 				p = 100.0;
 		}
-		out(t, ";%" PRIu64 ";%" PRIu64 ";%f%%;%f;%f", min, max, p, mean, dev);
+		rq_txt_out(t, ";%" PRIu64 ";%" PRIu64 ";%f%%;%f;%f", min, max, p, mean, dev);
 	} else {
-		out(t, ";%llu;%llu;%f%%;%f;%f", 0ULL, 0ULL, 0.0, 0.0, 0.0);
+		rq_txt_out(t, ";%llu;%llu;%f%%;%f;%f", 0ULL, 0ULL, 0.0, 0.0, 0.0);
 	}
 }
 
 /* fio's show_thread_status_terse_all(), version 3 */
-static void terse_job(struct txt *t, struct ctx *c, const struct view *v)
+static void terse_job(struct rq_txt *t, struct ctx *c, const struct view *v)
 {
 	const struct rq_job_report *m = v->first;
 	double usr, sys, dist[RQ_DEPTH_BUCKETS], lat_n[LAT_N_NR], lat_u[LAT_U_NR], lat_m[LAT_M_NR];
@@ -947,10 +855,10 @@ static void terse_job(struct txt *t, struct ctx *c, const struct view *v)
 	int i;
 
 	/* the terse format is ';'-separated: a ';' in a name would shift every field */
-	out(t, "%d;%s;", TERSE_VERSION, c->r->version ? c->r->version : "rqlock");
+	rq_txt_out(t, "%d;%s;", TERSE_VERSION, c->r->version ? c->r->version : "rqlock");
 	for (i = 0; i < (int)sizeof(m->name) && m->name[i]; i++)
-		out(t, "%c", m->name[i] == ';' || (unsigned char)m->name[i] < 0x20 ? '_' : m->name[i]);
-	out(t, ";%d;%d", m->groupid, v->error);
+		rq_txt_out(t, "%c", m->name[i] == ';' || (unsigned char)m->name[i] < 0x20 ? '_' : m->name[i]);
+	rq_txt_out(t, ";%d;%d", m->groupid, v->error);
 	terse_dir(t, c, v, 0);
 	if (v->unified != UNIFIED_MIXED)
 		terse_dir(t, c, v, 1);
@@ -959,31 +867,31 @@ static void terse_job(struct txt *t, struct ctx *c, const struct view *v)
 		terse_dir(t, c, c->mix, 0);
 	}
 	view_cpu(v, &usr, &sys);
-	out(t, ";%f%%;%f%%;%" PRIu64 ";%" PRIu64 ";%" PRIu64, usr, sys, v->ctx, v->majf, v->minf);
+	rq_txt_out(t, ";%f%%;%f%%;%" PRIu64 ";%" PRIu64 ";%" PRIu64, usr, sys, v->ctx, v->majf, v->minf);
 	calc_dist(v->depth, total, dist);
 	for (i = 0; i < RQ_DEPTH_BUCKETS; i++)
-		out(t, ";%3.1f%%", dist[i]);
+		rq_txt_out(t, ";%3.1f%%", dist[i]);
 	ns = calc_lat_buckets(v, lat_n, lat_u, lat_m);
 	/* fio adds the nanosecond buckets into the first microsecond one */
 	if (total)
 		lat_u[0] += 100.0 * (double)ns / (double)total;
 	for (i = 0; i < LAT_U_NR; i++)
-		out(t, ";%3.2f%%", lat_u[i]);
+		rq_txt_out(t, ";%3.2f%%", lat_u[i]);
 	for (i = 0; i < LAT_M_NR; i++)
-		out(t, ";%3.2f%%", lat_m[i]);
+		rq_txt_out(t, ";%3.2f%%", lat_m[i]);
 	if (v->coe)
-		out(t, ";%" PRIu64 ";%d", v->total_err, v->first_error);
+		rq_txt_out(t, ";%" PRIu64 ";%d", v->total_err, v->first_error);
 	if (m->description && m->description[0]) {
 		char d[256];
 
-		out(t, ";%s", clean(d, sizeof(d), m->description, sizeof(d)));
+		rq_txt_out(t, ";%s", rq_txt_clean(d, sizeof(d), m->description, sizeof(d)));
 	}
-	out(t, "\n");
+	rq_txt_out(t, "\n");
 }
 
 static int write_terse(struct ctx *c, FILE *f)
 {
-	struct txt t = { .f = f };
+	struct rq_txt t = { .f = f };
 	unsigned int i = 0;
 
 	while (view_next(c->r, &i, c->v, true))
@@ -999,7 +907,7 @@ static bool pow2_base(unsigned int kb_base)
 }
 
 /* fio's display_lat(): pick nsec, usec or msec by fio's thresholds. */
-static void text_lat(struct txt *t, const char *name, const struct rq_lat_stat *s)
+static void text_lat(struct rq_txt *t, const char *name, const struct rq_lat_stat *s)
 {
 	uint64_t min = s->min_ns, max = s->max_ns;
 	double mean = rq_lat_mean(s), dev = rq_lat_stddev(s);
@@ -1021,13 +929,13 @@ static void text_lat(struct txt *t, const char *name, const struct rq_lat_stat *
 		dev /= 1000.0;
 		base = "(usec)";
 	}
-	out(t, "    %s %s: min=%s, max=%s, avg=%5.02f, stdev=%5.02f\n", name, base,
-	    n2s(a, sizeof(a), min, 6, false, ""), n2s(b, sizeof(b), max, 6, false, ""),
+	rq_txt_out(t, "    %s %s: min=%s, max=%s, avg=%5.02f, stdev=%5.02f\n", name, base,
+	    rq_txt_n2s(a, sizeof(a), min, 6, false, ""), rq_txt_n2s(b, sizeof(b), max, 6, false, ""),
 	    mean, dev);
 }
 
 /* fio's show_clat_percentiles() with the view's list and precision. */
-static void text_percentiles(struct txt *t, const struct view *v, const char *name,
+static void text_percentiles(struct rq_txt *t, const struct view *v, const char *name,
 			     const struct rq_lat_stat *s)
 {
 	uint64_t val[LIST_MAX], minv = UINT64_MAX, maxv = 0, div = 1;
@@ -1055,24 +963,24 @@ static void text_percentiles(struct txt *t, const struct view *v, const char *na
 		width = 5;
 	per_line = (80 - 7) / (prec + 10 + width);
 
-	out(t, "    %s percentiles (%s):\n     |", name, unit);
+	rq_txt_out(t, "    %s percentiles (%s):\n     |", name, unit);
 	for (i = 0; i < nr; i++) {
 		bool last = i == nr - 1;
 
 		if (i && i % per_line == 0)
-			out(t, "     |");
+			rq_txt_out(t, "     |");
 		/* each scale step rounds up, as fio does */
 		for (k = 0; k < scale; k++)
 			val[i] = (val[i] + 999) / 1000;
-		out(t, " %*.*fth=[%*" PRIu64 "]%c", (int)prec + 3, (int)prec, v->pct[i],
+		rq_txt_out(t, " %*.*fth=[%*" PRIu64 "]%c", (int)prec + 3, (int)prec, v->pct[i],
 		    (int)width, val[i], last ? '\n' : ',');
 		if (!last && i % per_line == per_line - 1)
-			out(t, "\n");
+			rq_txt_out(t, "\n");
 	}
 }
 
 /* fio's show_ddir_status() */
-static void text_dir(struct txt *t, const struct ctx *c, const struct view *v, int d)
+static void text_dir(struct rq_txt *t, const struct ctx *c, const struct view *v, int d)
 {
 	const struct rq_dir_report *dr = &v->dir[d];
 	const struct group *g = group_of(c, v);
@@ -1086,19 +994,19 @@ static void text_dir(struct txt *t, const struct ctx *c, const struct view *v, i
 		return;
 	bps = per_sec(dr->io_bytes, runt);
 	/* fio's write line always ends with its zoned-device count (zbd_write_status) */
-	out(t, "  %s: IOPS=%s, BW=%s (%s)(%s/%" PRIu64 "msec)%s\n",
+	rq_txt_out(t, "  %s: IOPS=%s, BW=%s (%s)(%s/%" PRIu64 "msec)%s\n",
 	    v->unified == UNIFIED_MIXED ? "mixed" : ddir_name[d],
-	    n2s(iops, sizeof(iops), per_sec(dr->total_ios, runt), SIG_FIGS, false, ""),
-	    n2s(bw, sizeof(bw), bps, SIG_FIGS, i2p, "B/s"),
-	    n2s(bw_alt, sizeof(bw_alt), bps, SIG_FIGS, !i2p, "B/s"),
-	    n2s(io, sizeof(io), dr->io_bytes, SIG_FIGS, i2p, "B"), runt,
+	    rq_txt_n2s(iops, sizeof(iops), per_sec(dr->total_ios, runt), SIG_FIGS, false, ""),
+	    rq_txt_n2s(bw, sizeof(bw), bps, SIG_FIGS, i2p, "B/s"),
+	    rq_txt_n2s(bw_alt, sizeof(bw_alt), bps, SIG_FIGS, !i2p, "B/s"),
+	    rq_txt_n2s(io, sizeof(io), dr->io_bytes, SIG_FIGS, i2p, "B"), runt,
 	    d == RQ_DDIR_WRITE && v->unified != UNIFIED_MIXED ? "; 0 zone resets" : "");
 	text_lat(t, "slat", &dr->slat);
 	text_lat(t, "clat", &dr->clat);
 	text_lat(t, " lat", &dr->lat);
 	if (dr->paced) {
 		text_lat(t, "lat_intended", &dr->lat_intended);
-		out(t, "    late_ios=%" PRIu64 ", max_lag (usec)=%.1f\n", dr->late_ios,
+		rq_txt_out(t, "    late_ios=%" PRIu64 ", max_lag (usec)=%.1f\n", dr->late_ios,
 		    (double)dr->max_lag_ns / 1000.0);
 	}
 	if (v->slat_pct)
@@ -1121,16 +1029,16 @@ static void text_dir(struct txt *t, const struct ctx *c, const struct view *v, i
 			dev /= kb;
 			unit = "MiB";
 		}
-		out(t, "   bw (%5s/s): min=%5" PRIu64 ", max=%5" PRIu64 ", per=%3.2f%%, avg=%5.02f, "
+		rq_txt_out(t, "   bw (%5s/s): min=%5" PRIu64 ", max=%5" PRIu64 ", per=%3.2f%%, avg=%5.02f, "
 		    "stdev=%5.02f, samples=%" PRIu64 "\n", unit, min, max, p, mean, dev, v->bw[d].n);
 	}
 	if (sstat_calc(&v->iops[d], &min, &max, &mean, &dev))
-		out(t, "   iops        : min=%5" PRIu64 ", max=%5" PRIu64 ", avg=%5.02f, stdev=%5.02f, "
+		rq_txt_out(t, "   iops        : min=%5" PRIu64 ", max=%5" PRIu64 ", avg=%5.02f, stdev=%5.02f, "
 		    "samples=%" PRIu64 "\n", min, max, mean, dev, v->iops[d].n);
 }
 
 /* fio's show_lat(): the buckets that have I/Os, five to a line */
-static void text_lat_line(struct txt *t, const double *lat, int nr, const char *const *ranges,
+static void text_lat_line(struct rq_txt *t, const double *lat, int nr, const char *const *ranges,
 			  const char *unit)
 {
 	bool new_line = true, shown = false;
@@ -1142,36 +1050,36 @@ static void text_lat_line(struct txt *t, const double *lat, int nr, const char *
 		shown = true;
 		if (new_line) {
 			if (line)
-				out(t, "\n");
-			out(t, "  lat (%s)   : ", unit);
+				rq_txt_out(t, "\n");
+			rq_txt_out(t, "  lat (%s)   : ", unit);
 			new_line = false;
 			line = 0;
 		}
 		if (line)
-			out(t, ", ");
-		out(t, "%s%3.2f%%", ranges[i], lat[i]);
+			rq_txt_out(t, ", ");
+		rq_txt_out(t, "%s%3.2f%%", ranges[i], lat[i]);
 		line++;
 		if (line == 5)
 			new_line = true;
 	}
 	if (shown)
-		out(t, "\n");
+		rq_txt_out(t, "\n");
 }
 
-static void text_dist(struct txt *t, const char *head, const char *const *names,
+static void text_dist(struct rq_txt *t, const char *head, const char *const *names,
 		      const uint64_t *map, uint64_t total)
 {
 	double dist[RQ_DEPTH_BUCKETS];
 
 	calc_dist(map, total, dist);
-	out(t, "%s", head);
+	rq_txt_out(t, "%s", head);
 	for (int i = 0; i < RQ_DEPTH_BUCKETS; i++)
-		out(t, "%s%s=%3.1f%%", i ? ", " : "", names[i], dist[i]);
-	out(t, "\n");
+		rq_txt_out(t, "%s%s=%3.1f%%", i ? ", " : "", names[i], dist[i]);
+	rq_txt_out(t, "\n");
 }
 
 /* fio's show_thread_status_normal() */
-static void text_job(struct txt *t, struct ctx *c, const struct view *v, const char *when)
+static void text_job(struct rq_txt *t, struct ctx *c, const struct view *v, const char *when)
 {
 	static const char *const ranges[] = { "2=", "4=", "10=", "20=", "50=", "100=", "250=",
 					      "500=", "750=", "1000=", "2000=", ">=2000=" };
@@ -1184,17 +1092,17 @@ static void text_job(struct txt *t, struct ctx *c, const struct view *v, const c
 
 	if (!v->dir[0].io_bytes && !v->dir[1].io_bytes && !view_total_ios(v))
 		return;
-	clean(name, sizeof(name), m->name, sizeof(m->name));
+	rq_txt_clean(name, sizeof(name), m->name, sizeof(m->name));
 	/* fio prints the pid here; a clone has no process of its own */
 	if (v->error)
-		out(t, "%s: (groupid=%d, jobs=%u): err=%2d (%s): clone=%u%s%s\n", name,
+		rq_txt_out(t, "%s: (groupid=%d, jobs=%u): err=%2d (%s): clone=%u%s%s\n", name,
 		    m->groupid, v->members, v->error, strerror(v->error), m->clone,
 		    *when ? ": " : "", when);
 	else
-		out(t, "%s: (groupid=%d, jobs=%u): err=%2d: clone=%u%s%s\n", name,
+		rq_txt_out(t, "%s: (groupid=%d, jobs=%u): err=%2d: clone=%u%s%s\n", name,
 		    m->groupid, v->members, v->error, m->clone, *when ? ": " : "", when);
 	if (m->description && m->description[0])
-		out(t, "  Description  : [%s]\n", clean(desc, sizeof(desc), m->description, sizeof(desc)));
+		rq_txt_out(t, "  Description  : [%s]\n", rq_txt_clean(desc, sizeof(desc), m->description, sizeof(desc)));
 	for (d = 0; d < RQ_DDIR_NR; d++)
 		if (v->dir[d].io_bytes)
 			text_dir(t, c, v, d);
@@ -1208,36 +1116,36 @@ static void text_job(struct txt *t, struct ctx *c, const struct view *v, const c
 	text_lat_line(t, lat_m, LAT_M_NR, ranges, "msec");
 
 	view_cpu(v, &usr, &sys);
-	out(t, "  cpu          : usr=%3.2f%%, sys=%3.2f%%, ctx=%" PRIu64 ", majf=%" PRIu64
+	rq_txt_out(t, "  cpu          : usr=%3.2f%%, sys=%3.2f%%, ctx=%" PRIu64 ", majf=%" PRIu64
 	    ", minf=%" PRIu64 "\n", usr, sys, v->ctx, v->majf, v->minf);
 	text_dist(t, "  IO depths    : ", level, v->depth, view_total_ios(v));
 	text_dist(t, "     submit    : ", batch, v->submit, v->total_submit);
 	text_dist(t, "     complete  : ", batch, v->complete, v->total_complete);
-	out(t, "     issued rwts: total=%" PRIu64 ",%" PRIu64 ",0,0 short=0,0,0,0 dropped=0,0,0,0\n",
+	rq_txt_out(t, "     issued rwts: total=%" PRIu64 ",%" PRIu64 ",0,0 short=0,0,0,0 dropped=0,0,0,0\n",
 	    v->dir[0].total_ios, v->dir[1].total_ios);
 	if (v->coe)
-		out(t, "     errors    : total=%" PRIu64 ", first_error=%d/<%s>\n", v->total_err,
+		rq_txt_out(t, "     errors    : total=%" PRIu64 ", first_error=%d/<%s>\n", v->total_err,
 		    v->first_error, strerror(v->first_error));
 	if (v->iodepth)
-		out(t, "     latency   : target=0, window=0, percentile=100.00%%, depth=%u\n", v->iodepth);
+		rq_txt_out(t, "     latency   : target=0, window=0, percentile=100.00%%, depth=%u\n", v->iodepth);
 }
 
-static void text_group_line(struct txt *t, const char *label, bool i2p, uint64_t agg, uint64_t min_bw,
+static void text_group_line(struct rq_txt *t, const char *label, bool i2p, uint64_t agg, uint64_t min_bw,
 			    uint64_t max_bw, uint64_t io, uint64_t min_run, uint64_t max_run)
 {
 	char s[8][32];
 
-	out(t, "%s: bw=%s (%s), %s-%s (%s-%s), io=%s (%s), run=%" PRIu64 "-%" PRIu64 "msec\n",
+	rq_txt_out(t, "%s: bw=%s (%s), %s-%s (%s-%s), io=%s (%s), run=%" PRIu64 "-%" PRIu64 "msec\n",
 	    label,
-	    n2s(s[0], 32, agg, SIG_FIGS, i2p, "B/s"), n2s(s[1], 32, agg, SIG_FIGS, !i2p, "B/s"),
-	    n2s(s[2], 32, min_bw, SIG_FIGS, i2p, "B/s"), n2s(s[3], 32, max_bw, SIG_FIGS, i2p, "B/s"),
-	    n2s(s[4], 32, min_bw, SIG_FIGS, !i2p, "B/s"), n2s(s[5], 32, max_bw, SIG_FIGS, !i2p, "B/s"),
-	    n2s(s[6], 32, io, SIG_FIGS, i2p, "B"), n2s(s[7], 32, io, SIG_FIGS, !i2p, "B"),
+	    rq_txt_n2s(s[0], 32, agg, SIG_FIGS, i2p, "B/s"), rq_txt_n2s(s[1], 32, agg, SIG_FIGS, !i2p, "B/s"),
+	    rq_txt_n2s(s[2], 32, min_bw, SIG_FIGS, i2p, "B/s"), rq_txt_n2s(s[3], 32, max_bw, SIG_FIGS, i2p, "B/s"),
+	    rq_txt_n2s(s[4], 32, min_bw, SIG_FIGS, !i2p, "B/s"), rq_txt_n2s(s[5], 32, max_bw, SIG_FIGS, !i2p, "B/s"),
+	    rq_txt_n2s(s[6], 32, io, SIG_FIGS, i2p, "B"), rq_txt_n2s(s[7], 32, io, SIG_FIGS, !i2p, "B"),
 	    min_run, max_run);
 }
 
 /* fio's show_group_stats(): one "Run status group" block per group id. */
-static void text_groups(struct txt *t, const struct ctx *c)
+static void text_groups(struct rq_txt *t, const struct ctx *c)
 {
 	static const char *const label[RQ_DDIR_NR] = { "   READ", "  WRITE" };
 
@@ -1245,7 +1153,7 @@ static void text_groups(struct txt *t, const struct ctx *c)
 		const struct group *g = &c->groups[gid];
 		bool i2p = pow2_base(g->kb_base ? g->kb_base : 1024);
 
-		out(t, "\nRun status group %d (all jobs):\n", gid);
+		rq_txt_out(t, "\nRun status group %d (all jobs):\n", gid);
 		for (int d = 0; d < RQ_DDIR_NR; d++) {
 			if (!g->max_run[d])
 				continue;
@@ -1272,165 +1180,20 @@ static void text_groups(struct txt *t, const struct ctx *c)
 	}
 }
 
-/*
- * A small aligned table: the columns set in @left (bit per column)
- * left-aligned, the rest right-aligned, each as wide as its widest cell.  @cell formats one
- * cell; it is called twice per cell (measure, then print) so nothing is
- * buffered.
- */
-#define TABLE_MAX_COLS 8
-#define CELL_MAX 288
-
-typedef void (*cell_fn)(const struct rq_run_report *r, unsigned int row, unsigned int col,
-			char *buf, size_t len);
-
-static void text_table(struct txt *t, const struct rq_run_report *r, const char *const *hdr,
-		       unsigned int ncols, unsigned int left, unsigned int nrows, cell_fn cell)
-{
-	unsigned int w[TABLE_MAX_COLS], row, col;
-	char buf[CELL_MAX];
-
-	for (col = 0; col < ncols; col++)
-		w[col] = strlen(hdr[col]);
-	for (row = 0; row < nrows; row++)
-		for (col = 0; col < ncols; col++) {
-			cell(r, row, col, buf, sizeof(buf));
-			if (strlen(buf) > w[col])
-				w[col] = strlen(buf);
-		}
-
-	for (row = 0; row <= nrows; row++) {
-		out(t, "  ");
-		for (col = 0; col < ncols; col++) {
-			/* row 0 is the header */
-			if (row)
-				cell(r, row - 1, col, buf, sizeof(buf));
-			else
-				snprintf(buf, sizeof(buf), "%s", hdr[col]);
-			/* no padding after the last column */
-			if (col == ncols - 1 && (left & (1u << col)))
-				out(t, "  %s", buf);
-			else
-				out(t, (left & (1u << col)) ? "  %-*s" : "  %*s", (int)w[col], buf);
-		}
-		out(t, "\n");
-	}
-}
-
-static void lock_cell(const struct rq_run_report *r, unsigned int row, unsigned int col,
-		      char *buf, size_t len)
-{
-	const struct rq_lock_report *l = &r->locks[row];
-
-	switch (col) {
-	case 0:
-		clean(buf, len, l->name, sizeof(l->name));
-		break;
-	case 1:
-		snprintf(buf, len, "%" PRIu64, l->acquisitions);
-		break;
-	case 2:
-		snprintf(buf, len, "%" PRIu64, l->contentions);
-		break;
-	default:
-		if (l->acquisitions)
-			snprintf(buf, len, "%.2f%%", 100.0 * (double)l->contentions / (double)l->acquisitions);
-		else
-			snprintf(buf, len, "-");
-		break;
-	}
-}
-
-static void queue_cell(const struct rq_run_report *r, unsigned int row, unsigned int col,
-		       char *buf, size_t len)
-{
-	const struct rq_queue_report *q = &r->queues[row];
-	const uint64_t v[] = { 0, q->bios, q->requests, q->merges_front, q->merges_back,
-			       q->dispatched, q->completed };
-
-	if (!col)
-		clean(buf, len, q->name, sizeof(q->name));
-	else
-		snprintf(buf, len, "%" PRIu64, v[col]);
-}
-
-static void device_cell(const struct rq_run_report *r, unsigned int row, unsigned int col,
-			char *buf, size_t len)
-{
-	const struct rq_device_report *dv = &r->devices[row];
-
-	switch (col) {
-	case 0:
-		clean(buf, len, dv->name, sizeof(dv->name));
-		break;
-	case 1:
-		clean(buf, len, dv->kind, sizeof(dv->kind));
-		break;
-	case 2:
-		clean(buf, len, dv->subkind, sizeof(dv->subkind));
-		break;
-	case 3:
-		clean(buf, len, dv->path, sizeof(dv->path));
-		break;
-	case 4:
-		clean(buf, len, dv->model, sizeof(dv->model));
-		break;
-	case 5:
-		n2s(buf, len, dv->size, SIG_FIGS, true, "B");
-		return;
-	case 6:
-		snprintf(buf, len, "%" PRIu32, dv->logical_block_size);
-		return;
-	default:
-		snprintf(buf, len, "%" PRIu32, dv->queue_depth);
-		return;
-	}
-	if (!*buf)
-		snprintf(buf, len, "-");
-}
-
-static void text_rqlock(struct txt *t, const struct rq_run_report *r)
-{
-	static const char *const lock_hdr[] = { "lock", "acquisitions", "contentions", "contended" };
-	static const char *const queue_hdr[] = { "queue", "bios", "requests", "front merges",
-						 "back merges", "dispatched", "completed" };
-	static const char *const dev_hdr[] = { "device", "kind", "subkind", "path", "model",
-					       "size", "lbs", "qd" };
-	char mode[64], type[64];
-
-	out(t, "\nrqlock: lock mode=%s, lock type=%s, workers=%u\n",
-	    clean(mode, sizeof(mode), r->lock_mode, sizeof(mode)),
-	    clean(type, sizeof(type), r->lock_type, sizeof(type)), r->workers);
-	if (r->nr_locks) {
-		out(t, "  locks:\n");
-		text_table(t, r, lock_hdr, 4, 0x1, r->nr_locks, lock_cell);
-	}
-	if (r->nr_queues) {
-		out(t, "  queues:\n");
-		text_table(t, r, queue_hdr, 7, 0x1, r->nr_queues, queue_cell);
-	}
-	if (r->nr_devices) {
-		out(t, "  devices:\n");
-		text_table(t, r, dev_hdr, 8, 0x1f, r->nr_devices, device_cell);
-	}
-	if (!t->err && rq_lockstat_text(t->f, r))
-		t->err = -EIO;
-}
-
 static int write_normal(struct ctx *c, FILE *f)
 {
 	const struct rq_run_report *r = c->r;
-	struct txt t = { .f = f };
+	struct rq_txt t = { .f = f };
 	char when[sizeof(r->time)];
 	unsigned int i = 0;
 
-	clean(when, sizeof(when), r->time, sizeof(r->time));
+	rq_txt_clean(when, sizeof(when), r->time, sizeof(r->time));
 	/* fio starts its results with an empty line */
-	out(&t, "\n");
+	rq_txt_out(&t, "\n");
 	while (view_next(r, &i, c->v, true))
 		text_job(&t, c, c->v, when);
 	text_groups(&t, c);
-	text_rqlock(&t, r);
+	rq_output_rqlock_text(&t, r);
 	return t.err;
 }
 
@@ -1530,5 +1293,5 @@ out:
 const char *rq_num2str(char *buf, size_t len, uint64_t num, unsigned int maxlen, bool pow2,
 		       const char *unit)
 {
-	return n2s(buf, len, num, maxlen, pow2, unit);
+	return rq_txt_n2s(buf, len, num, maxlen, pow2, unit);
 }

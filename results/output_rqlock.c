@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: MIT
+/*
+ * output_rqlock.c - the rqlock part of a report, in JSON and normal text.
+ *
+ * What fio's output has no place for: the lock mode and primitive, the
+ * requests that never came back, per-lock and per-queue counters and the
+ * devices, followed by lockstat.c's lockstat, lockdep and mode sections.
+ * JSON puts them in one extra top-level object, "rqlock" (fio's tools
+ * ignore keys they do not know); normal text prints them after fio's
+ * "Run status" lines.  output.c calls in here for both.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "results/json_internal.h"
+#include "results/output_internal.h"
+#include "results/results.h"
+
+void rq_output_rqlock_json(struct rq_json *j, const struct rq_run_report *r)
+{
+	unsigned int i;
+
+	rq_json_obj_open(j, "rqlock");
+	rq_json_str(j, "lock_mode", r->lock_mode);
+	rq_json_str(j, "lock_type", r->lock_type);
+	rq_json_u64(j, "workers", r->workers);
+	rq_json_u64(j, "bios_submitted", r->bios_submitted);
+	rq_json_u64(j, "bios_completed", r->bios_completed);
+	rq_json_u64(j, "bios_abandoned", r->bios_abandoned);
+	rq_json_u64(j, "sectors_verified", r->sectors_verified);
+	rq_json_str(j, "clock", r->clock ? r->clock : "clock_gettime");
+	rq_json_i64(j, "interrupted", r->interrupted);
+	rq_json_i64(j, "stalled", r->stalled);
+	/* the requests that never came back (abandoned), always a list */
+	rq_json_arr_open(j, "stuck");
+	for (i = 0; i < r->nr_stuck; i++) {
+		const struct rq_stuck_report *s = &r->stuck[i];
+
+		rq_json_obj_open(j, NULL);
+		rq_json_strn(j, "job", s->job, sizeof(s->job));
+		rq_json_u64(j, "clone", s->clone);
+		rq_json_strn(j, "device", s->device, sizeof(s->device));
+		rq_json_str(j, "op", s->op == RQ_DDIR_WRITE ? "write" : "read");
+		rq_json_u64(j, "offset", s->offset);
+		rq_json_u64(j, "length", s->len);
+		rq_json_u64(j, "age_ns", s->age_ns);
+		rq_json_obj_close(j);
+	}
+	rq_json_arr_close(j);
+
+	rq_json_arr_open(j, "locks");
+	for (i = 0; i < r->nr_locks; i++) {
+		const struct rq_lock_report *l = &r->locks[i];
+
+		rq_json_obj_open(j, NULL);
+		rq_json_strn(j, "name", l->name, sizeof(l->name));
+		rq_json_u64(j, "acquisitions", l->acquisitions);
+		rq_json_u64(j, "contentions", l->contentions);
+		rq_json_obj_close(j);
+	}
+	rq_json_arr_close(j);
+
+	rq_json_arr_open(j, "queues");
+	for (i = 0; i < r->nr_queues; i++) {
+		const struct rq_queue_report *q = &r->queues[i];
+
+		rq_json_obj_open(j, NULL);
+		rq_json_strn(j, "name", q->name, sizeof(q->name));
+		rq_json_u64(j, "requests", q->requests);
+		rq_json_u64(j, "bios", q->bios);
+		rq_json_u64(j, "merges_front", q->merges_front);
+		rq_json_u64(j, "merges_back", q->merges_back);
+		rq_json_u64(j, "dispatched", q->dispatched);
+		rq_json_u64(j, "completed", q->completed);
+		rq_json_obj_close(j);
+	}
+	rq_json_arr_close(j);
+
+	rq_json_arr_open(j, "devices");
+	for (i = 0; i < r->nr_devices; i++) {
+		const struct rq_device_report *dv = &r->devices[i];
+
+		rq_json_obj_open(j, NULL);
+		rq_json_strn(j, "name", dv->name, sizeof(dv->name));
+		rq_json_strn(j, "kind", dv->kind, sizeof(dv->kind));
+		rq_json_strn(j, "subkind", dv->subkind, sizeof(dv->subkind));
+		rq_json_strn(j, "path", dv->path, sizeof(dv->path));
+		rq_json_strn(j, "model", dv->model, sizeof(dv->model));
+		rq_json_u64(j, "size", dv->size);
+		rq_json_u64(j, "logical_block_size", dv->logical_block_size);
+		rq_json_u64(j, "queue_depth", dv->queue_depth);
+		rq_json_strn(j, "serial", dv->serial, sizeof(dv->serial));
+		rq_json_strn(j, "transport", dv->transport, sizeof(dv->transport));
+		rq_json_i64(j, "rotational", dv->rotational);
+		rq_json_strn(j, "registered", dv->registered, sizeof(dv->registered));
+		rq_json_obj_close(j);
+	}
+	rq_json_arr_close(j);
+
+	rq_lockstat_json(j, r);
+	rq_json_obj_close(j);
+}
+
+/*
+ * A small aligned table: the columns set in @left (bit per column)
+ * left-aligned, the rest right-aligned, each as wide as its widest cell.  @cell formats one
+ * cell; it is called twice per cell (measure, then print) so nothing is
+ * buffered.
+ */
+#define TABLE_MAX_COLS 8
+#define CELL_MAX 288
+
+typedef void (*cell_fn)(const struct rq_run_report *r, unsigned int row, unsigned int col,
+			char *buf, size_t len);
+
+static void text_table(struct rq_txt *t, const struct rq_run_report *r, const char *const *hdr,
+		       unsigned int ncols, unsigned int left, unsigned int nrows, cell_fn cell)
+{
+	unsigned int w[TABLE_MAX_COLS], row, col;
+	char buf[CELL_MAX];
+
+	for (col = 0; col < ncols; col++)
+		w[col] = strlen(hdr[col]);
+	for (row = 0; row < nrows; row++)
+		for (col = 0; col < ncols; col++) {
+			cell(r, row, col, buf, sizeof(buf));
+			if (strlen(buf) > w[col])
+				w[col] = strlen(buf);
+		}
+
+	for (row = 0; row <= nrows; row++) {
+		rq_txt_out(t, "  ");
+		for (col = 0; col < ncols; col++) {
+			/* row 0 is the header */
+			if (row)
+				cell(r, row - 1, col, buf, sizeof(buf));
+			else
+				snprintf(buf, sizeof(buf), "%s", hdr[col]);
+			/* no padding after the last column */
+			if (col == ncols - 1 && (left & (1u << col)))
+				rq_txt_out(t, "  %s", buf);
+			else
+				rq_txt_out(t, (left & (1u << col)) ? "  %-*s" : "  %*s", (int)w[col], buf);
+		}
+		rq_txt_out(t, "\n");
+	}
+}
+
+static void lock_cell(const struct rq_run_report *r, unsigned int row, unsigned int col,
+		      char *buf, size_t len)
+{
+	const struct rq_lock_report *l = &r->locks[row];
+
+	switch (col) {
+	case 0:
+		rq_txt_clean(buf, len, l->name, sizeof(l->name));
+		break;
+	case 1:
+		snprintf(buf, len, "%" PRIu64, l->acquisitions);
+		break;
+	case 2:
+		snprintf(buf, len, "%" PRIu64, l->contentions);
+		break;
+	default:
+		if (l->acquisitions)
+			snprintf(buf, len, "%.2f%%", 100.0 * (double)l->contentions / (double)l->acquisitions);
+		else
+			snprintf(buf, len, "-");
+		break;
+	}
+}
+
+static void queue_cell(const struct rq_run_report *r, unsigned int row, unsigned int col,
+		       char *buf, size_t len)
+{
+	const struct rq_queue_report *q = &r->queues[row];
+	const uint64_t v[] = { 0, q->bios, q->requests, q->merges_front, q->merges_back,
+			       q->dispatched, q->completed };
+
+	if (!col)
+		rq_txt_clean(buf, len, q->name, sizeof(q->name));
+	else
+		snprintf(buf, len, "%" PRIu64, v[col]);
+}
+
+static void device_cell(const struct rq_run_report *r, unsigned int row, unsigned int col,
+			char *buf, size_t len)
+{
+	const struct rq_device_report *dv = &r->devices[row];
+
+	switch (col) {
+	case 0:
+		rq_txt_clean(buf, len, dv->name, sizeof(dv->name));
+		break;
+	case 1:
+		rq_txt_clean(buf, len, dv->kind, sizeof(dv->kind));
+		break;
+	case 2:
+		rq_txt_clean(buf, len, dv->subkind, sizeof(dv->subkind));
+		break;
+	case 3:
+		rq_txt_clean(buf, len, dv->path, sizeof(dv->path));
+		break;
+	case 4:
+		rq_txt_clean(buf, len, dv->model, sizeof(dv->model));
+		break;
+	case 5:
+		rq_txt_n2s(buf, len, dv->size, SIG_FIGS, true, "B");
+		return;
+	case 6:
+		snprintf(buf, len, "%" PRIu32, dv->logical_block_size);
+		return;
+	default:
+		snprintf(buf, len, "%" PRIu32, dv->queue_depth);
+		return;
+	}
+	if (!*buf)
+		snprintf(buf, len, "-");
+}
+
+void rq_output_rqlock_text(struct rq_txt *t, const struct rq_run_report *r)
+{
+	static const char *const lock_hdr[] = { "lock", "acquisitions", "contentions", "contended" };
+	static const char *const queue_hdr[] = { "queue", "bios", "requests", "front merges",
+						 "back merges", "dispatched", "completed" };
+	static const char *const dev_hdr[] = { "device", "kind", "subkind", "path", "model",
+					       "size", "lbs", "qd" };
+	char mode[64], type[64];
+
+	rq_txt_out(t, "\nrqlock: lock mode=%s, lock type=%s, workers=%u\n",
+	    rq_txt_clean(mode, sizeof(mode), r->lock_mode, sizeof(mode)),
+	    rq_txt_clean(type, sizeof(type), r->lock_type, sizeof(type)), r->workers);
+	if (r->nr_locks) {
+		rq_txt_out(t, "  locks:\n");
+		text_table(t, r, lock_hdr, 4, 0x1, r->nr_locks, lock_cell);
+	}
+	if (r->nr_queues) {
+		rq_txt_out(t, "  queues:\n");
+		text_table(t, r, queue_hdr, 7, 0x1, r->nr_queues, queue_cell);
+	}
+	if (r->nr_devices) {
+		rq_txt_out(t, "  devices:\n");
+		text_table(t, r, dev_hdr, 8, 0x1f, r->nr_devices, device_cell);
+	}
+	if (!t->err && rq_lockstat_text(t->f, r))
+		t->err = -EIO;
+}
