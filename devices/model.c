@@ -395,15 +395,21 @@ static int model_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err
 	dev->rotational = 1;
 	snprintf(dev->subkind, sizeof(dev->subkind), "%s", kind == MODEL_FLOPPY ? "floppy" : "hdd");
 	snprintf(dev->transport, sizeof(dev->transport), "model");
-	if (kind == MODEL_FLOPPY)
-		snprintf(dev->model, sizeof(dev->model), "floppy %ux%ux%u %urpm %ukbit/s driver=%s%s",
+	if (kind == MODEL_FLOPPY) {
+		char hold[24] = "";
+
+		/* driver=2.4's dispatch hold (hold_us is its alias); sync holds the whole service */
+		if (md->g.driver != DRIVER_SYNC)
+			snprintf(hold, sizeof(hold), " hold=%lluus", (unsigned long long)m.dispatch_us);
+		snprintf(dev->model, sizeof(dev->model), "floppy %ux%ux%u %urpm %ukbit/s driver=%s%s%s",
 			 (unsigned)m.cylinders, (unsigned)m.heads, (unsigned)m.spt, (unsigned)m.rpm,
-			 (unsigned)m.rate_kbit, md->g.driver == DRIVER_SYNC ? "sync" : "2.4",
+			 (unsigned)m.rate_kbit, md->g.driver == DRIVER_SYNC ? "sync" : "2.4", hold,
 			 m.file[0] ? " file" : " ram");
-	else
+	} else {
 		snprintf(dev->model, sizeof(dev->model), "hdd %urpm seek=%.1fms %lluMiB/s driver=%s%s",
 			 (unsigned)m.rpm, (double)m.seek_us / 1000, (unsigned long long)(m.rate >> 20),
 			 md->g.driver == DRIVER_SYNC ? "sync" : "2.4", m.file[0] ? " file" : " ram");
+	}
 	return 0;
 }
 
