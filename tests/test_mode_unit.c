@@ -61,6 +61,12 @@ struct worker {
 	struct rq_queue *qs;
 	struct rq_bio bios[DEPTH];
 	unsigned int ended[DEPTH];	/* end_io calls per bio slot in flight */
+	/*
+	 * The worker's own mark of a slot in flight.  Not bio->next: the block
+	 * layer chains bios through it on other workers (cluster hands them
+	 * back), so reading it here before ended[] said the bio is back races.
+	 */
+	bool busy[DEPTH];
 	struct rq_bio *free;
 	uint64_t submitted, completed, dup, errors;
 	pthread_t thread;
@@ -92,7 +98,7 @@ static void *run(void *arg)
 		for (unsigned int s = 0; s < DEPTH && w->submitted < BIOS; s++) {
 			struct rq_bio *b = &w->bios[s];
 
-			if (b->next != b)
+			if (w->busy[s])
 				continue;	/* in flight */
 			memset(b, 0, sizeof(*b));
 			b->offset = (w->submitted % 512) * 4096;
@@ -101,19 +107,18 @@ static void *run(void *arg)
 			b->end_io = end_io;
 			b->private = w;
 			w->ended[s] = 0;
+			w->busy[s] = true;
 			if (rq_submit_bio(&w->qs[w->submitted % NR_QUEUES], &w->ctx, b)) {
-				b->next = b;	/* refused (pool or tags full): later */
+				w->busy[s] = false;	/* refused (pool or tags full): later */
 				break;
 			}
 			w->submitted++;
 		}
 		rq_ctx_reap(&w->ctx, UINT64_MAX, UINT32_MAX);
 		for (unsigned int s = 0; s < DEPTH; s++) {
-			struct rq_bio *b = &w->bios[s];
-
-			if (b->next != b && atomic_load_explicit((_Atomic unsigned int *)&w->ended[s],
+			if (w->busy[s] && atomic_load_explicit((_Atomic unsigned int *)&w->ended[s],
 								 memory_order_acquire)) {
-				b->next = b;	/* free again */
+				w->busy[s] = false;	/* free again */
 				w->completed++;
 			}
 		}
@@ -158,7 +163,7 @@ static void one_mode(const struct rq_queue_mode_ops *mode)
 		w[i].ctx.mode = mode;
 		w[i].qs = qs;
 		for (unsigned int s = 0; s < DEPTH; s++)
-			w[i].bios[s].next = &w[i].bios[s];	/* free: points at itself */
+			w[i].busy[s] = false;
 		ctxs[i] = &w[i].ctx;
 	}
 	rq_locks_reset();
