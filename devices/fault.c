@@ -126,8 +126,16 @@ static int fault_prepare(struct rq_dev *dev, const struct rq_dev_open *o, FILE *
 	struct fault *f = dev->priv;
 	struct rq_dev_open io = *o;
 
+	int ret;
+
 	io.spec = strstr(o->spec, ",of=") + 4;
-	return rq_dev_prepare(&f->inner, &io, err);
+	ret = rq_dev_prepare(&f->inner, &io, err);
+	/* a file the inner device laid out is the wrapper's to discard */
+	if (f->inner.created && !dev->created) {
+		dev->created = f->inner.created;
+		f->inner.created = NULL;
+	}
+	return ret;
 }
 
 static void fault_close(struct rq_dev *dev)

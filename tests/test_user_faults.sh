@@ -54,6 +54,14 @@ rc=$?
 [ $rc -eq 2 ] || fail "full, two files: exit $rc, expected 2"
 [ -z "$(ls -A "$mnt")" ] || fail "full, two files: left behind: $(ls -la "$mnt")"
 grep -q "removed $mnt/a.img, laid out by this run" "$TMP/full2.err" || fail "full, two files: $(cat "$TMP/full2.err")"
+# the same, the first file behind a @fault wrapper: what its inner device laid out goes too
+printf '[w]\nfilename=A:B\nrw=randwrite\nbs=4k\nsize=12m\n' >"$TMP/full4.fio"
+"$RQLOCK" run --device "A=@fault0,eio_every=1000,of=$mnt/a.img" --device "B=$mnt/b.img" \
+	"$TMP/full4.fio" >/dev/null 2>"$TMP/full4.err"
+rc=$?
+[ $rc -eq 2 ] || fail "full, fault over a file: exit $rc, expected 2"
+[ -z "$(ls -A "$mnt")" ] || fail "full, fault over a file: left behind: $(ls -la "$mnt")"
+grep -q "removed $mnt/a.img, laid out by this run" "$TMP/full4.err" || fail "full, fault over a file: $(cat "$TMP/full4.err")"
 # a file of the user's, too short: extended, then truncated back with its content intact
 head -c 1048576 /dev/urandom >"$mnt/mine.img"
 sum=$(md5sum <"$mnt/mine.img")
