@@ -49,6 +49,8 @@ static enum rq_dev_engine dev_engine(enum rq_ioengine e)
 	case RQ_IOENGINE_IO_URING_CMD:
 		return RQ_DEV_ENGINE_IO_URING_CMD;
 	case RQ_IOENGINE_IO_URING:
+	case RQ_IOENGINE_SYNC:		/* fio's sync engines: io_uring at depth 1 (main.c) */
+	case RQ_IOENGINE_PSYNC:
 		break;
 	}
 	return RQ_DEV_ENGINE_IO_URING;
