@@ -48,7 +48,56 @@ static uint64_t permute(const struct clone_file *f, uint64_t x, uint64_t seed)
 	return x;
 }
 
-static uint64_t random_offset(struct clone *c, struct clone_file *f, uint32_t bs)
+static uint64_t random_offset_bs(struct clone *c, struct clone_file *f, uint32_t bs, int op);
+
+/*
+ * random_distribution=zoned|zoned_abs, as fio's __get_next_rand_offset_zoned:
+ * a zone chosen by its share of the I/Os (a draw in 1..100 against the
+ * running sum), then a block drawn evenly inside it.  Zones are laid end
+ * to end from the region's start; a zone past the region's end is cut.
+ */
+static uint64_t zoned_offset(struct clone *c, const struct clone_file *f, int op, uint32_t bs)
+{
+	const struct rq_job *job = c->job;
+	int d = job->nr_zones[op] ? op : !op;
+	uint64_t size = f->end - f->start, zstart = 0, zlen = size, blocks, off;
+	unsigned int r = (unsigned int)(rq_rng_next(&c->rng) % 100) + 1, sum = 0;
+
+	for (unsigned int i = 0; i < job->nr_zones[d]; i++) {
+		uint64_t len = job->random_distribution == RQ_RAND_ZONED_ABS ? job->zones[d][i].size :
+			       size / 100 * job->zones[d][i].size_pct +
+			       size % 100 * job->zones[d][i].size_pct / 100;
+
+		sum += job->zones[d][i].access;
+		zlen = len;
+		if (r <= sum)
+			break;
+		zstart += len;
+	}
+	if (zstart >= size)
+		zstart = 0;
+	if (zlen > size - zstart)
+		zlen = size - zstart;
+	blocks = zlen / c->min_bs;
+	off = f->start + zstart + (blocks ? rq_rng_next(&c->rng) % blocks : 0) * c->min_bs;
+	if (off + bs > f->end)
+		off = f->start + (size - bs) / c->min_bs * c->min_bs;
+	return off;
+}
+
+static uint64_t random_offset(struct clone *c, struct clone_file *f, uint32_t bs, int op)
+{
+	const struct rq_job *job = c->job;
+	uint32_t ba = job->blockalign[op];
+	uint64_t off = random_offset_bs(c, f, bs, op);
+
+	/* blockalign: offsets are multiples of ba within the region, as fio's */
+	if (ba > c->min_bs)
+		off = f->start + (off - f->start) / ba * ba;
+	return off;
+}
+
+static uint64_t random_offset_bs(struct clone *c, struct clone_file *f, uint32_t bs, int op)
 {
 	const struct rq_job *job = c->job;
 
@@ -60,7 +109,10 @@ static uint64_t random_offset(struct clone *c, struct clone_file *f, uint32_t bs
 	for (;;) {
 		uint64_t b, off;
 
-		if (job->random_distribution != RQ_RAND_UNIFORM) {
+		if (job->random_distribution == RQ_RAND_ZONED ||
+		    job->random_distribution == RQ_RAND_ZONED_ABS) {
+			return zoned_offset(c, f, op, bs);
+		} else if (job->random_distribution != RQ_RAND_UNIFORM) {
 			b = rq_dist_next(&f->dist, &c->rng);
 		} else if (job->norandommap) {
 			b = rq_rng_next(&c->rng) % f->nblocks;
@@ -139,6 +191,26 @@ static bool coe_allows(const struct clone *c, int kind)
 	return (c->job->continue_on_error & kind) == kind;
 }
 
+/*
+ * Whether the job goes on after error @err (positive errno) of @kind: as
+ * fio's td_non_fatal_error, continue_on_error for the kind, and when
+ * ignore_error lists errors for it, only those.
+ */
+static bool error_allowed(const struct clone *c, int kind, int err)
+{
+	const struct rq_job *job = c->job;
+	int k = kind == RQ_COE_READ ? 0 : kind == RQ_COE_WRITE ? 1 : kind == RQ_COE_VERIFY ? 2 : -1;
+
+	if (!coe_allows(c, kind))
+		return false;
+	if (k < 0 || !job->nr_ignore_error[k])
+		return true;
+	for (unsigned int i = 0; i < job->nr_ignore_error[k]; i++)
+		if (job->ignore_error[k][i] == err)
+			return true;
+	return false;
+}
+
 static void vlog_add(struct clone *c, const struct clone_file *f, uint64_t offset, uint32_t len)
 {
 	if (c->nr_vlog == c->vlog_cap) {
@@ -158,6 +230,30 @@ static void vlog_add(struct clone *c, const struct clone_file *f, uint64_t offse
 	c->vlog[c->nr_vlog].len = len;
 	c->vlog[c->nr_vlog].file = (uint32_t)(f - c->files);
 	c->nr_vlog++;
+}
+
+/*
+ * exitall: the clone's group (exit_what=group, fio's default), its phase
+ * (stonewall) or every job (all, later phases too) stop issuing.
+ */
+static void exit_others(const struct clone *c)
+{
+	struct rq_engine *e = c->cpu->e;
+	int none = -1;
+
+	atomic_store(&e->exit_what, (int)c->job->exit_what);
+	atomic_compare_exchange_strong(&e->exit_group, &none, c->job->groupid);
+}
+
+static bool told_to_exit(const struct clone *c)
+{
+	const struct rq_engine *e = c->cpu->e;
+	int g = atomic_load_explicit(&e->exit_group, memory_order_relaxed);
+
+	if (g < 0)
+		return false;
+	return atomic_load_explicit(&e->exit_what, memory_order_relaxed) != RQ_EXIT_GROUP ||
+	       c->job->groupid == g;
 }
 
 /* A bio is back: check what it read, account it, note errors. */
@@ -209,10 +305,12 @@ void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
 					job->name, f->q->name, bio->op ? "write" : "read", bio->offset,
 					strerror(-bio->error));
 		}
-		if (!coe_allows(c, kind)) {
+		if (!error_allowed(c, kind, -bio->error)) {
 			if (!c->error)
 				c->error = -bio->error;
 			c->issue_done = true;
+			if (job->exitall_on_error)
+				exit_others(c);
 		}
 	} else {
 		/* thinktime after thinktime_blocks completed I/Os (fio's default, "complete") */
@@ -229,9 +327,13 @@ void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
 
 			d->total_ios++;
 			d->io_bytes += bio->len;
-			rq_lat_add(&d->slat, bio->issue_ns - bio->start_ns);
-			rq_lat_add(&d->clat, bio->done_ns - bio->issue_ns);
-			rq_lat_add(&d->lat, bio->done_ns - bio->start_ns);
+			/* gtod_reduce and disable_*: those latencies are not kept, as fio */
+			if (!job->disable_slat)
+				rq_lat_add(&d->slat, bio->issue_ns - bio->start_ns);
+			if (!job->disable_clat)
+				rq_lat_add(&d->clat, bio->done_ns - bio->issue_ns);
+			if (!job->disable_lat)
+				rq_lat_add(&d->lat, bio->done_ns - bio->start_ns);
 			if (bio->due_ns)
 				eng_pace_account(d, c->pace[bio->op].mean_gap_ns, bio->due_ns,
 						 bio->start_ns, bio->done_ns);
@@ -273,7 +375,7 @@ void eng_clone_sample(struct clone *c, uint64_t now)
 {
 	uint64_t el;
 
-	if (now < c->next_sample_ns || c->waiting)
+	if (now < c->next_sample_ns || c->waiting || c->job->disable_bw)
 		return;
 	if (!c->last_sample_ns) {
 		if (now < c->ramp_end_ns) {
@@ -312,7 +414,9 @@ void eng_clone_check_done(struct clone *c, uint64_t now)
 		return;
 	if (!c->issue_done) {
 		if ((c->deadline_ns && now >= c->deadline_ns) ||
-		    (!job->time_based && c->issued >= c->io_limit))
+		    (!job->time_based && c->issued >= c->io_limit) ||
+		    (c->ios_limit && c->nr_ios >= c->ios_limit) ||
+		    told_to_exit(c))
 			c->issue_done = true;
 	}
 	/* verification: reads of completed writes, after a backlog or at the end */
@@ -326,19 +430,37 @@ void eng_clone_check_done(struct clone *c, uint64_t now)
 	if (c->issue_done && !c->inflight && c->vcur >= c->vtarget && !c->finished) {
 		c->finished = true;
 		c->end_ns = now;
+		if (job->exitall)
+			exit_others(c);
+		if (c->flow)
+			atomic_fetch_sub(&c->flow->weight, job->flow);
 		c->cpu->nr_active--;
 		atomic_fetch_sub(&c->cpu->e->job_remaining[c->job_index], 1);
 		atomic_fetch_sub_explicit(&c->cpu->e->active_clones, 1, memory_order_release);
 	}
 }
 
-/* wait_for: start once every clone of the job waited for has finished */
+/* Time a clone holds itself back (rate, thinktime): the worker wakes for it. */
+static inline void hold_until(struct rq_cpu *cpu, uint64_t t)
+{
+	if (t < cpu->clone_wake_ns)
+		cpu->clone_wake_ns = t;
+}
+
+/*
+ * wait_for: start once every clone of the job waited for has finished;
+ * startdelay: not before its time.
+ */
 static bool clone_try_start(struct clone *c, uint64_t now)
 {
 	struct rq_engine *e = c->cpu->e;
 
-	if (atomic_load(&e->job_remaining[c->wait_index]))
+	if (c->job->wait_for[0] && atomic_load(&e->job_remaining[c->wait_index]))
 		return false;
+	if (now < c->delay_until_ns) {
+		hold_until(c->cpu, c->delay_until_ns);
+		return false;
+	}
 	c->waiting = false;
 	c->start_ns = now;
 	c->ramp_end_ns = now + c->job->ramp_ns;
@@ -355,14 +477,6 @@ static inline unsigned int depth_bucket(unsigned int d)
 	return b;
 }
 
-/* Time a clone holds itself back (rate, thinktime): the worker wakes for it. */
-static inline void hold_until(struct rq_cpu *cpu, uint64_t t)
-{
-	if (t < cpu->clone_wake_ns)
-		cpu->clone_wake_ns = t;
-}
-
-
 static int choose_op(struct clone *c)
 {
 	const struct rq_job *job = c->job;
@@ -377,6 +491,95 @@ static int choose_op(struct clone *c)
 	default:
 		return (rq_rng_next(&c->rng) % 100) < job->rwmixread ? RQ_OP_READ : RQ_OP_WRITE;
 	}
+}
+
+/*
+ * fio's flow (flow.c, flow_threshold_exceeded): a clone waits while its
+ * share of the flow's I/Os is above its share of the flow's weight, so
+ * clones of one flow_id issue in the ratio of their weights.
+ */
+static bool flow_may_issue(const struct clone *c)
+{
+	uint64_t all = atomic_load_explicit(&c->flow->ios, memory_order_relaxed);
+	int64_t w = atomic_load_explicit(&c->flow->weight, memory_order_relaxed);
+
+	if (!all || w <= 0)
+		return true;
+	return (double)c->flow_ios / (double)all <= (double)c->job->flow / (double)w;
+}
+
+/* Which of the clone's files the next I/O goes to (file_service_type). */
+static struct clone_file *next_file(struct clone *c, uint32_t bs)
+{
+	const struct rq_job *job = c->job;
+	struct clone_file *f;
+
+	switch (job->file_service) {
+	case RQ_FS_RANDOM:
+		return &c->files[rq_rng_next(&c->rng) % c->nr_files];
+	case RQ_FS_SEQUENTIAL:
+		/* one file's region at a time, then the next */
+		f = &c->files[c->cur_file];
+		if (c->file_left < bs) {
+			if (c->file_left || c->issued) {
+				if (++c->cur_file == c->nr_files)
+					c->cur_file = 0;
+				f = &c->files[c->cur_file];
+			}
+			c->file_left = f->end - f->start;
+		}
+		c->file_left -= c->file_left < bs ? c->file_left : bs;
+		return f;
+	default:
+		f = &c->files[c->cur_file];
+		if (++c->cur_file == c->nr_files)
+			c->cur_file = 0;
+		return f;
+	}
+}
+
+/*
+ * The next sequential offset.  rw=...:N adds N bytes after each I/O; a
+ * negative N (rw=read:-8k) goes backwards: when the next offset would fall
+ * before the region it wraps to the region's end less N, as fio's
+ * get_next_seq_offset.  zonemode=strided: after zonesize bytes in a zone,
+ * zoneskip bytes are skipped.
+ */
+static uint64_t seq_offset(struct clone *c, struct clone_file *f, uint32_t bs)
+{
+	const struct rq_job *job = c->job;
+	uint64_t off;
+
+	if (f->pos + bs > f->end || f->pos < f->start) {
+		f->pos = f->start;
+		f->zone_start = f->start;
+	}
+	off = f->pos;
+	if (job->rw_seq_add < 0) {
+		uint64_t back = (uint64_t)-job->rw_seq_add, next = off + bs;
+
+		if (next >= f->start + back)
+			f->pos = next - back;
+		else
+			f->pos = f->end >= f->start + back ? f->end - back : f->start;
+		return off;
+	}
+	f->pos = off + bs + (uint64_t)job->rw_seq_add;
+	if (job->zonemode == RQ_ZONEMODE_STRIDED && job->zonesize &&
+	    f->pos >= f->zone_start + job->zonesize) {
+		f->pos += job->zoneskip;
+		f->zone_start = f->pos;
+	}
+	return off;
+}
+
+/* buffer_pattern: written data is the pattern repeated, as fio fills its buffers */
+static void fill_pattern(const struct rq_job *job, void *buf, uint32_t len)
+{
+	unsigned char *p = buf;
+
+	for (uint32_t i = 0; i < len; i++)
+		p[i] = job->buffer_pattern[i % job->buffer_pattern_len];
 }
 
 /* Build and submit bios until the clone's depth is full (at most a depth's worth). */
@@ -412,6 +615,16 @@ unsigned int eng_clone_fill(struct clone *c)
 				break;
 			}
 			op = c->pending_op >= 0 ? c->pending_op : choose_op(c);
+			if (job->rate[op] && c->next_byte_ns[op] > cpu->now) {
+				c->pending_op = op;
+				hold_until(cpu, c->next_byte_ns[op]);
+				break;
+			}
+			if (c->flow && !flow_may_issue(c)) {
+				c->pending_op = op;
+				hold_until(cpu, cpu->now + (job->flow_sleep_us ? job->flow_sleep_us : 10) * 1000);
+				break;
+			}
 			due = 0;
 			if (c->pace[op].mean_gap_ns && !eng_pace_take(&c->pace[op], cpu->now, &c->rng, &due)) {
 				c->pending_op = op;
@@ -419,20 +632,18 @@ unsigned int eng_clone_fill(struct clone *c)
 				break;
 			}
 			c->pending_op = -1;
-			f = &c->files[c->cur_file];
-			if (++c->cur_file == c->nr_files)
-				c->cur_file = 0;
 			bs = pick_bs(c, op);
 			if (!job->time_based && c->io_limit - c->issued < bs)
 				bs = (uint32_t)(c->io_limit - c->issued);
+			f = next_file(c, bs);
+			if (job->rate[op])
+				c->next_byte_ns[op] = (c->next_byte_ns[op] ? c->next_byte_ns[op] : cpu->now) +
+						      (uint64_t)bs * 1000000000ULL / job->rate[op];
 			if (rq_rw_random(job->rw)) {
-				bio->offset = random_offset(c, f, bs);
+				bio->offset = random_offset(c, f, bs, op);
 				f->last_end = bio->offset + bs;
 			} else {
-				if (f->pos + bs > f->end)
-					f->pos = f->start;
-				bio->offset = f->pos;
-				f->pos += bs + job->rw_seq_add;
+				bio->offset = seq_offset(c, f, bs);
 			}
 		}
 		c->free_bios = bio->next;
@@ -444,7 +655,9 @@ unsigned int eng_clone_fill(struct clone *c)
 		bio->next = NULL;
 		c->bio_flags[bio - c->bios] = (vread ? BIO_VERIFY : 0) | BIO_INFLIGHT;
 		if (op == RQ_OP_WRITE && f->has_data) {
-			if (job->verify != RQ_VERIFY_NONE)
+			if (job->verify == RQ_VERIFY_NONE && job->buffer_pattern_len)
+				fill_pattern(job, bio->buf, bs);
+			else if (job->verify != RQ_VERIFY_NONE)
 				rq_verify_fill(job, bio->buf, bio->offset, bs, c->seed ^ c->wseq, c->wseq);
 			else
 				stamp(bio->buf, bio->offset, bs);
@@ -454,10 +667,16 @@ unsigned int eng_clone_fill(struct clone *c)
 		bio->due_ns = due;
 		c->inflight++;
 		c->rep.depth_hist[depth_bucket(c->inflight)]++;
-		if (vread)
+		if (vread) {
 			c->vcur++;
-		else
+		} else {
 			c->issued += bs;
+			c->nr_ios++;
+			if (c->flow) {
+				c->flow_ios++;
+				atomic_fetch_add_explicit(&c->flow->ios, 1, memory_order_relaxed);
+			}
+		}
 		cpu->submitted++;
 		ret = rq_submit_bio(f->q, &cpu->ctx, bio);
 		/* fio's iodepth_batch_submit: what was dispatched goes to the kernel */
@@ -474,10 +693,12 @@ unsigned int eng_clone_fill(struct clone *c)
 		if (ret) {
 			/* not accepted: the bio is ours again */
 			c->inflight--;
-			if (vread)
+			if (vread) {
 				c->vcur--;
-			else
+			} else {
 				c->issued -= bs;
+				c->nr_ios--;
+			}
 			cpu->submitted--;
 			bio->next = c->free_bios;
 			c->free_bios = bio;
