@@ -475,7 +475,8 @@ void rq_engine_free(struct rq_engine *e)
 	}
 	if (e->mode_setup && e->mode->teardown)
 		e->mode->teardown();
-	for (unsigned int i = 0; i < e->nr_clones; i++) {
+	/* a setup that failed before the clones were allocated has none to free */
+	for (unsigned int i = 0; e->clones && i < e->nr_clones; i++) {
 		free(e->clones[i].files);
 		free(e->clones[i].bios);
 		free(e->clones[i].bufs);
