@@ -516,6 +516,12 @@ static int check_jobs(struct rq_engine *e, FILE *err)
 				rq_rw_name(job->rw));
 			return -EINVAL;
 		}
+		if (job->latency_target_ns) {
+			fprintf(err, "%s:%d: job '%s': latency_target: fio's search for the deepest "
+				"queue under a latency target is not in rqlock yet (the values are parsed; "
+				"--parse-only accepts the file)\n", job->file, job->line, job->name);
+			return -EINVAL;
+		}
 		if (job->zonemode == RQ_ZONEMODE_ZBD) {
 			fprintf(err, "%s:%d: job '%s': zonemode=zbd: rqlock has no zoned block devices "
 				"(fio's values are parsed; --parse-only accepts the file)\n",

@@ -673,7 +673,8 @@ const struct opt jf_opts[] = {
 	{
 		.name = "flow_watermark", .type = OPT_INT, FIELD(flow_watermark), .min = 0,
 		.max = UINT32_MAX, .def = "1024",
-		.help = "Flow counter beyond which a job waits (default: 1024)",
+		.help = "Accepted as fio 3.33 accepts it; its flow rule (and rqlock's) "
+			"does not read it (default: 1024)",
 	},
 	{
 		.name = "flow_sleep", .type = OPT_INT, FIELD(flow_sleep_us), .min = 0,
@@ -683,8 +684,9 @@ const struct opt jf_opts[] = {
 	{
 		.name = "latency_target", .type = OPT_TIME, FIELD(latency_target_ns),
 		.unit = NS_PER_US, .div = 1, .def = "0",
-		.help = "Find the deepest queue whose latency_percentile stays under "
-			"this, microseconds unless suffixed; 0 is no search (default: 0)",
+		.help = "fio's search for the deepest queue whose latency_percentile "
+			"stays under this, microseconds unless suffixed; parsed, refused "
+			"when run (not in rqlock yet); 0 is no search (default: 0)",
 	},
 	{
 		.name = "latency_window", .type = OPT_TIME, FIELD(latency_window_ns),
