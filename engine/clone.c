@@ -309,6 +309,7 @@ void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
 	unsigned int idx = (unsigned int)(bio - c->bios);
 	bool vread = c->bio_flags[idx] & BIO_VERIFY;
 	bool logged = vread;		/* a read of a logged piece: its seq is known */
+	bool lat_fatal = false;		/* latency_target failed at depth 1: said already */
 	int kind = bio->op == RQ_OP_WRITE ? RQ_COE_WRITE : RQ_COE_READ;
 
 	/* a bio ended on another worker carries that worker's clock: never before its issue */
@@ -344,12 +345,28 @@ void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
 	}
 	if (bio->op == RQ_OP_WRITE && job->verify != RQ_VERIFY_NONE && f->has_data)
 		rq_vlog_done(&c->vlog, c->bio_tag[idx], !bio->error);
+	/*
+	 * latency_target judges lat; without it (disable_lat) an I/O counts
+	 * in its window and is never late, as in fio, which judges only a
+	 * latency it keeps
+	 */
+	if (job->latency_target_ns && !bio->error && bio->done_ns >= c->ramp_end_ns &&
+	    eng_lat_io(c, job->disable_lat ? 0 : bio->done_ns - bio->start_ns)) {
+		if (!c->first_error)	/* once: continue_on_error may let it go on failing */
+			fprintf(stderr, "rqlock: job '%s': %s %s at offset %" PRIu64 " took %" PRIu64
+				" us, above latency_target=%" PRIu64 " us at queue depth 1 (fio's \"max "
+				"latency exceeded\")\n", job->name, f->q->name, bio->op ? "write" : "read",
+				bio->offset, (bio->done_ns - bio->start_ns) / 1000,
+				job->latency_target_ns / 1000);
+		bio->error = -ETIMEDOUT;
+		lat_fatal = true;
+	}
 	if (bio->error) {
 		/* fio: an error continue_on_error covers is counted, not the job's error */
 		c->total_err++;
 		if (!c->first_error) {
 			c->first_error = -bio->error;
-			if (bio->error != -EILSEQ) {
+			if (bio->error != -EILSEQ && !lat_fatal) {
 				char why[160];
 
 				explain_error(f, bio, why, sizeof(why));
@@ -482,6 +499,8 @@ void eng_clone_check_done(struct clone *c, uint64_t now)
 		    (c->ios_limit && c->nr_ios >= c->ios_limit) ||
 		    told_to_exit(c))
 			c->issue_done = true;
+		else if (job->latency_target_ns)
+			eng_lat_check(c, now);
 	}
 	/* verification: reads of completed writes, after a backlog or at the end */
 	if (job->verify != RQ_VERIFY_NONE && (!c->error || coe_allows(c, RQ_COE_VERIFY)) &&
@@ -746,6 +765,10 @@ unsigned int eng_clone_fill(struct clone *c)
 		int op, ret;
 		uint32_t bs;
 
+		/* latency_target: the depth searched for, not iodepth; none while draining */
+		if (job->latency_target_ns && !c->issue_done &&
+		    (c->lat.quiesce || c->inflight >= c->lat.qd))
+			break;
 		if (!c->vheld) {
 			int v = rq_vlog_next(&c->vlog, c->vtarget, &c->vpiece);
 

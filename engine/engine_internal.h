@@ -190,6 +190,31 @@ bool eng_pace_take(struct pace *p, uint64_t now, uint64_t *rng, uint64_t *due);
 void eng_pace_account(struct rq_dir_report *d, uint64_t mean_gap_ns, uint64_t due, uint64_t start,
 		      uint64_t done);
 
+/*
+ * latency_target's search for the deepest queue under the target
+ * (lattarget.c); owned by the clone's worker.  qd is the depth the clone
+ * may fill to; low..high brackets the answer.
+ */
+struct lat_search {
+	unsigned int qd, low, high;
+	unsigned int stable;		/* successes in a row just below high */
+	uint64_t window_ns;		/* the current window began; 0 = not yet */
+	uint64_t ios, failed;		/* judged in this window, and above the target */
+	bool quiesce;			/* no issuing until what is in flight is back */
+	bool end_run;			/* the depth is found: its confirming window */
+};
+
+struct clone;
+void eng_lat_init(struct clone *c);
+/*
+ * A completed I/O's total latency: true when it fails the job (above the
+ * target at depth 1 with latency_percentile=100: fio's "max latency
+ * exceeded").
+ */
+bool eng_lat_io(struct clone *c, uint64_t lat_ns);
+/* Judge the window when it is over: ramp the depth up or down; may end issuing. */
+void eng_lat_check(struct clone *c, uint64_t now);
+
 #define BIO_VERIFY 0x1			/* a read issued by verification */
 
 /* --timeline: one completed I/O (ns, the worker clock) */
@@ -228,6 +253,7 @@ struct clone {
 	struct flow *flow;		/* flow=N: the flow it counts in */
 	uint64_t flow_ios;		/* its own I/Os in the flow */
 	uint64_t file_left;		/* file_service_type=sequential: bytes left on cur_file */
+	struct lat_search lat;		/* latency_target: the depth being searched */
 	uint64_t start_ns, ramp_end_ns, deadline_ns, end_ns;
 	bool waiting;			/* wait_for: not started yet */
 	unsigned int wait_index;	/* the job waited for */

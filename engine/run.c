@@ -263,7 +263,11 @@ static int check_exactly_once(struct rq_engine *e, FILE *err)
 void eng_job_report_static(const struct rq_job *job, struct rq_job_report *r, uint64_t runtime_ns)
 {
 	r->continue_on_error = job->continue_on_error;
-	r->iodepth = job->iodepth;
+	if (!job->latency_target_ns)
+		r->iodepth = job->iodepth;	/* else the search keeps it (lattarget.c) */
+	r->latency_target_ns = job->latency_target_ns;
+	r->latency_window_us = job->latency_window_ns / 1000;
+	r->latency_percentile = job->latency_percentile;	/* fio prints its options even unused */
 	r->kb_base = job->kb_base;
 	r->slat_percentiles = job->slat_percentiles;
 	r->percentile_precision = job->percentile_precision;

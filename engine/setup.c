@@ -520,12 +520,6 @@ static int check_jobs(struct rq_engine *e, FILE *err)
 				rq_rw_name(job->rw));
 			return -EINVAL;
 		}
-		if (job->latency_target_ns) {
-			fprintf(err, "%s:%d: job '%s': latency_target: fio's search for the deepest "
-				"queue under a latency target is not in rqlock yet (the values are parsed; "
-				"--parse-only accepts the file)\n", job->file, job->line, job->name);
-			return -EINVAL;
-		}
 		if (job->zonemode == RQ_ZONEMODE_ZBD) {
 			fprintf(err, "%s:%d: job '%s': zonemode=zbd: rqlock has no zoned block devices "
 				"(fio's values are parsed; --parse-only accepts the file)\n",
@@ -900,6 +894,8 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 	/* loops: the whole amount again, each loop from the region's start */
 	c->io_limit *= job->loops ? job->loops : 1;
 	c->ios_limit = job->number_ios * (job->loops ? job->loops : 1);
+	if (job->latency_target_ns)
+		eng_lat_init(c);
 	if (job->flow) {
 		for (unsigned int i = 0; i < e->nr_flows; i++)
 			if (e->flows[i].id == job->flow_id)

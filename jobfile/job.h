@@ -219,6 +219,7 @@ struct rq_job {
 	uint64_t latency_target_ns;	/* 0 = no search */
 	uint64_t latency_window_ns;
 	double latency_percentile;	/* default 100 */
+	bool latency_run;		/* keep adjusting the depth; 0 = stop once found */
 
 	/* ---- statistics fio's gtod_reduce turns off ---- */
 	bool gtod_reduce;

@@ -748,19 +748,25 @@ const struct opt jf_opts[] = {
 	{
 		.name = "latency_target", .type = OPT_TIME, FIELD(latency_target_ns),
 		.unit = NS_PER_US, .div = 1, .def = "0",
-		.help = "fio's search for the deepest queue whose latency_percentile "
-			"stays under this, microseconds unless suffixed; parsed, refused "
-			"when run (not in rqlock yet); 0 is no search (default: 0)",
+		.help = "Search for the deepest queue (up to iodepth) whose latency_percentile "
+			"of I/Os completes within this, as fio's; microseconds unless "
+			"suffixed; 0 is no search (default: 0)",
 	},
 	{
 		.name = "latency_window", .type = OPT_TIME, FIELD(latency_window_ns),
 		.unit = NS_PER_US, .div = 1, .def = "0",
-		.help = "Window over which latency_target is judged (default: 0)",
+		.help = "Time the latency is judged over before the depth moves, "
+			"microseconds unless suffixed; 0 judges each round (default: 0)",
 	},
 	{
 		.name = "latency_percentile", .type = OPT_STR, .set = jf_set_latency_percentile,
 		.show = jf_show_latency_percentile, .def = "100",
 		.help = "Share of I/Os that must meet latency_target (default: 100)",
+	},
+	{
+		.name = "latency_run", .type = OPT_BOOL, FIELD(latency_run), .def = "0",
+		.help = "Keep adjusting the depth to latency_target for the whole run; 0 "
+			"ends the job once the depth is found (default: 0)",
 	},
 
 	/* accepted with a warning: they cannot change what rqlock does or reports */
@@ -841,7 +847,6 @@ const struct opt jf_opts[] = {
 	ONLY("unit_base", "0|8", "rqlock reports bytes"),
 	ONLY("serialize_overlap", "0", "rqlock does not hold back overlapping I/O"),
 	ONLY("offset_align", "0", "offsets align to the block size"),
-	ONLY("latency_run", "0", W_RATE),
 	ONLY("trim_percentage", "0", "rqlock issues no trims"),
 	ONLY("trim_verify_zero", "1", "rqlock issues no trims"),
 	ONLY("verify_state_load", "0", W_VERIFY),

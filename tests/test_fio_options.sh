@@ -131,5 +131,4 @@ echo "ok: exitall, exit_what, flow, psync, rate, startdelay"
 # parsed for --parse-only and --showcmd, refused when run: file:line and why
 refused trim "trim.fio:1: job 'j': rw=randtrim: rqlock issues no trims" '[j]\nrw=randtrim\nioengine=null\nsize=64k\n'
 refused zbd "zbd.fio:1: job 'j': zonemode=zbd" '[j]\nzonemode=zbd\nioengine=null\nsize=64k\n'
-refused lat "lat.fio:1: job 'j': latency_target" '[j]\nlatency_target=1ms\nioengine=null\nsize=64k\n'
 echo "test_fio_options: ok"
