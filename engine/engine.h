@@ -61,6 +61,54 @@ struct rq_engine_opts {
 
 #define RQ_GRACE_NONE UINT64_MAX	/* rq_engine_opts.grace_period_ns: no drain */
 
+/*
+ * engine/cliopts.c: the engine's command-line options, one table shared
+ * by every command that runs jobs (`rqlock run`, `rqlock server`).  A
+ * command reads them with getopt_long next to its own table, whose keys
+ * start at RQ_CLI_OWN (short options excepted).
+ */
+struct rq_cli_opt {
+	const char *name;
+	int has_arg;			/* getopt's no_argument or required_argument */
+	int key;			/* what getopt_long returns for it */
+	const char *arg;		/* the value's name in --help; NULL without one */
+	const char *help;		/* states the default */
+};
+
+enum {
+	RQ_CLI_LOCK = 'l', RQ_CLI_WORKERS = 'w',
+	RQ_CLI_LOCK_TYPE = 256, RQ_CLI_HW_QUEUES, RQ_CLI_CLUSTER_SIZE, RQ_CLI_LOCKSTAT,
+	RQ_CLI_LOCKDEP, RQ_CLI_NO_PIN, RQ_CLI_STALL,
+	RQ_CLI_OWN = 320,
+};
+
+#define RQ_ENGINE_NR_CLI_OPTS 9
+extern const struct rq_cli_opt rq_engine_cli_opts[RQ_ENGINE_NR_CLI_OPTS];
+
+/* The defaults every command starts from: global, ttas, pinned, lockstat on. */
+void rq_engine_opts_init(struct rq_engine_opts *o);
+/*
+ * Apply the engine option @key with @arg to @o.  Returns 0 when applied,
+ * 1 when @key is not an engine option, -EINVAL after one line on stderr
+ * ("@prog: --NAME=ARG: expected ...").
+ */
+int rq_engine_cli_apply(struct rq_engine_opts *o, int key, const char *arg, const char *prog);
+/* The lock modes and primitives --lock and --lock-type take, from their registries. */
+void rq_engine_cli_lists(FILE *f);
+
+/* A decimal in 0..@max; -EINVAL otherwise. */
+int rq_cli_uint(const char *s, unsigned int max, unsigned int *v);
+/* getopt_long's table: @a then @b, zero-terminated; @lo holds na + nb + 1. */
+struct option;
+void rq_cli_longopts(struct option *lo, const struct rq_cli_opt *a, size_t na,
+		     const struct rq_cli_opt *b, size_t nb);
+/* One --help line per option: "--name=ARG" then its help. */
+void rq_cli_help(FILE *f, const struct rq_cli_opt *o, size_t n);
+/* SIGINT and SIGTERM both go to @handler (async-signal-safe: sigaction only). */
+void rq_set_stop_signals(void (*handler)(int));
+/* 0 when the directory @path would be created in exists and is writable, else -EACCES. */
+int rq_dir_writable(const char *path);
+
 struct rq_engine;
 
 /*
