@@ -22,28 +22,83 @@
 #include "locks/lock.h"
 #include "queues/queue.h"
 
-/* its size must match engine.h's RQ_ENGINE_NR_CLI_OPTS, or the types conflict */
-const struct rq_cli_opt rq_engine_cli_opts[] = {
-	{ "lock", required_argument, RQ_CLI_LOCK, "MODE",
+#define BOTH (RQ_CMD_RUN | RQ_CMD_SERVER)
+#define RUN RQ_CMD_RUN
+#define SERVER RQ_CMD_SERVER
+
+const struct rq_cli_opt rq_cli_opts[] = {
+	/* the engine's, for every command that runs jobs */
+	{ "lock", RQ_CLI_LOCK, BOTH, "MODE",
 	  "lock mode, one of the modes listed below (default: global)" },
-	{ "lock-type", required_argument, RQ_CLI_LOCK_TYPE, "TYPE",
+	{ "lock-type", RQ_CLI_LOCK_TYPE, BOTH, "TYPE",
 	  "lock primitive, one of those listed below (default: ttas)" },
-	{ "hw-queues", required_argument, RQ_CLI_HW_QUEUES, "N",
+	{ "hw-queues", RQ_CLI_HW_QUEUES, BOTH, "N",
 	  "mq: hardware queues per device, at most one per worker (default: the device's: one per worker for null/ram, else 1)" },
-	{ "cluster-size", required_argument, RQ_CLI_CLUSTER_SIZE, "K",
+	{ "cluster-size", RQ_CLI_CLUSTER_SIZE, BOTH, "K",
 	  "cluster: workers per partition, 1..1024 (default: one partition per LLC domain, from sysfs: $RQLOCK_SYSFS or /sys)" },
-	{ "lockstat", required_argument, RQ_CLI_LOCKSTAT, "on|off",
+	{ "lockstat", RQ_CLI_LOCKSTAT, BOTH, "on|off",
 	  "lock statistics per lock class, as /proc/lock_stat (default: on)" },
-	{ "lockdep", no_argument, RQ_CLI_LOCKDEP, NULL,
+	{ "lockdep", RQ_CLI_LOCKDEP, BOTH, NULL,
 	  "validate lock ordering; a cycle fails the run (default: off)" },
-	{ "workers", required_argument, RQ_CLI_WORKERS, "N",
+	{ "workers", RQ_CLI_WORKERS, BOTH, "N",
 	  "worker threads acting as CPUs (default: online CPUs)" },
-	{ "stall-timeout", required_argument, RQ_CLI_STALL, "SECONDS",
+	{ "stall-timeout", RQ_CLI_STALL, BOTH, "SECONDS",
 	  "a request in flight this long ends the run with status 1 (default: 300)" },
-	{ "no-pin", no_argument, RQ_CLI_NO_PIN, NULL,
+	{ "no-pin", RQ_CLI_NO_PIN, BOTH, NULL,
 	  "do not pin workers to CPUs (default: pin where allowed)" },
+	/* rqlock run's */
+	{ "timeline", RQ_CLI_TIMELINE, RUN, "FILE",
+	  "write each I/O's due/start/issue/done times as CSV to FILE after the run (default: none)" },
+	{ "output-format", RQ_CLI_FORMAT, RUN, "F",
+	  "normal, json, json+, terse, or a comma list (default: normal)" },
+	{ "minimal", RQ_CLI_MINIMAL, RUN, NULL,
+	  "terse output (fio's --minimal), as --output-format=terse" },
+	{ "output", RQ_CLI_OUTPUT, RUN, "FILE",
+	  "write results to FILE instead of stdout (default: stdout)" },
+	{ "eta", RQ_CLI_ETA, RUN, "WHEN",
+	  "fio's status line on stderr once a second: always, never, or auto: when stderr is a terminal "
+	  "and the report does not go to a pipe or file through stdout (default: auto)" },
+	{ "eta-newline", RQ_CLI_ETA_NEWLINE, RUN, "TIME",
+	  "start a new status line every TIME, seconds unless suffixed ms/s/m/h (default: never)" },
+	{ "status-interval", RQ_CLI_STATUS_INTERVAL, RUN, "TIME",
+	  "print the normal report so far every TIME: to stdout when the report goes there in normal "
+	  "format, else to stderr (default: never)" },
+	{ "write-lock-log", RQ_CLI_LOCK_LOG, RUN, "PREFIX",
+	  "per lock class, the mean lock wait and hold of each interval in fio's log format: "
+	  "PREFIX_<class>_lockwait.log and PREFIX_<class>_lockhold.log (default: none)" },
+	{ "lock-log-msec", RQ_CLI_LOCK_LOG_MSEC, RUN, "MS",
+	  "the lock logs' interval, 10..3600000 ms (default: 500)" },
+	{ "device", RQ_CLI_DEVICE, RUN, "NAME=SPEC",
+	  "a job's filename NAME opens SPEC, e.g. disk0=@null0,delay_us=10 (repeatable; default: none)" },
+	{ "grace-period", RQ_CLI_GRACE, RUN, "SECONDS",
+	  "after SIGINT/SIGTERM, in-flight I/O drains this long, 0..3600; then (or on a second signal) "
+	  "what never came back is abandoned and listed in rqlock.stuck (default: 5)" },
+	{ "allow-mounted-write", RQ_CLI_ALLOW_MOUNTED, RUN, NULL,
+	  "allow writes to mounted or formatted block devices (default: refuse)" },
+	{ "parse-only", RQ_CLI_PARSE_ONLY, RUN, NULL,
+	  "check the job files and exit: 0 when they are good, 2 and one line when not" },
+	{ "showcmd", RQ_CLI_SHOWCMD, RUN, NULL,
+	  "print the jobs as one fio command line, every option resolved, and exit" },
+	{ "section", RQ_CLI_SECTION, RUN, "NAME",
+	  "run only job section NAME, [global] still applies; repeatable (default: all)" },
+	/* rqlock server's */
+	{ "allow", RQ_CLI_ALLOW, SERVER, "PATH|@builtin|@none",
+	  "what a client's job may open: an absolute file or directory (PATH/ and below), "
+	  "the built-in devices, or none of them (repeatable; default: @builtin only)" },
+	{ "allow-nonlocal", RQ_CLI_NONLOCAL, SERVER, NULL, "bind a non-loopback address (default: refuse)" },
+	{ "read-timeout", RQ_CLI_READ_TIMEOUT, SERVER, "MS", "a started packet must complete within MS (default: 5000)" },
+	{ "idle-timeout", RQ_CLI_IDLE_TIMEOUT, SERVER, "MS", "drop a client silent for MS outside a run (default: 30000)" },
+	{ "max-connections", RQ_CLI_MAX_CONNS, SERVER, "N", "exit after N connections (default: serve forever)" },
+	{ "help", RQ_CLI_HELP, BOTH, NULL, "this help" },
+	{ "version", RQ_CLI_VERSION, RUN, NULL, "print the version" },
 };
 
+const unsigned int rq_cli_nr_opts = sizeof(rq_cli_opts) / sizeof(rq_cli_opts[0]);
+_Static_assert(sizeof(rq_cli_opts) / sizeof(rq_cli_opts[0]) <= RQ_CLI_MAX_OPTS, "raise RQ_CLI_MAX_OPTS");
+
+#undef BOTH
+#undef RUN
+#undef SERVER
 
 void rq_engine_opts_init(struct rq_engine_opts *o)
 {
@@ -127,25 +182,30 @@ int rq_engine_cli_apply(struct rq_engine_opts *o, int key, const char *arg, cons
 	}
 }
 
-void rq_cli_longopts(struct option *lo, const struct rq_cli_opt *a, size_t na,
-		     const struct rq_cli_opt *b, size_t nb)
+void rq_cli_longopts(struct option *lo, enum rq_cli_cmd cmd)
 {
-	for (size_t i = 0; i < na + nb; i++) {
-		const struct rq_cli_opt *c = i < na ? &a[i] : &b[i - na];
+	unsigned int n = 0;
 
-		lo[i] = (struct option){ .name = c->name, .has_arg = c->has_arg, .val = c->key };
+	for (unsigned int i = 0; i < rq_cli_nr_opts; i++) {
+		const struct rq_cli_opt *c = &rq_cli_opts[i];
+
+		if (c->cmds & cmd)
+			lo[n++] = (struct option){ .name = c->name, .val = c->key,
+						   .has_arg = c->arg ? required_argument : no_argument };
 	}
-	lo[na + nb] = (struct option){ 0 };
+	lo[n] = (struct option){ 0 };
 }
 
-void rq_cli_help(FILE *f, const struct rq_cli_opt *o, size_t n)
+void rq_cli_help(FILE *f, enum rq_cli_cmd cmd)
 {
-	for (size_t i = 0; i < n; i++) {
+	for (unsigned int i = 0; i < rq_cli_nr_opts; i++) {
+		const struct rq_cli_opt *o = &rq_cli_opts[i];
 		char left[64];
 
-		snprintf(left, sizeof(left), "--%s%s%s", o[i].name, o[i].arg ? "=" : "",
-			 o[i].arg ? o[i].arg : "");
-		fprintf(f, "  %-28s %s\n", left, o[i].help);
+		if (!(o->cmds & cmd))
+			continue;
+		snprintf(left, sizeof(left), "--%s%s%s", o->name, o->arg ? "=" : "", o->arg ? o->arg : "");
+		fprintf(f, "  %-28s %s\n", left, o->help);
 	}
 }
 

@@ -24,57 +24,6 @@
 
 enum { EXIT_JOB_FAILED = 1, EXIT_BAD_INPUT = 2 };
 
-/*
- * The run command's own options: one table, read by getopt and by --help,
- * next to the engine's (engine/cliopts.c), which rqlock server shares.
- */
-enum {
-	OPT_OUTPUT = 'o', OPT_HELP = 'h',
-	OPT_FORMAT = RQ_CLI_OWN, OPT_ALLOW_MOUNTED, OPT_VERSION, OPT_DEVICE, OPT_GRACE,
-	OPT_PARSE_ONLY, OPT_SHOWCMD, OPT_SECTION, OPT_MINIMAL, OPT_TIMELINE,
-	OPT_ETA, OPT_ETA_NEWLINE, OPT_STATUS_INTERVAL, OPT_LOCK_LOG, OPT_LOCK_LOG_MSEC,
-};
-
-static const struct rq_cli_opt cli_opts[] = {
-	{ "timeline", required_argument, OPT_TIMELINE, "FILE",
-	  "write each I/O's due/start/issue/done times as CSV to FILE after the run (default: none)" },
-	{ "output-format", required_argument, OPT_FORMAT, "F",
-	  "normal, json, json+, terse, or a comma list (default: normal)" },
-	{ "minimal", no_argument, OPT_MINIMAL, NULL,
-	  "terse output (fio's --minimal), as --output-format=terse" },
-	{ "output", required_argument, OPT_OUTPUT, "FILE",
-	  "write results to FILE instead of stdout (default: stdout)" },
-	{ "eta", required_argument, OPT_ETA, "WHEN",
-	  "fio's status line on stderr once a second: always, never, or auto: when stderr is a terminal "
-	  "and the report does not go to a pipe or file through stdout (default: auto)" },
-	{ "eta-newline", required_argument, OPT_ETA_NEWLINE, "TIME",
-	  "start a new status line every TIME, seconds unless suffixed ms/s/m/h (default: never)" },
-	{ "status-interval", required_argument, OPT_STATUS_INTERVAL, "TIME",
-	  "print the normal report so far every TIME: to stdout when the report goes there in normal "
-	  "format, else to stderr (default: never)" },
-	{ "write-lock-log", required_argument, OPT_LOCK_LOG, "PREFIX",
-	  "per lock class, the mean lock wait and hold of each interval in fio's log format: "
-	  "PREFIX_<class>_lockwait.log and PREFIX_<class>_lockhold.log (default: none)" },
-	{ "lock-log-msec", required_argument, OPT_LOCK_LOG_MSEC, "MS",
-	  "the lock logs' interval, 10..3600000 ms (default: 500)" },
-	{ "device", required_argument, OPT_DEVICE, "NAME=SPEC",
-	  "a job's filename NAME opens SPEC, e.g. disk0=@null0,delay_us=10 (repeatable; default: none)" },
-	{ "grace-period", required_argument, OPT_GRACE, "SECONDS",
-	  "after SIGINT/SIGTERM, in-flight I/O drains this long, 0..3600; then (or on a second signal) "
-	  "what never came back is abandoned and listed in rqlock.stuck (default: 5)" },
-	{ "allow-mounted-write", no_argument, OPT_ALLOW_MOUNTED, NULL,
-	  "allow writes to mounted or formatted block devices (default: refuse)" },
-	{ "parse-only", no_argument, OPT_PARSE_ONLY, NULL,
-	  "check the job files and exit: 0 when they are good, 2 and one line when not" },
-	{ "showcmd", no_argument, OPT_SHOWCMD, NULL,
-	  "print the jobs as one fio command line, every option resolved, and exit" },
-	{ "section", required_argument, OPT_SECTION, "NAME",
-	  "run only job section NAME, [global] still applies; repeatable (default: all)" },
-	{ "help", no_argument, OPT_HELP, NULL, "this help" },
-	{ "version", no_argument, OPT_VERSION, NULL, "print the version" },
-};
-
-#define NR_CLI_OPTS (sizeof(cli_opts) / sizeof(cli_opts[0]))
 
 static void usage(FILE *f)
 {
@@ -87,8 +36,7 @@ static void usage(FILE *f)
 		   "Runs fio job files through a userspace block layer whose request-queue\n"
 		   "locking is switchable, and reports fio-compatible results.\n\n"
 		   "Options of run:\n");
-	rq_cli_help(f, rq_engine_cli_opts, RQ_ENGINE_NR_CLI_OPTS);
-	rq_cli_help(f, cli_opts, NR_CLI_OPTS);
+	rq_cli_help(f, RQ_CMD_RUN);
 	rq_engine_cli_lists(f);
 	fprintf(f, "\nBuilt-in devices (%s) are named in filename= with '@':\n", rq_dev_builtin_names());
 	fprintf(f, "@null0, @null1,delay_us=20,depth=64,irqmode=0|1|2,size=1g;\n"
@@ -172,7 +120,7 @@ static int check_output(const char *path)
 static int cmd_run(int argc, char **argv)
 {
 	struct rq_engine_opts eo;
-	struct option lopts[RQ_ENGINE_NR_CLI_OPTS + NR_CLI_OPTS + 1];
+	struct option lopts[RQ_CLI_MAX_OPTS + 1];
 	const char *output = NULL;
 	unsigned int formats = RQ_OUTPUT_NORMAL;
 	struct rq_job_list jobs = { 0 };
@@ -189,7 +137,7 @@ static int cmd_run(int argc, char **argv)
 	int c, ret = 0;
 
 	rq_engine_opts_init(&eo);
-	rq_cli_longopts(lopts, rq_engine_cli_opts, RQ_ENGINE_NR_CLI_OPTS, cli_opts, NR_CLI_OPTS);
+	rq_cli_longopts(lopts, RQ_CMD_RUN);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+l:w:o:h", lopts, NULL)) != -1) {
@@ -201,17 +149,17 @@ static int cmd_run(int argc, char **argv)
 			continue;
 		ret = 0;
 		switch (c) {
-		case OPT_FORMAT:
+		case RQ_CLI_FORMAT:
 			if (rq_output_parse_format(optarg, &formats)) {
 				fprintf(stderr, "rqlock: --output-format=%s: expected normal, json, json+, terse or a comma list\n",
 					optarg);
 				return EXIT_BAD_INPUT;
 			}
 			break;
-		case OPT_OUTPUT:
+		case RQ_CLI_OUTPUT:
 			output = optarg;
 			break;
-		case OPT_DEVICE: {
+		case RQ_CLI_DEVICE: {
 			const char *eq = strchr(optarg, '=');
 
 			if (!eq || eq == optarg || !eq[1]) {
@@ -229,7 +177,7 @@ static int cmd_run(int argc, char **argv)
 			}
 			break;
 		}
-		case OPT_GRACE: {
+		case RQ_CLI_GRACE: {
 			unsigned int secs;
 
 			if (rq_cli_uint(optarg, 3600, &secs)) {
@@ -240,19 +188,19 @@ static int cmd_run(int argc, char **argv)
 			eo.grace_period_ns = secs ? (uint64_t)secs * 1000000000ULL : RQ_GRACE_NONE;
 			break;
 		}
-		case OPT_TIMELINE:
+		case RQ_CLI_TIMELINE:
 			eo.timeline = optarg;
 			break;
-		case OPT_ALLOW_MOUNTED:
+		case RQ_CLI_ALLOW_MOUNTED:
 			eo.allow_mounted_write = true;
 			break;
-		case OPT_PARSE_ONLY:
+		case RQ_CLI_PARSE_ONLY:
 			parse_only = true;
 			break;
-		case OPT_SHOWCMD:
+		case RQ_CLI_SHOWCMD:
 			showcmd = true;
 			break;
-		case OPT_SECTION:
+		case RQ_CLI_SECTION:
 			if (po.nr_sections == sizeof(sections) / sizeof(sections[0])) {
 				fprintf(stderr, "rqlock: --section: at most %zu\n",
 					sizeof(sections) / sizeof(sections[0]));
@@ -260,10 +208,10 @@ static int cmd_run(int argc, char **argv)
 			}
 			sections[po.nr_sections++] = optarg;
 			break;
-		case OPT_MINIMAL:
+		case RQ_CLI_MINIMAL:
 			formats = RQ_OUTPUT_TERSE;
 			break;
-		case OPT_ETA:
+		case RQ_CLI_ETA:
 			if (!strcmp(optarg, "auto"))
 				eta = ETA_AUTO;
 			else if (!strcmp(optarg, "always"))
@@ -275,7 +223,7 @@ static int cmd_run(int argc, char **argv)
 				return EXIT_BAD_INPUT;
 			}
 			break;
-		case OPT_LOCK_LOG:
+		case RQ_CLI_LOCK_LOG:
 			if (!*optarg || optarg[strlen(optarg) - 1] == '/' || rq_dir_writable(optarg)) {
 				fprintf(stderr, "rqlock: --write-lock-log=%s: expected a file name prefix in a writable directory\n",
 					optarg);
@@ -283,21 +231,21 @@ static int cmd_run(int argc, char **argv)
 			}
 			eo.lock_log_prefix = optarg;
 			break;
-		case OPT_LOCK_LOG_MSEC:
+		case RQ_CLI_LOCK_LOG_MSEC:
 			if (rq_cli_uint(optarg, 3600000, &eo.lock_log_msec) || eo.lock_log_msec < 10) {
 				fprintf(stderr, "rqlock: --lock-log-msec=%s: expected 10..3600000\n", optarg);
 				return EXIT_BAD_INPUT;
 			}
 			break;
-		case OPT_ETA_NEWLINE:
-		case OPT_STATUS_INTERVAL:
-			if (parse_time_ns(optarg, c == OPT_ETA_NEWLINE ? &eo.eta_newline_ns : &eo.status_interval_ns)) {
+		case RQ_CLI_ETA_NEWLINE:
+		case RQ_CLI_STATUS_INTERVAL:
+			if (parse_time_ns(optarg, c == RQ_CLI_ETA_NEWLINE ? &eo.eta_newline_ns : &eo.status_interval_ns)) {
 				fprintf(stderr, "rqlock: --%s=%s: expected a time above 0, seconds unless suffixed ms, s, m or h\n",
-					c == OPT_ETA_NEWLINE ? "eta-newline" : "status-interval", optarg);
+					c == RQ_CLI_ETA_NEWLINE ? "eta-newline" : "status-interval", optarg);
 				return EXIT_BAD_INPUT;
 			}
 			break;
-		case OPT_HELP:
+		case RQ_CLI_HELP:
 			usage(stdout);
 			return 0;
 		default:

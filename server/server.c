@@ -1107,24 +1107,6 @@ static void on_signal(int sig)
 	rq_engine_stop(sig);
 }
 
-/* The server's own options, next to the engine's (engine/cliopts.c), which rqlock run shares. */
-enum {
-	O_HELP = 'h',
-	O_ALLOW = RQ_CLI_OWN, O_NONLOCAL, O_READ_TIMEOUT, O_IDLE_TIMEOUT, O_MAX_CONNS,
-};
-
-static const struct rq_cli_opt opts[] = {
-	{ "allow", required_argument, O_ALLOW, "PATH|@builtin|@none",
-	  "what a client's job may open: an absolute file or directory (PATH/ and below), "
-	  "the built-in devices, or none of them (repeatable; default: @builtin only)" },
-	{ "allow-nonlocal", no_argument, O_NONLOCAL, NULL, "bind a non-loopback address (default: refuse)" },
-	{ "read-timeout", required_argument, O_READ_TIMEOUT, "MS", "a started packet must complete within MS (default: 5000)" },
-	{ "idle-timeout", required_argument, O_IDLE_TIMEOUT, "MS", "drop a client silent for MS outside a run (default: 30000)" },
-	{ "max-connections", required_argument, O_MAX_CONNS, "N", "exit after N connections (default: serve forever)" },
-	{ "help", no_argument, O_HELP, NULL, "this help" },
-};
-
-#define NR_OPTS (sizeof(opts) / sizeof(opts[0]))
 
 static void usage(FILE *f)
 {
@@ -1133,8 +1115,7 @@ static void usage(FILE *f)
 		   "file through rqlock with this command line's lock options and prints fio's output.\n"
 		   "ADDR is fio's --server syntax: ip:HOST,PORT, ip6:HOST,PORT or sock:PATH\n"
 		   "(default: ip:127.0.0.1,8765).  See docs/SERVER.md.\n\nOptions:\n");
-	rq_cli_help(f, rq_engine_cli_opts, RQ_ENGINE_NR_CLI_OPTS);
-	rq_cli_help(f, opts, NR_OPTS);
+	rq_cli_help(f, RQ_CMD_SERVER);
 	rq_engine_cli_lists(f);
 }
 
@@ -1150,7 +1131,7 @@ static int parse_num(const char *s, unsigned long max, unsigned long *v)
 int rq_server_cmd(int argc, char **argv)
 {
 	struct server *s = calloc(1, sizeof(*s));
-	struct option lopts[RQ_ENGINE_NR_CLI_OPTS + NR_OPTS + 1];
+	struct option lopts[RQ_CLI_MAX_OPTS + 1];
 	const char *addr = "ip:127.0.0.1,8765";
 	bool nonlocal = false;
 	unsigned long v;
@@ -1164,7 +1145,7 @@ int rq_server_cmd(int argc, char **argv)
 	s->read_timeout_ms = DEF_READ_TIMEOUT_MS;
 	s->idle_timeout_ms = DEF_IDLE_TIMEOUT_MS;
 	s->listen_fd = -1;
-	rq_cli_longopts(lopts, rq_engine_cli_opts, RQ_ENGINE_NR_CLI_OPTS, opts, NR_OPTS);
+	rq_cli_longopts(lopts, RQ_CMD_SERVER);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "l:w:h", lopts, NULL)) != -1) {
@@ -1176,30 +1157,30 @@ int rq_server_cmd(int argc, char **argv)
 		if (!r)
 			continue;
 		switch (c) {
-		case O_ALLOW:
+		case RQ_CLI_ALLOW:
 			if (add_allow(s, optarg))
 				goto out;
 			break;
-		case O_NONLOCAL:
+		case RQ_CLI_NONLOCAL:
 			nonlocal = true;
 			break;
-		case O_READ_TIMEOUT:
-		case O_IDLE_TIMEOUT:
+		case RQ_CLI_READ_TIMEOUT:
+		case RQ_CLI_IDLE_TIMEOUT:
 			if (parse_num(optarg, 3600000, &v)) {
 				fprintf(stderr, "rqlock server: --%s=%s: expected 1..3600000 ms\n",
-					c == O_READ_TIMEOUT ? "read-timeout" : "idle-timeout", optarg);
+					c == RQ_CLI_READ_TIMEOUT ? "read-timeout" : "idle-timeout", optarg);
 				goto out;
 			}
-			*(c == O_READ_TIMEOUT ? &s->read_timeout_ms : &s->idle_timeout_ms) = (int)v;
+			*(c == RQ_CLI_READ_TIMEOUT ? &s->read_timeout_ms : &s->idle_timeout_ms) = (int)v;
 			break;
-		case O_MAX_CONNS:
+		case RQ_CLI_MAX_CONNS:
 			if (parse_num(optarg, 1000000, &v)) {
 				fprintf(stderr, "rqlock server: --max-connections=%s: expected 1..1000000\n", optarg);
 				goto out;
 			}
 			s->max_conns = (unsigned int)v;
 			break;
-		case O_HELP:
+		case RQ_CLI_HELP:
 			usage(stdout);
 			ret = 0;
 			goto out;
