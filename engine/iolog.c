@@ -52,22 +52,6 @@ static const char *kind_prefix(const struct rq_job *job, enum rq_log_kind k)
 	return NULL;
 }
 
-static int dir_writable(const char *path)
-{
-	char *dup = strdup(path);
-	const char *dir;
-	struct stat st;
-	int ret = 0;
-
-	if (!dup)
-		return -ENOMEM;
-	dir = dirname(dup);
-	if (stat(dir, &st) || !S_ISDIR(st.st_mode) || access(dir, W_OK | X_OK))
-		ret = -EACCES;
-	free(dup);
-	return ret;
-}
-
 int eng_logs_setup(struct rq_engine *e, FILE *err)
 {
 	char path[RQ_JOB_LOG_NAME_MAX + 64];
@@ -100,7 +84,7 @@ int eng_logs_setup(struct rq_engine *e, FILE *err)
 				ret = -ENAMETOOLONG;
 				break;
 			}
-			if (dir_writable(path)) {
+			if (rq_dir_writable(path)) {
 				fprintf(err, "%s:%d: job '%s': %s: cannot write %s: its directory is missing or not writable\n",
 					job->file, job->line, job->name, rq_log_kinds[k].option, path);
 				ret = -EINVAL;

@@ -24,82 +24,6 @@
 
 enum { EXIT_JOB_FAILED = 1, EXIT_BAD_INPUT = 2 };
 
-/* The run command's options: one table, read by getopt and by --help. */
-struct cli_opt {
-	const char *name;
-	int has_arg;
-	int key;
-	const char *arg;
-	const char *help;
-};
-
-enum {
-	OPT_LOCK = 'l', OPT_WORKERS = 'w', OPT_OUTPUT = 'o', OPT_HELP = 'h',
-	OPT_FORMAT = 256, OPT_LOCK_TYPE, OPT_ALLOW_MOUNTED, OPT_NO_PIN, OPT_VERSION, OPT_DEVICE,
-	OPT_STALL, OPT_GRACE,
-	OPT_HW_QUEUES, OPT_CLUSTER_SIZE, OPT_LOCKSTAT, OPT_LOCKDEP,
-	OPT_PARSE_ONLY, OPT_SHOWCMD, OPT_SECTION, OPT_MINIMAL, OPT_TIMELINE,
-	OPT_ETA, OPT_ETA_NEWLINE, OPT_STATUS_INTERVAL, OPT_LOCK_LOG, OPT_LOCK_LOG_MSEC,
-};
-
-static const struct cli_opt cli_opts[] = {
-	{ "lock", required_argument, OPT_LOCK, "MODE",
-	  "lock mode, one of the modes listed below (default: global)" },
-	{ "lock-type", required_argument, OPT_LOCK_TYPE, "TYPE",
-	  "lock primitive, one of those listed below (default: ttas)" },
-	{ "hw-queues", required_argument, OPT_HW_QUEUES, "N",
-	  "mq: hardware queues per device, at most one per worker (default: the device's: one per worker for null/ram, else 1)" },
-	{ "cluster-size", required_argument, OPT_CLUSTER_SIZE, "K",
-	  "cluster: workers per partition, 1..1024 (default: one partition per LLC domain, from sysfs: $RQLOCK_SYSFS or /sys)" },
-	{ "lockstat", required_argument, OPT_LOCKSTAT, "on|off",
-	  "lock statistics per lock class, as /proc/lock_stat (default: on)" },
-	{ "timeline", required_argument, OPT_TIMELINE, "FILE",
-	  "write each I/O's due/start/issue/done times as CSV to FILE after the run (default: none)" },
-	{ "lockdep", no_argument, OPT_LOCKDEP, NULL,
-	  "validate lock ordering; a cycle fails the run (default: off)" },
-	{ "workers", required_argument, OPT_WORKERS, "N",
-	  "worker threads acting as CPUs (default: online CPUs)" },
-	{ "output-format", required_argument, OPT_FORMAT, "F",
-	  "normal, json, json+, terse, or a comma list (default: normal)" },
-	{ "minimal", no_argument, OPT_MINIMAL, NULL,
-	  "terse output (fio's --minimal), as --output-format=terse" },
-	{ "output", required_argument, OPT_OUTPUT, "FILE",
-	  "write results to FILE instead of stdout (default: stdout)" },
-	{ "eta", required_argument, OPT_ETA, "WHEN",
-	  "fio's status line on stderr once a second: always, never, or auto: when stderr is a terminal "
-	  "and the report does not go to a pipe or file through stdout (default: auto)" },
-	{ "eta-newline", required_argument, OPT_ETA_NEWLINE, "TIME",
-	  "start a new status line every TIME, seconds unless suffixed ms/s/m/h (default: never)" },
-	{ "status-interval", required_argument, OPT_STATUS_INTERVAL, "TIME",
-	  "print the normal report so far every TIME: to stdout when the report goes there in normal "
-	  "format, else to stderr (default: never)" },
-	{ "write-lock-log", required_argument, OPT_LOCK_LOG, "PREFIX",
-	  "per lock class, the mean lock wait and hold of each interval in fio's log format: "
-	  "PREFIX_<class>_lockwait.log and PREFIX_<class>_lockhold.log (default: none)" },
-	{ "lock-log-msec", required_argument, OPT_LOCK_LOG_MSEC, "MS",
-	  "the lock logs' interval, 10..3600000 ms (default: 500)" },
-	{ "device", required_argument, OPT_DEVICE, "NAME=SPEC",
-	  "a job's filename NAME opens SPEC, e.g. disk0=@null0,delay_us=10 (repeatable; default: none)" },
-	{ "stall-timeout", required_argument, OPT_STALL, "SECONDS",
-	  "a request in flight this long ends the run with status 1 (default: 300)" },
-	{ "grace-period", required_argument, OPT_GRACE, "SECONDS",
-	  "after SIGINT/SIGTERM, in-flight I/O drains this long, 0..3600; then (or on a second signal) "
-	  "what never came back is abandoned and listed in rqlock.stuck (default: 5)" },
-	{ "allow-mounted-write", no_argument, OPT_ALLOW_MOUNTED, NULL,
-	  "allow writes to mounted or formatted block devices (default: refuse)" },
-	{ "no-pin", no_argument, OPT_NO_PIN, NULL,
-	  "do not pin workers to CPUs (default: pin where allowed)" },
-	{ "parse-only", no_argument, OPT_PARSE_ONLY, NULL,
-	  "check the job files and exit: 0 when they are good, 2 and one line when not" },
-	{ "showcmd", no_argument, OPT_SHOWCMD, NULL,
-	  "print the jobs as one fio command line, every option resolved, and exit" },
-	{ "section", required_argument, OPT_SECTION, "NAME",
-	  "run only job section NAME, [global] still applies; repeatable (default: all)" },
-	{ "help", no_argument, OPT_HELP, NULL, "this help" },
-	{ "version", no_argument, OPT_VERSION, NULL, "print the version" },
-};
-
-#define NR_CLI_OPTS (sizeof(cli_opts) / sizeof(cli_opts[0]))
 
 static void usage(FILE *f)
 {
@@ -112,18 +36,8 @@ static void usage(FILE *f)
 		   "Runs fio job files through a userspace block layer whose request-queue\n"
 		   "locking is switchable, and reports fio-compatible results.\n\n"
 		   "Options of run:\n");
-	for (size_t i = 0; i < NR_CLI_OPTS; i++) {
-		char left[64];
-
-		snprintf(left, sizeof(left), "--%s%s%s", cli_opts[i].name,
-			 cli_opts[i].arg ? "=" : "", cli_opts[i].arg ? cli_opts[i].arg : "");
-		fprintf(f, "  %-28s %s\n", left, cli_opts[i].help);
-	}
-	/* the registries' own names and help: a new mode or primitive shows up here */
-	fprintf(f, "\nLock modes (--lock):\n");
-	for (unsigned int i = 0; rq_queue_mode_at(i); i++)
-		fprintf(f, "  %-28s %s\n", rq_queue_mode_at(i)->name, rq_queue_mode_at(i)->help);
-	fprintf(f, "\nLock primitives (--lock-type): %s\n", rq_lock_type_names());
+	rq_cli_help(f, RQ_CMD_RUN);
+	rq_engine_cli_lists(f);
 	fprintf(f, "\nBuilt-in devices (%s) are named in filename= with '@':\n", rq_dev_builtin_names());
 	fprintf(f, "@null0, @null1,delay_us=20,depth=64,irqmode=0|1|2,size=1g;\n"
 		   "@ram0,size=64m (a RAM disk); @floppy0[,driver=2.4|sync][,file=PATH] (a 1.44 MB\n"
@@ -132,26 +46,14 @@ static void usage(FILE *f)
 		   "@fault,eio_every=N,eio_offset=X,short_every=N,busy_every=N,delay_us=D,\n"
 		   "hang_every=N,of=INNER wraps INNER (last) and injects faults (devices/fault.c).\n"
 		   "Latencies are timed with the TSC where the kernel trusts it;\n"
-		   "RQLOCK_CLOCK=clock_gettime in the environment forces CLOCK_MONOTONIC.\n"
+		   "RQLOCK_CLOCK=clock_gettime in the environment forces CLOCK_MONOTONIC,\n"
+		   "RQLOCK_CLOCK=tsc the TSC even where the kernel does not trust it.\n"
 		   "ioengine=libaio and ioengine=io_uring_cmd (NVMe passthrough, /dev/ngXnY) select\n"
 		   "the kernel interface; `rqlock devices` lists what this machine has.\n"
 		   "ioengine=null needs no filename, as under fio.\n"
 		   "SIGINT/SIGTERM stop new I/O and drain for --grace-period; a second signal (or the\n"
 		   "grace running out) abandons what is in flight, lists it (rqlock.stuck) and ends.\n"
 		   "Exit status: 0 ok, 1 a job failed, 2 bad input, 130/143 interrupted (SIGINT/SIGTERM).\n");
-}
-
-static int parse_uint(const char *s, unsigned int max, unsigned int *v)
-{
-	char *end;
-	unsigned long x;
-
-	errno = 0;
-	x = strtoul(s, &end, 10);
-	if (errno || *end || end == s || x > max)
-		return -EINVAL;
-	*v = (unsigned int)x;
-	return 0;
 }
 
 static volatile sig_atomic_t nr_signals;
@@ -185,16 +87,9 @@ static void on_signal(int sig)
 {
 	rq_devs_interrupt();	/* a layout in progress stops and removes what it made */
 	rq_engine_stop(sig);
-	if (++nr_signals == 2) {
-		/* the second ends the drain; a third ends the process, whatever it is doing */
-		struct sigaction sa;
-
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = SIG_DFL;
-		sigemptyset(&sa.sa_mask);
-		sigaction(SIGINT, &sa, NULL);
-		sigaction(SIGTERM, &sa, NULL);
-	}
+	/* the second ends the drain; a third ends the process, whatever it is doing */
+	if (++nr_signals == 2)
+		rq_set_stop_signals(SIG_DFL);
 }
 
 /*
@@ -204,35 +99,23 @@ static void on_signal(int sig)
  */
 static void install_signals(void)
 {
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	rq_set_stop_signals(on_signal);
 }
 
 /* Refuse an --output path that cannot be written before anything runs. */
 static int check_output(const char *path)
 {
-	char *dup = strdup(path);
-	const char *dir;
 	struct stat st;
-	int ret = 0;
 
-	if (!dup)
-		return -ENOMEM;
-	dir = dirname(dup);
-	if (stat(dir, &st) || !S_ISDIR(st.st_mode) || access(dir, W_OK)) {
-		fprintf(stderr, "rqlock: --output %s: directory %s is missing or not writable\n", path, dir);
-		ret = -EINVAL;
-	} else if (!stat(path, &st) && (S_ISDIR(st.st_mode) || access(path, W_OK))) {
-		fprintf(stderr, "rqlock: --output %s: not a writable file\n", path);
-		ret = -EINVAL;
+	if (rq_dir_writable(path)) {
+		fprintf(stderr, "rqlock: --output %s: its directory is missing or not writable\n", path);
+		return -EINVAL;
 	}
-	free(dup);
-	return ret;
+	if (!stat(path, &st) && (S_ISDIR(st.st_mode) || access(path, W_OK))) {
+		fprintf(stderr, "rqlock: --output %s: not a writable file\n", path);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /*
@@ -259,13 +142,12 @@ static void sync_engines(struct rq_job_list *jobs)
 
 static int cmd_run(int argc, char **argv)
 {
-	struct rq_engine_opts eo = { .lock_mode = "global", .lock_type = "ttas", .pin = true, .lockstat = true };
-	struct option lopts[NR_CLI_OPTS + 1];
+	struct rq_engine_opts eo;
+	struct option lopts[RQ_CLI_MAX_OPTS + 1];
 	const char *output = NULL;
 	unsigned int formats = RQ_OUTPUT_NORMAL;
 	struct rq_job_list jobs = { 0 };
 	struct rq_engine *e = NULL;
-	enum rq_lock_type lt;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *mem, *out;
@@ -277,49 +159,30 @@ static int cmd_run(int argc, char **argv)
 	enum { ETA_AUTO, ETA_ALWAYS, ETA_NEVER } eta = ETA_AUTO;
 	int c, ret = 0;
 
-	memset(lopts, 0, sizeof(lopts));
-	for (size_t i = 0; i < NR_CLI_OPTS; i++) {
-		lopts[i].name = cli_opts[i].name;
-		lopts[i].has_arg = cli_opts[i].has_arg;
-		lopts[i].val = cli_opts[i].key;
-	}
+	rq_engine_opts_init(&eo);
+	rq_cli_longopts(lopts, RQ_CMD_RUN);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+l:w:o:h", lopts, NULL)) != -1) {
+		/* the engine's options first: 0 applied, 1 not one of them */
+		ret = rq_engine_cli_apply(&eo, c, optarg, "rqlock");
+		if (ret < 0)
+			return EXIT_BAD_INPUT;
+		if (!ret)
+			continue;
+		ret = 0;
 		switch (c) {
-		case OPT_LOCK:
-			if (!rq_queue_mode_find(optarg)) {
-				fprintf(stderr, "rqlock: --lock=%s: unknown lock mode (%s)\n", optarg,
-					rq_queue_mode_names());
-				return EXIT_BAD_INPUT;
-			}
-			eo.lock_mode = optarg;
-			break;
-		case OPT_LOCK_TYPE:
-			if (rq_lock_type_parse(optarg, &lt)) {
-				fprintf(stderr, "rqlock: --lock-type=%s: unknown lock type (%s)\n", optarg,
-					rq_lock_type_names());
-				return EXIT_BAD_INPUT;
-			}
-			eo.lock_type = optarg;
-			break;
-		case OPT_WORKERS:
-			if (parse_uint(optarg, 1024, &eo.workers) || !eo.workers) {
-				fprintf(stderr, "rqlock: --workers=%s: expected 1..1024\n", optarg);
-				return EXIT_BAD_INPUT;
-			}
-			break;
-		case OPT_FORMAT:
+		case RQ_CLI_FORMAT:
 			if (rq_output_parse_format(optarg, &formats)) {
 				fprintf(stderr, "rqlock: --output-format=%s: expected normal, json, json+, terse or a comma list\n",
 					optarg);
 				return EXIT_BAD_INPUT;
 			}
 			break;
-		case OPT_OUTPUT:
+		case RQ_CLI_OUTPUT:
 			output = optarg;
 			break;
-		case OPT_DEVICE: {
+		case RQ_CLI_DEVICE: {
 			const char *eq = strchr(optarg, '=');
 
 			if (!eq || eq == optarg || !eq[1]) {
@@ -337,21 +200,10 @@ static int cmd_run(int argc, char **argv)
 			}
 			break;
 		}
-		case OPT_STALL: {
+		case RQ_CLI_GRACE: {
 			unsigned int secs;
 
-			if (parse_uint(optarg, 86400, &secs) || !secs) {
-				fprintf(stderr, "rqlock: --stall-timeout=%s: expected 1..86400 seconds\n", optarg);
-				ret = EXIT_BAD_INPUT;
-				goto out;
-			}
-			eo.stall_timeout_ns = (uint64_t)secs * 1000000000ULL;
-			break;
-		}
-		case OPT_GRACE: {
-			unsigned int secs;
-
-			if (parse_uint(optarg, 3600, &secs)) {
+			if (rq_cli_uint(optarg, 3600, &secs)) {
 				fprintf(stderr, "rqlock: --grace-period=%s: expected 0..3600 seconds\n", optarg);
 				ret = EXIT_BAD_INPUT;
 				goto out;
@@ -359,44 +211,19 @@ static int cmd_run(int argc, char **argv)
 			eo.grace_period_ns = secs ? (uint64_t)secs * 1000000000ULL : RQ_GRACE_NONE;
 			break;
 		}
-		case OPT_HW_QUEUES:
-			if (parse_uint(optarg, 1024, &eo.hw_queues) || !eo.hw_queues) {
-				fprintf(stderr, "rqlock: --hw-queues=%s: expected 1..1024\n", optarg);
-				return EXIT_BAD_INPUT;
-			}
-			break;
-		case OPT_CLUSTER_SIZE:
-			if (parse_uint(optarg, 1024, &eo.cluster_size) || !eo.cluster_size) {
-				fprintf(stderr, "rqlock: --cluster-size=%s: expected 1..1024\n", optarg);
-				return EXIT_BAD_INPUT;
-			}
-			break;
-		case OPT_TIMELINE:
+		case RQ_CLI_TIMELINE:
 			eo.timeline = optarg;
 			break;
-		case OPT_LOCKSTAT:
-			if (strcmp(optarg, "on") && strcmp(optarg, "off")) {
-				fprintf(stderr, "rqlock: --lockstat=%s: expected on or off\n", optarg);
-				return EXIT_BAD_INPUT;
-			}
-			eo.lockstat = !strcmp(optarg, "on");
-			break;
-		case OPT_LOCKDEP:
-			eo.lockdep = true;
-			break;
-		case OPT_ALLOW_MOUNTED:
+		case RQ_CLI_ALLOW_MOUNTED:
 			eo.allow_mounted_write = true;
 			break;
-		case OPT_NO_PIN:
-			eo.pin = false;
-			break;
-		case OPT_PARSE_ONLY:
+		case RQ_CLI_PARSE_ONLY:
 			parse_only = true;
 			break;
-		case OPT_SHOWCMD:
+		case RQ_CLI_SHOWCMD:
 			showcmd = true;
 			break;
-		case OPT_SECTION:
+		case RQ_CLI_SECTION:
 			if (po.nr_sections == sizeof(sections) / sizeof(sections[0])) {
 				fprintf(stderr, "rqlock: --section: at most %zu\n",
 					sizeof(sections) / sizeof(sections[0]));
@@ -404,10 +231,10 @@ static int cmd_run(int argc, char **argv)
 			}
 			sections[po.nr_sections++] = optarg;
 			break;
-		case OPT_MINIMAL:
+		case RQ_CLI_MINIMAL:
 			formats = RQ_OUTPUT_TERSE;
 			break;
-		case OPT_ETA:
+		case RQ_CLI_ETA:
 			if (!strcmp(optarg, "auto"))
 				eta = ETA_AUTO;
 			else if (!strcmp(optarg, "always"))
@@ -419,38 +246,29 @@ static int cmd_run(int argc, char **argv)
 				return EXIT_BAD_INPUT;
 			}
 			break;
-		case OPT_LOCK_LOG:
-			{
-				char *dup = strdup(optarg);
-				const char *dir = dup ? dirname(dup) : NULL;
-				struct stat st;
-				bool ok = dir && *optarg && optarg[strlen(optarg) - 1] != '/' &&
-					  !stat(dir, &st) && S_ISDIR(st.st_mode) && !access(dir, W_OK | X_OK);
-
-				free(dup);
-				if (!ok) {
-					fprintf(stderr, "rqlock: --write-lock-log=%s: expected a file name prefix in a writable directory\n",
-						optarg);
-					return EXIT_BAD_INPUT;
-				}
+		case RQ_CLI_LOCK_LOG:
+			if (!*optarg || optarg[strlen(optarg) - 1] == '/' || rq_dir_writable(optarg)) {
+				fprintf(stderr, "rqlock: --write-lock-log=%s: expected a file name prefix in a writable directory\n",
+					optarg);
+				return EXIT_BAD_INPUT;
 			}
 			eo.lock_log_prefix = optarg;
 			break;
-		case OPT_LOCK_LOG_MSEC:
-			if (parse_uint(optarg, 3600000, &eo.lock_log_msec) || eo.lock_log_msec < 10) {
+		case RQ_CLI_LOCK_LOG_MSEC:
+			if (rq_cli_uint(optarg, 3600000, &eo.lock_log_msec) || eo.lock_log_msec < 10) {
 				fprintf(stderr, "rqlock: --lock-log-msec=%s: expected 10..3600000\n", optarg);
 				return EXIT_BAD_INPUT;
 			}
 			break;
-		case OPT_ETA_NEWLINE:
-		case OPT_STATUS_INTERVAL:
-			if (parse_time_ns(optarg, c == OPT_ETA_NEWLINE ? &eo.eta_newline_ns : &eo.status_interval_ns)) {
+		case RQ_CLI_ETA_NEWLINE:
+		case RQ_CLI_STATUS_INTERVAL:
+			if (parse_time_ns(optarg, c == RQ_CLI_ETA_NEWLINE ? &eo.eta_newline_ns : &eo.status_interval_ns)) {
 				fprintf(stderr, "rqlock: --%s=%s: expected a time above 0, seconds unless suffixed ms, s, m or h\n",
-					c == OPT_ETA_NEWLINE ? "eta-newline" : "status-interval", optarg);
+					c == RQ_CLI_ETA_NEWLINE ? "eta-newline" : "status-interval", optarg);
 				return EXIT_BAD_INPUT;
 			}
 			break;
-		case OPT_HELP:
+		case RQ_CLI_HELP:
 			usage(stdout);
 			return 0;
 		default:

@@ -43,7 +43,8 @@ static void calibrate(void)
 
 	if (env && !strcmp(env, "clock_gettime"))
 		return;
-	if (!tsc_trusted())
+	/* RQLOCK_CLOCK=tsc: the user's word over the kernel's, as fio's clocksource=cpu */
+	if (!(env && !strcmp(env, "tsc")) && !tsc_trusted())
 		return;
 	n0 = rq_clock_mono_ns();
 	t0 = __rdtsc();

@@ -10,7 +10,10 @@
  * rq_clock_setup(): ns = base_ns + (tsc - base_tsc) * mult >> 32.  The
  * calibration's error is the two clock reads' jitter over 20 ms, about
  * 1e-5 relative: 10 ns on a 1 ms latency.  Elsewhere, or with
- * RQLOCK_CLOCK=clock_gettime, CLOCK_MONOTONIC is used.
+ * RQLOCK_CLOCK=clock_gettime, CLOCK_MONOTONIC is used.  RQLOCK_CLOCK=tsc
+ * uses the TSC whatever the kernel says (fio's clocksource=cpu): a VM
+ * booted with tsc=unstable keeps kvm-clock, whose vDSO read costs ~35 ns
+ * and is a third of the null path's time there (docs/PERFORMANCE.md).
  *
  * rq_clock_ticks() is the raw counter (TSC ticks, or ns without the TSC)
  * for lockstat, which converts only when it reports.

@@ -43,8 +43,6 @@
 #include "results/output_internal.h"
 #include "results/results.h"
 
-/* fio's display defaults: percentile_precision=2 for its default list (sig_figs: output_internal.h) */
-#define PCT_PRECISION 2
 #define LIST_MAX 20		/* fio's FIO_IO_U_LIST_MAX_LEN */
 #define TERSE_VERSION 3
 
@@ -175,13 +173,6 @@ static bool sstat_calc(const struct sstat *s, uint64_t *min, uint64_t *max, doub
 	return true;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* rqlock's lat_intended, late_ios, max_lag_ns: merged like fio's latencies. */
 static void intended_merge(struct rq_dir_report *o, const struct rq_dir_report *s)
 {
@@ -197,16 +188,7 @@ static void intended_merge(struct rq_dir_report *o, const struct rq_dir_report *
 /* Percentile settings of a member: fio's list, or the job's own, sorted. */
 static void view_percentiles(struct view *v, const struct rq_job_report *m)
 {
-	if (m->percentiles && m->nr_percentiles) {
-		v->nr_pct = m->nr_percentiles < LIST_MAX ? m->nr_percentiles : LIST_MAX;
-		memcpy(v->pct, m->percentiles, v->nr_pct * sizeof(double));
-		v->precision = m->percentile_precision;
-	} else {
-		v->nr_pct = RQ_NR_PERCENTILES;
-		memcpy(v->pct, rq_default_percentiles, sizeof(rq_default_percentiles));
-		v->precision = PCT_PRECISION;
-	}
-	qsort(v->pct, v->nr_pct, sizeof(double), cmp_double);
+	v->nr_pct = rq_job_percentiles(m, v->pct, LIST_MAX, &v->precision);
 	v->clat_pct = m->clat_percentiles;
 	v->lat_pct = m->lat_percentiles;
 	v->slat_pct = m->slat_percentiles;
@@ -413,17 +395,6 @@ static uint64_t view_total_ios(const struct view *v)
 #define LAT_U_NR 10
 #define LAT_M_NR 12
 
-/* fio's io_u_mark_lat_*: bucket of a value under 1000 of its unit */
-static int lat_bucket(uint64_t x)
-{
-	static const uint64_t edge[] = { 2, 4, 10, 20, 50, 100, 250, 500, 750, 1000, 2000 };
-	int i = 0;
-
-	while (i < (int)(sizeof(edge) / sizeof(edge[0])) && x >= edge[i])
-		i++;
-	return i;
-}
-
 /*
  * fio's latency_ns/us/ms percentages (stat_calc_lat*), from the completion
  * histograms: each histogram bucket is counted at its reported value.
@@ -447,11 +418,11 @@ static uint64_t calc_lat_buckets(const struct view *v, double *n, double *u, dou
 				continue;
 			ns = rq_plat_idx_to_val(i);
 			if (ns < 1000)
-				cn[lat_bucket(ns) < LAT_N_NR ? lat_bucket(ns) : LAT_N_NR - 1] += s->plat[i];
+				cn[rq_lat_bucket(ns) < LAT_N_NR ? rq_lat_bucket(ns) : LAT_N_NR - 1] += s->plat[i];
 			else if (ns < 1000000)
-				cu[lat_bucket(ns / 1000) < LAT_U_NR ? lat_bucket(ns / 1000) : LAT_U_NR - 1] += s->plat[i];
+				cu[rq_lat_bucket(ns / 1000) < LAT_U_NR ? rq_lat_bucket(ns / 1000) : LAT_U_NR - 1] += s->plat[i];
 			else
-				cm[lat_bucket(ns / 1000000)] += s->plat[i];
+				cm[rq_lat_bucket(ns / 1000000)] += s->plat[i];
 		}
 	}
 	for (int i = 0; i < LAT_M_NR; i++) {

@@ -63,6 +63,11 @@ uint64_t rq_plat_idx_to_val(unsigned int idx);
  * the stat is empty).
  */
 int rq_lat_percentiles(const struct rq_lat_stat *s, const double *pct, int nr, uint64_t *out);
+/*
+ * fio's io_u_mark_lat_* bucket of a value in one unit (ns, us or ms):
+ * 0 for <2, 1 for <4, ... 9 for <1000, 10 for <2000, 11 above.
+ */
+int rq_lat_bucket(uint64_t x);
 
 enum rq_ddir { RQ_DDIR_READ = 0, RQ_DDIR_WRITE = 1, RQ_DDIR_NR = 2 };
 
@@ -145,6 +150,14 @@ struct rq_job_report {
 	const char *const *opt_vals;
 	unsigned int nr_opts;
 };
+
+/*
+ * A job's percentile list as fio shows it: the job's own (at most @max
+ * of them) with its precision, or fio's default list with precision 2;
+ * sorted, as fio sorts it.  Fills @out, returns how many.
+ */
+unsigned int rq_job_percentiles(const struct rq_job_report *m, double *out, unsigned int max,
+				unsigned int *precision);
 
 /* rqlock's own facts: what fio has no key for. */
 struct rq_lock_report {

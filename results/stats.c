@@ -18,6 +18,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "results/results.h"
@@ -179,4 +180,39 @@ int rq_lat_percentiles(const struct rq_lat_stat *s, const double *pct, int nr, u
 		}
 	}
 	return nr;
+}
+
+int rq_lat_bucket(uint64_t x)
+{
+	static const uint64_t edge[] = { 2, 4, 10, 20, 50, 100, 250, 500, 750, 1000, 2000 };
+	int i = 0;
+
+	while (i < (int)(sizeof(edge) / sizeof(edge[0])) && x >= edge[i])
+		i++;
+	return i;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+unsigned int rq_job_percentiles(const struct rq_job_report *m, double *out, unsigned int max,
+				unsigned int *precision)
+{
+	unsigned int n;
+
+	if (m->percentiles && m->nr_percentiles) {
+		n = m->nr_percentiles < max ? m->nr_percentiles : max;
+		memcpy(out, m->percentiles, n * sizeof(double));
+		*precision = m->percentile_precision;
+	} else {
+		n = RQ_NR_PERCENTILES < max ? RQ_NR_PERCENTILES : max;
+		memcpy(out, rq_default_percentiles, n * sizeof(double));
+		*precision = 2;		/* fio's percentile_precision for its default list */
+	}
+	qsort(out, n, sizeof(double), cmp_double);
+	return n;
 }

@@ -143,34 +143,16 @@ static void hstat_from_sample(struct hstat *h, const struct rq_sample_stat *s)
 	h->S = s->stddev * s->stddev * (double)(s->samples - 1);
 }
 
-/* fio's io_u_mark_lat_*: the bucket of a value under 1000 of its unit (ms: up to 2000+) */
-static int lat_bucket(uint64_t x)
-{
-	static const uint64_t edge[] = { 2, 4, 10, 20, 50, 100, 250, 500, 750, 1000, 2000 };
-	int i = 0;
-
-	while (i < (int)(sizeof(edge) / sizeof(edge[0])) && x >= edge[i])
-		i++;
-	return i;
-}
-
 /* A direction's runtime in ms as fio keeps it: microseconds rounded up (backend.c). */
 static uint64_t runtime_ms(uint64_t ns)
 {
 	return (ns / 1000 + 999) / 1000;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 /* One clone's report as fio's td->ts, plus the per-job settings fio copies from td->o. */
 static void hts_from_job(struct hts *t, const struct rq_job_report *m)
 {
-	unsigned int n;
+	unsigned int precision;
 
 	hts_init(t);
 	for (int d = 0; d < RQ_DDIR_NR; d++) {
@@ -195,11 +177,11 @@ static void hts_from_job(struct hts *t, const struct rq_job_report *m)
 				continue;
 			ns = rq_plat_idx_to_val(i);
 			if (ns < 1000)
-				t->lat_n[lat_bucket(ns)] += s->clat.plat[i];
+				t->lat_n[rq_lat_bucket(ns)] += s->clat.plat[i];
 			else if (ns < 1000000)
-				t->lat_u[lat_bucket(ns / 1000)] += s->clat.plat[i];
+				t->lat_u[rq_lat_bucket(ns / 1000)] += s->clat.plat[i];
 			else
-				t->lat_m[lat_bucket(ns / 1000000)] += s->clat.plat[i];
+				t->lat_m[rq_lat_bucket(ns / 1000000)] += s->clat.plat[i];
 		}
 	}
 	t->total_run_time = m->job_runtime_ns / 1000000;
@@ -215,16 +197,8 @@ static void hts_from_job(struct hts *t, const struct rq_job_report *m)
 		t->total_submit += m->submit_hist[i];
 		t->total_complete += m->complete_hist[i];
 	}
-	if (m->percentiles && m->nr_percentiles) {
-		n = m->nr_percentiles < FIO_LIST_MAX ? m->nr_percentiles : FIO_LIST_MAX;
-		memcpy(t->plist, m->percentiles, n * sizeof(double));
-		t->precision = m->percentile_precision;
-	} else {
-		n = RQ_NR_PERCENTILES;
-		memcpy(t->plist, rq_default_percentiles, sizeof(rq_default_percentiles));
-		t->precision = 2;
-	}
-	qsort(t->plist, n, sizeof(double), cmp_double);
+	rq_job_percentiles(m, t->plist, FIO_LIST_MAX, &precision);
+	t->precision = precision;
 	t->clat_pct = m->clat_percentiles;
 	t->lat_pct = m->lat_percentiles;
 	t->slat_pct = m->slat_percentiles;

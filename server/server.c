@@ -1107,41 +1107,6 @@ static void on_signal(int sig)
 	rq_engine_stop(sig);
 }
 
-struct cli_opt {
-	const char *name;
-	int has_arg;
-	int key;
-	const char *arg;
-	const char *help;
-};
-
-enum {
-	O_LOCK = 'l', O_WORKERS = 'w', O_HELP = 'h',
-	O_LOCK_TYPE = 256, O_HW_QUEUES, O_CLUSTER_SIZE, O_LOCKSTAT, O_LOCKDEP, O_NO_PIN, O_STALL,
-	O_ALLOW, O_NONLOCAL, O_READ_TIMEOUT, O_IDLE_TIMEOUT, O_MAX_CONNS,
-};
-
-static const struct cli_opt opts[] = {
-	{ "lock", required_argument, O_LOCK, "MODE", "lock mode for every run (default: global)" },
-	{ "lock-type", required_argument, O_LOCK_TYPE, "TYPE", "lock primitive (default: ttas)" },
-	{ "workers", required_argument, O_WORKERS, "N", "worker threads acting as CPUs (default: online CPUs)" },
-	{ "hw-queues", required_argument, O_HW_QUEUES, "N", "mq: hardware queues per device (default: per device)" },
-	{ "cluster-size", required_argument, O_CLUSTER_SIZE, "K", "cluster: workers per partition (default: 1)" },
-	{ "lockstat", required_argument, O_LOCKSTAT, "on|off", "lock statistics (default: on)" },
-	{ "lockdep", no_argument, O_LOCKDEP, NULL, "validate lock ordering (default: off)" },
-	{ "no-pin", no_argument, O_NO_PIN, NULL, "do not pin workers to CPUs (default: pin)" },
-	{ "stall-timeout", required_argument, O_STALL, "SECONDS", "a request in flight this long ends a run (default: 300)" },
-	{ "allow", required_argument, O_ALLOW, "PATH|@builtin|@none",
-	  "what a client's job may open: an absolute file or directory (PATH/ and below), "
-	  "the built-in devices, or none of them (repeatable; default: @builtin only)" },
-	{ "allow-nonlocal", no_argument, O_NONLOCAL, NULL, "bind a non-loopback address (default: refuse)" },
-	{ "read-timeout", required_argument, O_READ_TIMEOUT, "MS", "a started packet must complete within MS (default: 5000)" },
-	{ "idle-timeout", required_argument, O_IDLE_TIMEOUT, "MS", "drop a client silent for MS outside a run (default: 30000)" },
-	{ "max-connections", required_argument, O_MAX_CONNS, "N", "exit after N connections (default: serve forever)" },
-	{ "help", no_argument, O_HELP, NULL, "this help" },
-};
-
-#define NR_OPTS (sizeof(opts) / sizeof(opts[0]))
 
 static void usage(FILE *f)
 {
@@ -1150,13 +1115,8 @@ static void usage(FILE *f)
 		   "file through rqlock with this command line's lock options and prints fio's output.\n"
 		   "ADDR is fio's --server syntax: ip:HOST,PORT, ip6:HOST,PORT or sock:PATH\n"
 		   "(default: ip:127.0.0.1,8765).  See docs/SERVER.md.\n\nOptions:\n");
-	for (size_t i = 0; i < NR_OPTS; i++) {
-		char left[64];
-
-		snprintf(left, sizeof(left), "--%s%s%s", opts[i].name, opts[i].arg ? "=" : "",
-			 opts[i].arg ? opts[i].arg : "");
-		fprintf(f, "  %-28s %s\n", left, opts[i].help);
-	}
+	rq_cli_help(f, RQ_CMD_SERVER);
+	rq_engine_cli_lists(f);
 }
 
 static int parse_num(const char *s, unsigned long max, unsigned long *v)
@@ -1171,105 +1131,56 @@ static int parse_num(const char *s, unsigned long max, unsigned long *v)
 int rq_server_cmd(int argc, char **argv)
 {
 	struct server *s = calloc(1, sizeof(*s));
-	struct option lopts[NR_OPTS + 1];
+	struct option lopts[RQ_CLI_MAX_OPTS + 1];
 	const char *addr = "ip:127.0.0.1,8765";
 	bool nonlocal = false;
-	enum rq_lock_type lt;
 	unsigned long v;
-	struct sigaction sa;
 	unsigned int conns = 0;
 	int c, ret = EXIT_BAD_INPUT;
 
 	if (!s)
 		return 1;
-	s->eo = (struct rq_engine_opts){ .lock_mode = "global", .lock_type = "ttas", .pin = true,
-					  .lockstat = true };
+	rq_engine_opts_init(&s->eo);
 	s->allow_builtin = true;
 	s->read_timeout_ms = DEF_READ_TIMEOUT_MS;
 	s->idle_timeout_ms = DEF_IDLE_TIMEOUT_MS;
 	s->listen_fd = -1;
-	memset(lopts, 0, sizeof(lopts));
-	for (size_t i = 0; i < NR_OPTS; i++) {
-		lopts[i].name = opts[i].name;
-		lopts[i].has_arg = opts[i].has_arg;
-		lopts[i].val = opts[i].key;
-	}
+	rq_cli_longopts(lopts, RQ_CMD_SERVER);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "l:w:h", lopts, NULL)) != -1) {
+		/* the engine's options first: 0 applied, 1 not one of them */
+		int r = rq_engine_cli_apply(&s->eo, c, optarg, "rqlock server");
+
+		if (r < 0)
+			goto out;
+		if (!r)
+			continue;
 		switch (c) {
-		case O_LOCK:
-			if (!rq_queue_mode_find(optarg)) {
-				fprintf(stderr, "rqlock server: --lock=%s: unknown lock mode (%s)\n", optarg,
-					rq_queue_mode_names());
-				goto out;
-			}
-			s->eo.lock_mode = optarg;
-			break;
-		case O_LOCK_TYPE:
-			if (rq_lock_type_parse(optarg, &lt)) {
-				fprintf(stderr, "rqlock server: --lock-type=%s: unknown lock type (%s)\n", optarg,
-					rq_lock_type_names());
-				goto out;
-			}
-			s->eo.lock_type = optarg;
-			break;
-		case O_WORKERS:
-		case O_HW_QUEUES:
-		case O_CLUSTER_SIZE:
-			if (parse_num(optarg, 1024, &v)) {
-				fprintf(stderr, "rqlock server: --%s=%s: expected 1..1024\n",
-					c == O_WORKERS ? "workers" : c == O_HW_QUEUES ? "hw-queues" : "cluster-size",
-					optarg);
-				goto out;
-			}
-			*(c == O_WORKERS ? &s->eo.workers : c == O_HW_QUEUES ? &s->eo.hw_queues
-									      : &s->eo.cluster_size) = (unsigned int)v;
-			break;
-		case O_LOCKSTAT:
-			if (strcmp(optarg, "on") && strcmp(optarg, "off")) {
-				fprintf(stderr, "rqlock server: --lockstat=%s: expected on or off\n", optarg);
-				goto out;
-			}
-			s->eo.lockstat = !strcmp(optarg, "on");
-			break;
-		case O_LOCKDEP:
-			s->eo.lockdep = true;
-			break;
-		case O_NO_PIN:
-			s->eo.pin = false;
-			break;
-		case O_STALL:
-			if (parse_num(optarg, 86400, &v)) {
-				fprintf(stderr, "rqlock server: --stall-timeout=%s: expected 1..86400 seconds\n", optarg);
-				goto out;
-			}
-			s->eo.stall_timeout_ns = (uint64_t)v * 1000000000ULL;
-			break;
-		case O_ALLOW:
+		case RQ_CLI_ALLOW:
 			if (add_allow(s, optarg))
 				goto out;
 			break;
-		case O_NONLOCAL:
+		case RQ_CLI_NONLOCAL:
 			nonlocal = true;
 			break;
-		case O_READ_TIMEOUT:
-		case O_IDLE_TIMEOUT:
+		case RQ_CLI_READ_TIMEOUT:
+		case RQ_CLI_IDLE_TIMEOUT:
 			if (parse_num(optarg, 3600000, &v)) {
 				fprintf(stderr, "rqlock server: --%s=%s: expected 1..3600000 ms\n",
-					c == O_READ_TIMEOUT ? "read-timeout" : "idle-timeout", optarg);
+					c == RQ_CLI_READ_TIMEOUT ? "read-timeout" : "idle-timeout", optarg);
 				goto out;
 			}
-			*(c == O_READ_TIMEOUT ? &s->read_timeout_ms : &s->idle_timeout_ms) = (int)v;
+			*(c == RQ_CLI_READ_TIMEOUT ? &s->read_timeout_ms : &s->idle_timeout_ms) = (int)v;
 			break;
-		case O_MAX_CONNS:
+		case RQ_CLI_MAX_CONNS:
 			if (parse_num(optarg, 1000000, &v)) {
 				fprintf(stderr, "rqlock server: --max-connections=%s: expected 1..1000000\n", optarg);
 				goto out;
 			}
 			s->max_conns = (unsigned int)v;
 			break;
-		case O_HELP:
+		case RQ_CLI_HELP:
 			usage(stdout);
 			ret = 0;
 			goto out;
@@ -1288,11 +1199,7 @@ int rq_server_cmd(int argc, char **argv)
 	if (parse_listen(s, addr, nonlocal))
 		goto out;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	rq_set_stop_signals(on_signal);
 	signal(SIGPIPE, SIG_IGN);
 	fprintf(stderr, "rqlock server: listening on %s (lock=%s lock-type=%s)\n", s->addr_desc,
 		s->eo.lock_mode, s->eo.lock_type);

@@ -65,4 +65,13 @@ done
 # normal output goes to stdout, diagnostics never do
 "$RQLOCK" run "$TMP/j.fio" >"$TMP/n.txt" 2>/dev/null || fail "normal output run failed"
 grep -q "reader" "$TMP/n.txt" && grep -q "IOPS=" "$TMP/n.txt" || fail "normal output lacks job lines"
+# the clock: the environment's choice is the one reported (tsc only where the TSC is there to use)
+RQLOCK_CLOCK=clock_gettime "$RQLOCK" run --output-format=json "$TMP/j.fio" >"$TMP/c.json" 2>/dev/null ||
+	fail "RQLOCK_CLOCK=clock_gettime run failed"
+[ "$(json "$TMP/c.json" 'j["rqlock"]["clock"]')" = clock_gettime ] || fail "RQLOCK_CLOCK=clock_gettime not used"
+if [ "$(uname -m)" = x86_64 ]; then
+	RQLOCK_CLOCK=tsc "$RQLOCK" run --output-format=json "$TMP/j.fio" >"$TMP/t.json" 2>/dev/null ||
+		fail "RQLOCK_CLOCK=tsc run failed"
+	[ "$(json "$TMP/t.json" 'j["rqlock"]["clock"]')" = tsc ] || fail "RQLOCK_CLOCK=tsc not used"
+fi
 echo "test_json: ok"
