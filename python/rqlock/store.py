@@ -149,12 +149,30 @@ def read_summary(run_dir, finished_only=True):
     return rows
 
 
+LOCAL_HOST = "local"
+
+
+def with_host(rows, man):
+    """Rows of a summary.csv written before the host axis (no host, no
+    cores column) read as the machine's own: host "local", its CPUs."""
+    cpus = (man.get("axes") or {}).get("cpus_usable") or (man.get("machine") or {}).get("cpus")
+    for r in rows:
+        if not r.get("host"):
+            r["host"] = LOCAL_HOST
+        if not r.get("cores") and r["host"] == LOCAL_HOST and cpus:
+            r["cores"] = str(cpus)
+    return rows
+
+
 def load_runs(runs):
-    """(rows of every run's summary, {run id: manifest}) for compare and plot."""
+    """(rows of every run's summary, {run id: manifest}) for compare and
+    plot; every row has a host and its cores (with_host)."""
     rows, mans = [], {}
     for r in runs:
         d = resolve_run(r)
         man = load_manifest(d)
+        if man["id"] in mans:
+            raise StoreError("%s: run %s is given twice" % (d, man["id"]))
         mans[man["id"]] = man
-        rows += read_summary(d)
+        rows += with_host(read_summary(d), man)
     return rows, mans

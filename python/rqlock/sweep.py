@@ -85,7 +85,7 @@ DEFAULT_DEVS = {"DISK": "@null{n}", "FLOPPY": "@floppy{n}"}
 LOOP_SIZES = {"DISK": 256 << 20, "FLOPPY": 1440 << 10}
 LOOP_SIZE_OTHER = 256 << 20
 SUMMARY_COLS = ["run", "point", "jobfile", "job", "mode", "primitive", "drives", "workers", "host", "cores"]
-LOCAL_HOST = "local"    # the host of a point run here (and of every row of an older store)
+LOCAL_HOST = store.LOCAL_HOST    # the host of a point run here (and of every row of an older store)
 SUMMARY_TAIL = ["repeats"] + metrics.summary_columns() + ["status"]
 
 
