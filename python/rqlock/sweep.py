@@ -871,8 +871,6 @@ def new_manifest(a, run_id, run_dir, jobfiles, rqlock, fl=None):
     repeat = a.repeat if a.repeat is not None else (1 if quick else 3)
     if fl:
         ws = sorted({sv["workers"] for sv in fl["servers"]})
-        if a.workers and fl["servers"]:
-            die("--workers with --clients: a server's workers are its own (rqlock server --workers=N)")
         workers = ws or (parse_list(a.workers, int) if a.workers else [1])
         drives = parse_list(a.drives, int) if a.drives else ([1, 2] if quick else [1, 2, 4])
     elif a.scaling:
@@ -990,8 +988,16 @@ def discover_fleet(a):
         fdev[k] = v
     if fdev and not fios:
         die("--fio-dev without --fio-clients: no fio server to run it")
-    return {"servers": servers, "fio_servers": fios, "fio_devices": fdev or None,
-            "fio_mode": fleet.FIO_KERNEL if fdev else fleet.FIO_NULL}
+    if a.workers and servers:
+        die("--workers with --clients: a server's workers are its own (rqlock server --workers=N)")
+    if a.lock_types:
+        die("--lock-types with --clients: a server's primitive is its own (rqlock server --lock-type=T)")
+    if a.scaling:
+        die("--scaling with --clients: the workers are the servers' own; start one server per W")
+    fl = {"servers": servers, "fio_servers": fios, "fio_devices": fdev or None,
+          "fio_mode": fleet.FIO_KERNEL if fdev else fleet.FIO_NULL}
+    fleet_modes(a, fl)      # --modes the fleet cannot run: said before anything is written
+    return fl
 
 
 def fleet_modes(a, fl):
