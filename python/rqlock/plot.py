@@ -356,7 +356,7 @@ class Plotter:
             sub = "hosts: " + ", ".join("%s (%s cores)" % hc for hc in hosts)
             body = "set title \"{/:Bold %s}\\n{/*0.85 %s}\"\n" % (gp_enh(what), gp_enh(sub))
             body += "set xlabel '%s'\nset ylabel 'IOPS (all drives of the host)'\n" % (
-                "workers / cores (W / the host's CPUs)" if per_core else "workers (W)")
+                "workers / cores (W over the CPUs of each host)" if per_core else "workers (W)")
             lo, hi = min(xs), max(xs)
             pad = max(0.1 * (hi - lo), 0.1 * hi, 0.05)
             body += "set xrange [%g:%g]\nset yrange [0:*]\nset mytics 2\nset format y '%%.0s%%c'\n" % (
