@@ -15,6 +15,11 @@ IOPS the highest is best, for latency the lowest.  A column is named by its
 mode, with /primitive when the runs hold more than one primitive, and with
 @run when two runs hold the same mode and primitive.
 
+Rows from several hosts (a fleet sweep, runs from other machines; a store
+older than the host axis is host "local" with its manifest's CPUs): columns
+are "mode on HOST", and a last table puts the hosts side by side: IOPS
+against workers per core, per host x mode, at each W the most drives run.
+
 Then, where the runs have them:
   floppy-vs-disk  per mode: the disk's intended-latency p99 (lat_intended_ns,
                   from the rate schedule; fio's lat p99 when the job has no

@@ -1,6 +1,6 @@
 """plot: the plots of a run of scripts/sweep, as PNG and SVG, with gnuplot.
 
-Usage: rqlock plot [--out DIR] [--workers W] RUN      (or scripts/plot, the same)
+Usage: rqlock plot [--out DIR] [--workers W] RUN [RUN...]   (or scripts/plot, the same)
 
 RUN is a run directory or an id under results/runs/.  Reads the run's
 summary.csv and manifest.json; writes DIR (default RUN/plots/):
@@ -19,6 +19,14 @@ summary.csv and manifest.json; writes DIR (default RUN/plots/):
                          primitive, in two panels, D = 1 and D = W
   floppy-vs-disk         the disk's p99 and IOPS with the floppy idle and
                          busy, per mode, as grouped bars
+  <job>-fleet-scaling    rows from several hosts (a fleet sweep, or several
+                         RUNs): IOPS against workers per core (workers when
+                         the cores agree; --fleet-x), one curve per host x
+                         mode over every RUN given, at each W the point
+                         with the most drives
+
+With several RUNs the other plots draw the first one (into its plots/
+unless --out).  Rows of a store older than the host axis are host "local".
 
 <job> is each job file of the run that has a drive or worker axis.  Each plot
 is written as .png and .svg, with the .dat and .gp files that made it, so a

@@ -2,6 +2,7 @@
 workers; keep every point's fio-style JSON in a run store.
 
 Usage: rqlock sweep [OPTIONS] [JOBFILE...]      (or scripts/sweep, the same)
+       rqlock sweep --clients [NAME=]ADDR,... [--fio-clients ADDR,...] [OPTIONS] [JOBFILE...]
        rqlock sweep --scaling [OPTIONS]
        rqlock sweep --resume RUN
        rqlock sweep --summarize RUN     (rewrite summary.csv from the JSON files)
@@ -53,6 +54,16 @@ sinking one.  A finished (point, repeat) is never redone: --resume RUN (or
 the same --id again) picks up where an interrupted sweep stopped.
 
 Progress: one line on stderr: the point, the elapsed time and the ETA.
+
+Fleets (--clients): every point runs through the real `fio --client` on
+`rqlock server`s the user started; each server's lock mode, primitive and
+workers are its own, read from it before anything is written, and the
+servers are grouped by them: a point is (job file, group, D, --var values),
+one fio client run over the group's servers.  --fio-clients adds the fio
+baseline on `fio --server`s (fio's null engine, mode fio-null, or
+--fio-dev paths, mode fio-kernel).  summary.csv has a row per host, with
+its cores (fio's PROBE reply).  python/rqlock/fleet.py and docs/SERVER.md
+("Fleet sweeps") say more.
 """
 import argparse
 import csv
