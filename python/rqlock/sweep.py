@@ -463,10 +463,25 @@ class Sweep:
             # its own session (a ^C reaches the sweep, which stops the runner
             # cleanly), and killed with the sweep if the sweep itself is killed
             out = open(tmp_json, "w") if "servers" in pt else subprocess.DEVNULL
+            late = None
             try:
                 self.child = subprocess.Popen(cmd, env=env, stdout=out, stderr=err,
                                               start_new_session=True, preexec_fn=_die_with_parent)
-                rc = self.child.wait()
+                if "servers" in pt:
+                    # a host that stops answering must not hang the sweep: rqlock run has
+                    # --stall-timeout for that, the fio client only its SEND_ETA retries
+                    limit = 2 * self.guess_run_s() + self.man["axes"]["stall_timeout"]
+                    try:
+                        rc = self.child.wait(limit)
+                    except subprocess.TimeoutExpired:
+                        late = "the fio client did not finish within %d s (2 x the expected run time + " \
+                               "--stall-timeout): stopped" % limit
+                        err.write("sweep: %s\n" % late)
+                        err.flush()
+                        self.kill_child()
+                        rc = self.child.wait()
+                else:
+                    rc = self.child.wait()
             finally:
                 self.child = None
                 if out is not subprocess.DEVNULL:
@@ -476,9 +491,11 @@ class Sweep:
         if self.stop:
             _unlink(tmp_json)
             return None
-        ok = rc == 0
-        why = None
-        if rc < 0:
+        ok = rc == 0 and late is None
+        why = late
+        if late:
+            pass
+        elif rc < 0:
             # killed from outside (the OOM killer, a user's kill -9): the
             # point failed; whatever the runner left half-written goes
             why = "killed by %s" % _signame(-rc)
@@ -1110,7 +1127,9 @@ def parser(prog=None):
     ap.add_argument("--retry-failed", action="store_true", help="on resume, redo points that failed")
     ap.add_argument("--rqlock", help="the rqlock binary (default $RQLOCK, else build/rqlock)")
     ap.add_argument("--no-pin", action="store_true", help="pass --no-pin to rqlock")
-    ap.add_argument("--stall-timeout", type=int, default=60, help="rqlock's --stall-timeout (default 60)")
+    ap.add_argument("--stall-timeout", type=int, default=60,
+                    help="rqlock's --stall-timeout; a fleet point is stopped after 2 x its expected run time "
+                    "+ this (default 60)")
     ap.add_argument("--quiet-wait", type=float, default=0, metavar="S",
                     help="before each run wait up to S s for the rest of the machine to go quiet (default 0)")
     ap.add_argument("--quiet-threshold", type=float, default=0.2, metavar="CORES",
