@@ -196,4 +196,8 @@ import csv, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["point"].startswith("multi-drive-scaling.per-queue.ttas.d1.")]
 assert len(rows) == 2 and all(r["status"].startswith("failed: ") and "lock=global" in r["status"] for r in rows), rows
 PY
+
+# the servers stop cleanly, with nothing from a sanitizer in their logs
+kill_servers
+! grep -l 'Sanitizer' "$TMP"/*.log || fail "a sanitizer report in a server log: $(grep -h -A5 Sanitizer "$TMP"/*.log | head -20)"
 exit 0
