@@ -41,13 +41,14 @@ and only the point's sections are kept (fio's client forwards no --section
 and a server expands ${VARS} from its own environment); the resolved copy
 is kept in RUN/jobs/points/.
 """
-import json
 import os
 import re
 import socket
 import struct
 import subprocess
 import tempfile
+
+from . import store
 
 FIO_VER = 97            # FIO_SERVER_VER of fio 3.33
 OP_QUIT, OP_TEXT, OP_PROBE = 1, 5, 10
@@ -221,13 +222,6 @@ def probe(addr, timeout=5.0):
         s.close()
 
 
-def fio_json(text):
-    i = text.find("{")
-    if i < 0:
-        raise ValueError("no JSON object")
-    return json.JSONDecoder().raw_decode(text[i:])[0]
-
-
 def server_config(fio, addr, timeout=60):
     """(mode, primitive, workers) of the rqlock server at addr, from the
     description of a tiny job run through the real fio client."""
@@ -241,7 +235,7 @@ def server_config(fio, addr, timeout=60):
         except subprocess.TimeoutExpired:
             raise FleetError("%s: the probe job took more than %d s" % (addr, timeout))
         try:
-            doc = fio_json(p.stdout)
+            doc = store.parse_json_text(p.stdout)
         except ValueError:
             last = (p.stderr.strip() or p.stdout.strip()).splitlines()[-1:] or ["exit %d" % p.returncode]
             raise FleetError("%s: the probe job failed: %s" % (addr, last[0]))
