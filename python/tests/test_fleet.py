@@ -3,12 +3,19 @@ point's JSON split per host, and runs from hosts with different core counts
 merged by compare and plot (synthetic runs; the live path is
 tests/test_sweep_fleet.sh)."""
 import contextlib
+import csv
 import io
+import json
 import os
 import shutil
 
 from rqlock import compare, fleet, plot, store
 from tests.helpers import TmpDir, fio_job, make_run
+
+
+def read(path):
+    with open(path) as f:
+        return f.read()
 
 
 class TestClients(TmpDir):
@@ -151,8 +158,8 @@ class TestMerge(TmpDir):
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             self.assertEqual(plot.main([old, new, "--out", self.path("p")], prog="plot"), 0)
-        dat = open(self.path("p", "m-fleet-scaling.dat")).read()
-        gp = open(self.path("p", "m-fleet-scaling.gp")).read()
+        dat = read(self.path("p", "m-fleet-scaling.dat"))
+        gp = read(self.path("p", "m-fleet-scaling.gp"))
         self.assertIn("mq on big", gp)
         self.assertIn("mq on local", gp)
         self.assertIn("workers / cores", gp)
@@ -160,3 +167,80 @@ class TestMerge(TmpDir):
         xs = {b.splitlines()[0]: [float(x.split()[0]) for x in b.splitlines()[1:]] for b in blocks}
         self.assertEqual(xs, {"# mq on big (host big)": [0.25, 1.0], "# mq on local (host local)": [0.5, 1.0]})
         self.assertTrue(os.path.getsize(self.path("p", "m-fleet-scaling.svg")) > 0)
+
+
+class TestFleetPoints(TmpDir):
+    """The points and commands of a fleet manifest (what discover_fleet found)."""
+
+    def manifest(self, fio_devices=None):
+        from tests.test_sweep import TestPoints
+        man = TestPoints.manifest(self, drives=[1, 2], workers=[1, 2], vars={"QD": ["4"]})
+        sv = [{"name": "a", "addr": "sock:/s/a.sock", "mode": "per-queue", "primitive": "ttas", "workers": 1,
+               "cores": 2},
+              {"name": "b", "addr": "sock:/s/b.sock", "mode": "per-queue", "primitive": "ttas", "workers": 1,
+               "cores": 4},
+              {"name": "b", "addr": "sock:/s/b-mq.sock", "mode": "mq", "primitive": "ttas", "workers": 2,
+               "cores": 4}]
+        fio = [{"name": "f", "addr": "ip:127.0.0.1,8765", "cores": 4}]
+        man.update(modes=["per-queue", "mq", fleet.FIO_KERNEL if fio_devices else fleet.FIO_NULL],
+                   lock_types=["ttas"], modes_unavailable={}, fio={"path": "/usr/bin/fio"},
+                   fleet={"servers": sv, "fio_servers": fio, "fio_devices": fio_devices,
+                          "fio_mode": fleet.FIO_KERNEL if fio_devices else fleet.FIO_NULL})
+        return man
+
+    def test_groups_and_baseline(self):
+        from rqlock import sweep
+        from tests.test_sweep import args
+        sw = sweep.Sweep(args(), self.tmp, self.manifest())
+        pts = sw.points()
+        got = sorted((p["mode"], p["workers"], p["drives"], tuple(s["addr"] for s in p["servers"])) for p in pts)
+        self.assertEqual(got, sorted(
+            [("per-queue", 1, d, ("sock:/s/a.sock", "sock:/s/b.sock")) for d in (1, 2)] +
+            [("mq", 2, d, ("sock:/s/b-mq.sock",)) for d in (1, 2)] +
+            [("fio-null", w, d, ("ip:127.0.0.1,8765",)) for w in (1, 2) for d in (1, 2)]))
+        pq = next(p for p in pts if p["mode"] == "per-queue" and p["drives"] == 2)
+        cmd = sw.command(pq, "/unused")
+        job = os.path.join(self.tmp, "jobs", "points", pq["id"] + ".fio")
+        self.assertEqual(cmd, ["/usr/bin/fio", "--output-format=json", "--client=sock:/s/a.sock", job,
+                               "--client=sock:/s/b.sock", job])
+        text = read(job)
+        self.assertIn("filename=@null0,irqmode=1", text)
+        self.assertIn("filename=@null1,irqmode=1", text)
+        self.assertIn("iodepth=4", text)
+        self.assertNotIn("[drive2]", text)
+        fn = next(p for p in pts if p["mode"] == "fio-null" and p["drives"] == 1 and p["workers"] == 2)
+        sw.command(fn, "/unused")
+        live = [x for x in read(os.path.join(self.tmp, "jobs", "points", fn["id"] + ".fio")).splitlines()
+                if not x.startswith(";")]
+        self.assertIn("ioengine=null", live)
+        self.assertFalse([x for x in live if x.startswith("filename=")])
+
+    def test_fio_devices(self):
+        from rqlock import sweep
+        from tests.test_sweep import args
+        sw = sweep.Sweep(args(), self.tmp, self.manifest({"DISK": "/dev/nvme{n}n1"}))
+        fk = next(p for p in sw.points() if p["mode"] == "fio-kernel" and p["drives"] == 2)
+        sw.command(fk, "/unused")
+        text = read(os.path.join(self.tmp, "jobs", "points", fk["id"] + ".fio"))
+        self.assertIn("filename=/dev/nvme0n1", text)
+        self.assertIn("filename=/dev/nvme1n1", text)
+        self.assertIn("ioengine=io_uring", text)
+
+    def test_summary_rows_per_host(self):
+        from rqlock import sweep
+        from tests.test_sweep import args
+        man = self.manifest()
+        os.makedirs(self.path("json"))
+        sw = sweep.Sweep(args(), self.tmp, man)
+        pt = next(p for p in sw.points() if p["mode"] == "per-queue" and p["drives"] == 1)
+        jp, mp, _ = sw.paths(pt, 1)
+        doc = client_json([("/s/a.sock", 8765, 100.0), ("/s/b.sock", 8765, 300.0)],
+                          desc="rqlock lock=per-queue lock-type=ttas workers=1")
+        with open(jp, "w") as f:
+            f.write("<vm> some text {\n" + json.dumps(doc, indent=1))
+        with open(mp, "w") as f:
+            json.dump({"ok": True, "bg_cpu": None}, f)
+        sweep.write_summary(self.tmp, man, [pt])
+        with open(self.path("summary.csv")) as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual([(r["host"], r["cores"], r["iops"]) for r in rows], [("a", "2", "100"), ("b", "4", "300")])
