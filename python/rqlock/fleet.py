@@ -169,7 +169,11 @@ def connect(addr, timeout=5.0):
     if fam == socket.AF_UNIX:
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         s.settimeout(timeout)
-        s.connect(target)
+        try:
+            s.connect(target)
+        except OSError:
+            s.close()
+            raise
         return s
     infos = socket.getaddrinfo(target, port, fam, socket.SOCK_STREAM)
     err = None
