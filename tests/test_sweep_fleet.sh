@@ -21,13 +21,20 @@ fio --version | grep -q '^fio-3\.33' || skip "the fio client here is $(fio --ver
 S="$SRCDIR/scripts"
 
 pgids=()
+# running PGID: a process of the group is alive (not a zombie left to reap)
+running() { ps -e -o pgid=,stat= | awk -v g="$1" '$1 == g && $2 !~ /^Z/ { f = 1 } END { exit !f }'; }
+# stop PGID: SIGTERM to the group, SIGKILL after 5 s, then reap the leader
+stop() {
+	kill -TERM -- "-$1" 2>/dev/null
+	for _ in $(seq 50); do running "$1" || break; sleep 0.1; done
+	kill -KILL -- "-$1" 2>/dev/null
+	wait "$1" 2>/dev/null
+	return 0
+}
 kill_servers() {
 	local g
 	for g in "${pgids[@]}"; do kill -TERM -- "-$g" 2>/dev/null; done
-	for g in "${pgids[@]}"; do
-		for _ in $(seq 50); do kill -0 -- "-$g" 2>/dev/null || break; sleep 0.1; done
-		kill -KILL -- "-$g" 2>/dev/null
-	done
+	for g in "${pgids[@]}"; do stop "$g"; done
 	return 0
 }
 cleanup_hooks+=(kill_servers)
@@ -42,17 +49,20 @@ serve() {
 	pid=$!
 	pgids+=("$pid")
 	eval "pid_$name=$pid"
-	[ "$(ps -o pgid= -p "$pid" | tr -d ' ')" = "$pid" ] || fail "$name: not its own process group"
 	for _ in $(seq 100); do
 		case $what in
-		"-S "*) [ -S "${what#-S }" ] && return 0 ;;
-		*) grep -q "$what" "$TMP/$name.log" && return 0 ;;
+		"-S "*) [ -S "${what#-S }" ] && break ;;
+		*) grep -q "$what" "$TMP/$name.log" && break ;;
 		esac
 		kill -0 "$pid" 2>/dev/null || break
 		sleep 0.1
 	done
-	cat "$TMP/$name.log" >&2
-	fail "server $name did not start"
+	case $what in
+	"-S "*) [ -S "${what#-S }" ] ;;
+	*) grep -q "$what" "$TMP/$name.log" ;;
+	esac || { cat "$TMP/$name.log" >&2; fail "server $name did not start"; }
+	# serving, so past setsid(): the server leads its own process group
+	[ "$(ps -o pgid= -p "$pid" | tr -d ' ')" = "$pid" ] || fail "$name: not its own process group"
 }
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 
@@ -179,8 +189,7 @@ done
 
 # 4. a server restarted with other options: the point run again on it fails, naming
 # the server and what it ran; nothing is filed under the wrong mode
-kill -TERM -- "-$pid_b"
-for _ in $(seq 50); do kill -0 "$pid_b" 2>/dev/null || break; sleep 0.1; done
+stop "$pid_b"
 serve b2 'listening on' "$RQLOCK" server "$B" --lock=global --workers=1 --no-pin
 pt="multi-drive-scaling.per-queue.ttas.d1.w1.QD4-r1"
 rm -f "$run/json/$pt.json" "$run/json/$pt.meta.json"
