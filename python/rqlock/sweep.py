@@ -493,13 +493,11 @@ class Sweep:
             return None
         ok = rc == 0 and late is None
         why = late
-        if late:
-            pass
-        elif rc < 0:
+        if late is None and rc < 0:
             # killed from outside (the OOM killer, a user's kill -9): the
             # point failed; whatever the runner left half-written goes
             why = "killed by %s" % _signame(-rc)
-        elif rc:
+        elif late is None and rc:
             why = "exit %d" % rc
         if ok:
             doc = None
@@ -757,10 +755,11 @@ def write_summary(run_dir, man, pts):
                     per_job[key].append(dict(job_metrics(jb), **point))
         if not nrep:
             if failed:
-                hosts = [sv["name"] for sv in pt["servers"]] if "servers" in pt else [LOCAL_HOST]
-                for h in hosts:
+                hosts = [(sv["name"], sv.get("cores")) for sv in pt["servers"]] if "servers" in pt \
+                    else [(LOCAL_HOST, local_cores(man))]
+                for h, c in hosts:
                     rows.append(base_row(man, pt, varnames, "", {"repeats": 0, "status": "failed: " + failed[0],
-                                                                 "host": h}))
+                                                                 "host": h, "cores": c}))
             continue
         for host, name in order:
             r = metrics.aggregate(per_job[(host, name)])
@@ -1170,8 +1169,15 @@ def main(argv=None, prog=None):
         fl = discover_fleet(a) if (a.clients or a.fio_clients) else None
         if not fl and a.fio_dev:
             die("--fio-dev without --fio-clients: no fio server to run it")
+        created = [d for d in (a.out, run_dir) if not os.path.exists(d)]
         os.makedirs(os.path.join(run_dir, "json"), exist_ok=True)
-        man = new_manifest(a, run_id, run_dir, jobfiles, store.find_rqlock(a.rqlock), fl)
+        try:
+            man = new_manifest(a, run_id, run_dir, jobfiles, store.find_rqlock(a.rqlock), fl)
+        except SystemExit:
+            # bad input found while building the manifest: nothing stays written
+            if created:
+                shutil.rmtree(created[0], ignore_errors=True)
+            raise
     os.makedirs(os.path.join(run_dir, "json"), exist_ok=True)
     os.makedirs(os.path.join(run_dir, "log"), exist_ok=True)
     lock = lock_run(run_dir)  # noqa: F841 (held until exit)
