@@ -117,6 +117,10 @@ bad "an rqlock server given as fio" --clients "$A" --fio-clients "$B"
 grep -q 'an rqlock server, not fio' "$TMP/bad.err" || fail "rqlock as fio: $(cat "$TMP/bad.err")"
 bad "one address twice" --clients "$A,x=$A"
 bad "a mode no server runs" --clients "$A" --modes global
+bad "a --var without values (found while the manifest is built)" --clients "$A" --var QQ
+[ ! -e "$out" ] || fail "a refused sweep left $out behind"
+bad "--workers with --clients" --clients "$A" --workers 2
+grep -q "a server's workers are its own" "$TMP/bad.err" || fail "--workers: $(cat "$TMP/bad.err")"
 
 # 2. the fleet sweep: a and b (per-queue, 1 worker) together, c (mq, 2 workers), fio's null engine on f
 "$S/sweep" "${common[@]}" --id f --clients "alpha=$A,$B,gamma=$C" --fio-clients "$F" "$job" \
