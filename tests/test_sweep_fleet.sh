@@ -49,7 +49,7 @@ serve() {
 	pid=$!
 	pgids+=("$pid")
 	eval "pid_$name=$pid"
-	for _ in $(seq 100); do
+	for _ in $(seq 600); do
 		case $what in
 		"-S "*) [ -S "${what#-S }" ] && break ;;
 		*) grep -q "$what" "$TMP/$name.log" && break ;;
@@ -77,7 +77,7 @@ for _ in 1 2 3; do
 	port=$(free_port)
 	setsid "$RQLOCK" server "ip:127.0.0.1,$port" --lock=mq --workers=2 --no-pin >"$TMP/c.log" 2>&1 &
 	pgids+=("$!")
-	for _ in $(seq 100); do
+	for _ in $(seq 600); do
 		grep -q 'listening on' "$TMP/c.log" && break
 		kill -0 "$!" 2>/dev/null || break
 		sleep 0.1
