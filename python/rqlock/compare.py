@@ -15,6 +15,11 @@ IOPS the highest is best, for latency the lowest.  A column is named by its
 mode, with /primitive when the runs hold more than one primitive, and with
 @run when two runs hold the same mode and primitive.
 
+Rows from several hosts (a fleet sweep, runs from other machines; a store
+older than the host axis is host "local" with its manifest's CPUs): columns
+are "mode on HOST", and a last table puts the hosts side by side: IOPS
+against workers per core, per host x mode, at each W the most drives run.
+
 Then, where the runs have them:
   floppy-vs-disk  per mode: the disk's intended-latency p99 (lat_intended_ns,
                   from the rate schedule; fio's lat p99 when the job has no
@@ -44,7 +49,8 @@ import sys
 from . import metrics, store
 from .metrics import BY_KEY, human, num
 
-MODE_ORDER = ["global", "per-queue", "mq", "cluster", "fio-kernel"]
+MODE_ORDER = ["global", "per-queue", "mq", "cluster", "fio-kernel", "fio-null"]
+FIO_MODES = ("fio-kernel", "fio-null")
 # what --metric takes: every metric of the table that is a number
 METRIC_KEYS = [m.key for m in metrics.METRICS if m.unit != "text"]
 
@@ -68,24 +74,43 @@ def mode_key(m):
     return (MODE_ORDER.index(m) if m in MODE_ORDER else len(MODE_ORDER), m)
 
 
+def host_of(r):
+    return r.get("host") or store.LOCAL_HOST
+
+
+def colkey(r):
+    """The key of a row's column in the labels of columns()."""
+    return (r["run"], r["mode"], r["primitive"], host_of(r))
+
+
+def label_mode(label):
+    """The lock mode of a column label "mode[/primitive][@run][ on HOST]"."""
+    return label.split(" on ", 1)[0].split("/")[0].split("@")[0]
+
+
 def columns(rows):
-    """Column label per (run, mode, primitive)."""
+    """Column label per (run, mode, primitive, host): the mode, /primitive
+    when the runs hold several, @run when two runs hold the same mode and
+    primitive on one host, " on HOST" when the rows come from several hosts."""
     prims = {}
     owners = {}
     for r in rows:
         prims.setdefault(r["mode"], set()).add(r["primitive"])
-        owners.setdefault((r["mode"], r["primitive"]), set()).add(r["run"])
-    multi_prim = any(len(p) > 1 for m, p in prims.items() if m != "fio-kernel")
-    labels = {}
+        owners.setdefault((r["mode"], r["primitive"], host_of(r)), set()).add(r["run"])
+    multi_prim = any(len(p) > 1 for m, p in prims.items() if m not in FIO_MODES)
+    multi_host = len({host_of(r) for r in rows}) > 1
+    labels, hosts = {}, {}
     for r in rows:
-        k = (r["run"], r["mode"], r["primitive"])
         lab = r["mode"]
-        if multi_prim and r["mode"] != "fio-kernel":
+        if multi_prim and r["mode"] not in FIO_MODES:
             lab += "/" + r["primitive"]
-        if len(owners[(r["mode"], r["primitive"])]) > 1:
+        if len(owners[(r["mode"], r["primitive"], host_of(r))]) > 1:
             lab += "@" + r["run"]
-        labels[k] = lab
-    order = sorted(set(labels.values()), key=lambda l: (mode_key(l.split("/")[0].split("@")[0]), l))
+        if multi_host:
+            lab += " on " + host_of(r)
+        labels[colkey(r)] = lab
+        hosts[lab] = host_of(r)
+    order = sorted(set(labels.values()), key=lambda l: (hosts[l], mode_key(label_mode(l)), l))
     return labels, order
 
 
@@ -142,7 +167,7 @@ def main_tables(out, rows, labels, order, metrics):
         for r in g:
             if r["job"] not in jobs:
                 jobs.append(r["job"])
-        cols = [c for c in order if any(labels[(r["run"], r["mode"], r["primitive"])] == c for r in g)]
+        cols = [c for c in order if any(labels[colkey(r)] == c for r in g)]
         for key in metrics:
             m = BY_KEY[key]
             title, field, high = m.title, m.column, m.high
@@ -154,7 +179,7 @@ def main_tables(out, rows, labels, order, metrics):
                     cells = {}
                     for r in g:
                         if r["job"] == job and int(r["drives"]) == d:
-                            cells[labels[(r["run"], r["mode"], r["primitive"])]] = num(r.get(field))
+                            cells[labels[colkey(r)]] = num(r.get(field))
                     vals = [v for v in cells.values() if v is not None]
                     best = (max(vals) if high else min(vals)) if vals and m.better else None
                     line = ([job] if len(jobs) > 1 else []) + [str(d)]
@@ -217,7 +242,7 @@ def floppy_section(out, rows, labels, order, mans=None):
         kind = "idle" if "idle" in j else "busy" if "busy" in j else "floppy" if j.startswith("floppy") else None
         if kind is None:
             continue
-        label = labels[(r["run"], r["mode"], r["primitive"])]
+        label = labels[colkey(r)]
         k = (r["jobfile"], int(r["workers"]), label)
         by.setdefault(k, {})[kind] = r
         devs[label] = (mans.get(r["run"]) or {}).get("devices") or {}
@@ -230,7 +255,7 @@ def floppy_section(out, rows, labels, order, mans=None):
             d = by.get((jf, w, c))
             if not d or "idle" not in d or "busy" not in d:
                 continue
-            mode = c.split("/")[0].split("@")[0]
+            mode = label_mode(c)
             drv = floppy_driver(devs.get(c, {}).get("FLOPPY"))
             ipi, ipb = num(d["idle"].get("int_p99_us")), num(d["busy"].get("int_p99_us"))
             kind = "intended"
@@ -300,7 +325,7 @@ def scaling_section(out, rows, labels, order, mans):
         if r["jobfile"] == "floppy-vs-disk":
             continue
         k = (r["jobfile"], r["job"]) + tuple(r.get(v, "") for v in vcols)
-        by.setdefault(k, {}).setdefault(labels[(r["run"], r["mode"], r["primitive"])], {})[
+        by.setdefault(k, {}).setdefault(labels[colkey(r)], {})[
             (int(r["drives"]), int(r["workers"]))] = num(r["iops"])
     for k in sorted(by):
         g = by[k]
@@ -333,8 +358,8 @@ def scaling_section(out, rows, labels, order, mans):
                 line.append("%.2f" % (a / b) if a is not None and b else "-")
             a, b = p.get((dmax, wmax)), p.get((1, wmax))
             line.append("%.2f" % (a / b) if a is not None and b else "-")
-            mode = c.split("/")[0].split("@")[0]
-            if mode in ("per-queue", "mq", "cluster") and effs:
+            mode = label_mode(c)
+            if mode in ("per-queue", "mq", "cluster") and any(e is not None for e in effs):
                 ok = all(e is not None and e >= 0.8 for e in effs)
                 line.append(">= 0.8 linear: %s" % ("met" if ok else "NOT met"))
             elif mode == "global":
@@ -343,6 +368,47 @@ def scaling_section(out, rows, labels, order, mans):
                 line.append("")
             body.append(line)
         out.table(head, body)
+
+
+def scaling_points(rows, labels):
+    """One scaling curve from hosts with different core counts: per job
+    file, job and --var values, per column (host x mode), the point at each
+    worker count W with the most drives run at that W: {(jobfile, job,
+    vars...): {label: [(W, cores, D, row)]}}."""
+    vcols = var_cols(rows)
+    best = {}
+    for r in rows:
+        if num(r.get("iops")) is None:
+            continue
+        k = (r["jobfile"], r["job"]) + tuple(r.get(v, "") for v in vcols)
+        w, d = int(r["workers"]), int(r["drives"])
+        cur = best.setdefault(k, {}).setdefault(labels[colkey(r)], {}).get(w)
+        if cur is None or d > cur[2]:
+            cores = int(float(r["cores"])) if num(r.get("cores")) else None
+            best[k][labels[colkey(r)]][w] = (w, cores, d, r)
+    return {k: {lab: sorted(v.values(), key=lambda p: p[0]) for lab, v in g.items()} for k, g in best.items()}
+
+
+def fleet_section(out, rows, labels, order):
+    """Hosts side by side: IOPS against workers per core, one block of rows
+    per host x mode (the curve rqlock plot draws as <job>-fleet-scaling)."""
+    if len({host_of(r) for r in rows}) < 2 and len({r.get("cores") for r in rows}) < 2:
+        return
+    vcols = var_cols(rows)
+    for k, g in sorted(scaling_points(rows, labels).items(), key=lambda kv: tuple(natural(x) for x in kv[0])):
+        vtxt = "".join(", %s=%s" % (v[4:], x) for v, x in zip(vcols, k[2:]) if x)
+        out.heading("%s (%s): hosts side by side, IOPS against workers per core%s" % (k[0], k[1], vtxt))
+        body = []
+        for c in order:
+            for w, cores, d, r in g.get(c, []):
+                iops = num(r["iops"])
+                body.append([c, host_of(r), str(cores) if cores else "?", str(w),
+                             "%.2f" % (w / cores) if cores else "-", str(d), human(iops, BY_KEY["iops"]),
+                             human(iops / w, BY_KEY["iops"])])
+        out.table(["column", "host", "cores", "W", "W/cores", "D", "IOPS", "IOPS per worker"], body)
+        out.para("Each host x mode at each worker count W its run has, with the most drives run at that W; "
+                 "W/cores puts hosts with different core counts on one axis.  Servers' W is their own "
+                 "(rqlock server --workers); fio baselines take the W of the sweep.")
 
 
 def parser(prog=None):
@@ -383,15 +449,23 @@ def main(argv=None, prog=None):
             ",".join(m["modes"]),
             "".join("; %s" % n for n in m.get("notes", []))))
     busy = sorted({(r["run"], r["point"], num(r.get("bg_cpu"))) for r in rows
-                   if (num(r.get("bg_cpu")) or 0) > a.busy and r["mode"] != "fio-kernel"})
+                   if (num(r.get("bg_cpu")) or 0) > a.busy and r["mode"] not in FIO_MODES})
     if busy:
         out.para("note: %d point(s) ran while the rest of the machine kept > %.2f cores busy (bg_cpu), "
                  "their numbers are suspect (fio-kernel is not flagged: the kernel threads doing its I/O "
                  "count as load from elsewhere): %s" % (len(busy), a.busy, ", ".join(
                      "%s:%s (%.2f)" % b for b in busy[:8]) + (" ..." if len(busy) > 8 else "")))
+    for m in mans.values():
+        fl = m.get("fleet") or {}
+        for sv in fl.get("servers", []) + fl.get("fio_servers", []):
+            out.para("run %s, host %s: %s (%s, %s, %s cores)%s" % (
+                m["id"], sv["name"], sv["addr"], sv.get("hostname"), sv.get("version"), sv.get("cores"),
+                " lock=%s lock-type=%s workers=%s" % (sv["mode"], sv["primitive"], sv["workers"])
+                if "mode" in sv else " " + fl.get("fio_mode", "")))
     main_tables(out, rows, labels, order, metrics)
     floppy_section(out, rows, labels, order, mans)
     scaling_section(out, rows, labels, order, mans)
+    fleet_section(out, rows, labels, order)
     text = out.render()
     if a.output:
         with open(a.output, "w") as f:

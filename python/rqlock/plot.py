@@ -1,6 +1,6 @@
 """plot: the plots of a run of scripts/sweep, as PNG and SVG, with gnuplot.
 
-Usage: rqlock plot [--out DIR] [--workers W] RUN      (or scripts/plot, the same)
+Usage: rqlock plot [--out DIR] [--workers W] RUN [RUN...]   (or scripts/plot, the same)
 
 RUN is a run directory or an id under results/runs/.  Reads the run's
 summary.csv and manifest.json; writes DIR (default RUN/plots/):
@@ -19,6 +19,14 @@ summary.csv and manifest.json; writes DIR (default RUN/plots/):
                          primitive, in two panels, D = 1 and D = W
   floppy-vs-disk         the disk's p99 and IOPS with the floppy idle and
                          busy, per mode, as grouped bars
+  <job>-fleet-scaling    rows from several hosts (a fleet sweep, or several
+                         RUNs): IOPS against workers per core (workers when
+                         the cores agree; --fleet-x), one curve per host x
+                         mode over every RUN given, at each W the point
+                         with the most drives
+
+With several RUNs the other plots draw the first one (into its plots/
+unless --out).  Rows of a store older than the host axis are host "local".
 
 <job> is each job file of the run that has a drive or worker axis.  Each plot
 is written as .png and .svg, with the .dat and .gp files that made it, so a
@@ -37,7 +45,8 @@ import sys
 from . import store
 from .metrics import BY_COLUMN, num
 
-MODE_ORDER = ["global", "per-queue", "mq", "cluster", "fio-kernel"]
+MODE_ORDER = ["global", "per-queue", "mq", "cluster", "fio-kernel", "fio-null"]
+FIO_MODES = ("fio-kernel", "fio-null")
 # one colour and point type per mode, the same on every plot
 STYLE = {
     "global": ("#d62728", 7),
@@ -45,6 +54,7 @@ STYLE = {
     "mq": ("#2ca02c", 9),
     "cluster": ("#9467bd", 11),
     "fio-kernel": ("#555555", 13),
+    "fio-null": ("#999999", 15),
 }
 EXTRA_COLOURS = ["#ff7f0e", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"]
 FONT = "DejaVu Sans,11"
@@ -60,15 +70,19 @@ def mode_key(m):
     return (MODE_ORDER.index(base) if base in MODE_ORDER else len(MODE_ORDER), m)
 
 
-def series_name(r, multi_prim):
-    if multi_prim and r["mode"] != "fio-kernel":
-        return "%s/%s" % (r["mode"], r["primitive"])
-    return r["mode"]
+def series_name(r, multi_prim, multi_host=False):
+    """mode[/primitive][ on HOST]: a curve of the plots."""
+    s = r["mode"]
+    if multi_prim and r["mode"] not in FIO_MODES:
+        s += "/" + r["primitive"]
+    if multi_host:
+        s += " on " + (r.get("host") or store.LOCAL_HOST)
+    return s
 
 
 def style_of(name, i):
     base = name.split("/")[0]
-    if base in STYLE and "/" not in name:
+    if base in STYLE and "/" not in name and " on " not in name:
         return STYLE[base]
     return (EXTRA_COLOURS[i % len(EXTRA_COLOURS)], 4 + 2 * (i % 6))
 
@@ -87,7 +101,10 @@ class Plotter:
         prims = {}
         for r in rows:
             prims.setdefault(r["mode"], set()).add(r["primitive"])
-        self.multi_prim = any(len(p) > 1 for k, p in prims.items() if k != "fio-kernel")
+        self.multi_prim = any(len(p) > 1 for k, p in prims.items() if k not in FIO_MODES)
+        self.hosts = sorted({r.get("host") or store.LOCAL_HOST for r in rows})
+        self.multi_host = len(self.hosts) > 1
+        self.fleet_x = None
 
     # gnuplot ---------------------------------------------------------------
     def gnuplot(self, name, body, width=900, height=560):
@@ -129,7 +146,7 @@ class Plotter:
             lo = hi = v
             if metric in BY_COLUMN and BY_COLUMN[metric].spread:
                 lo, hi = num(r.get(metric + "_min")), num(r.get(metric + "_max"))
-            s = series_name(r, self.multi_prim)
+            s = series_name(r, self.multi_prim, self.multi_host)
             by.setdefault(s, []).append((int(float(r[xfield])), v * scale, (lo or v) * scale, (hi or v) * scale))
         if not by or all(len(p) < 2 for p in by.values()):
             return
@@ -160,7 +177,7 @@ class Plotter:
         plots = []
         for i, s in enumerate(names):
             col, pt = style_of(s, i)
-            dash = " dt 2" if s == "fio-kernel" else ""
+            dash = " dt 2" if s.split(" on ")[0] in FIO_MODES else ""
             plots.append("'%s' index %d using 1:2:3:4 with yerrorlines lw 2.2%s pt %d ps 1.3 lc rgb '%s' title '%s'" % (
                 os.path.basename(dat), i, dash, pt, col, s))
         body += "plot " + ", \\\n     ".join(plots) + "\n"
@@ -245,14 +262,14 @@ class Plotter:
 
     # lock share bars -------------------------------------------------------------
     def lock_share(self, jf, rows, w, name, vtxt):
-        rs = [r for r in rows if int(r["workers"]) == w and r["mode"] != "fio-kernel"]
+        rs = [r for r in rows if int(r["workers"]) == w and r["mode"] not in FIO_MODES]
         if not rs:
             return
         use_wait = any(num(r["lock_wait_share"]) is not None for r in rs)
         field = "lock_wait_share" if use_wait else "contention_share"
-        modes = sorted({series_name(r, self.multi_prim) for r in rs}, key=mode_key)
+        modes = sorted({series_name(r, self.multi_prim, self.multi_host) for r in rs}, key=mode_key)
         drives = sorted({int(r["drives"]) for r in rs})
-        val = {(series_name(r, self.multi_prim), int(r["drives"])): num(r[field]) for r in rs}
+        val = {(series_name(r, self.multi_prim, self.multi_host), int(r["drives"])): num(r[field]) for r in rs}
         dat = os.path.join(self.out, name + ".dat")
         with open(dat, "w") as f:
             f.write("# %s: %s (%%) per mode; columns: mode, then one per drive count %s\n" % (jf, field, drives))
@@ -288,6 +305,89 @@ class Plotter:
                 (i - (n - 1) / 2.0) / (n + gap), i + 2, i + 2))
         body += "plot " + ", \\\n     ".join(plots) + "\n"
         self.gnuplot(name, body)
+
+    # hosts side by side: one scaling curve over machines with different cores
+    def fleet_scaling(self, rows, mans):
+        """<job>-fleet-scaling: IOPS against workers per core (or workers),
+        one curve per host x mode, from every run given; at each W the
+        point with the most drives.  Made when the rows come from more than
+        one host or from hosts with different core counts."""
+        cores = {r.get("cores") for r in rows}
+        if len({r.get("host") for r in rows}) < 2 and len(cores) < 2:
+            return
+        vcols = sorted({k for r in rows for k in r if k.startswith("var_")})
+        groups = {}
+        for r in rows:
+            if num(r.get("iops")) is None:
+                continue
+            k = (r["jobfile"], r["job"]) + tuple(r.get(v, "") for v in vcols)
+            s = series_name(r, self.multi_prim, True)
+            w, d = int(r["workers"]), int(r["drives"])
+            cur = groups.setdefault(k, {}).setdefault(s, {}).get(w)
+            if cur is None or d > int(cur["drives"]):
+                groups[k][s][w] = r
+        per_core = self.fleet_x == "per-core" or (self.fleet_x is None and len(cores) > 1)
+        for k in sorted(groups, key=lambda k: tuple(natural(x) for x in k)):
+            g = groups[k]
+            jf, job = k[0], k[1]
+            vtxt = "".join(", %s=%s" % (v[4:], x) for v, x in zip(vcols, k[2:]) if x)
+            several = len({kk[2:] for kk in groups if kk[0] == jf}) > 1
+            vsuf = "".join("-%s%s" % (v[4:].lower(), x) for v, x in zip(vcols, k[2:]) if x and several)
+            jsuf = "" if len({kk[1] for kk in groups if kk[0] == jf}) == 1 else "-" + job
+            name = "%s%s-fleet-scaling%s" % (jf, jsuf, vsuf)
+            names = sorted(g, key=lambda s: (s.split(" on ", 1)[1], mode_key(s.split(" on ")[0])))
+            dat = os.path.join(self.out, name + ".dat")
+            xs = set()
+            with open(dat, "w") as f:
+                f.write("# %s (%s): IOPS against %s, one block per host x mode; columns: x W cores drives "
+                        "IOPS fastest slowest\n" % (jf, job, "workers per core" if per_core else "workers"))
+                for s in names:
+                    host = s.split(" on ", 1)[1]
+                    f.write("\n\n# %s (host %s)\n" % (s, host))
+                    for w in sorted(g[s]):
+                        r = g[s][w]
+                        c = num(r.get("cores"))
+                        x = w / c if per_core and c else w
+                        xs.add(x)
+                        v = num(r["iops"])
+                        f.write("%.6g %d %s %s %.6g %.6g %.6g\n" % (
+                            x, w, r.get("cores") or "?", r["drives"], v, num(r.get("iops_min")) or v,
+                            num(r.get("iops_max")) or v))
+            hosts = []
+            for s in names:
+                h = s.split(" on ", 1)[1]
+                r = next(iter(g[s].values()))
+                if (h, r.get("cores")) not in hosts:
+                    hosts.append((h, r.get("cores")))
+            what = "IOPS against %s, hosts side by side%s (%s)" % (
+                "workers per core" if per_core else "workers", vtxt, job)
+            sub = "hosts: " + ", ".join("%s (%s cores)" % hc for hc in hosts)
+            body = "set title \"{/:Bold %s}\\n{/*0.85 %s}\"\n" % (gp_enh(what), gp_enh(sub))
+            body += "set xlabel '%s'\nset ylabel 'IOPS (all drives of the host)'\n" % (
+                "workers / cores (W over the CPUs of each host)" if per_core else "workers (W)")
+            lo, hi = min(xs), max(xs)
+            pad = max(0.1 * (hi - lo), 0.1 * hi, 0.05)
+            body += "set xrange [%g:%g]\nset yrange [0:*]\nset mytics 2\nset format y '%%.0s%%c'\n" % (
+                max(0, lo - pad), hi + pad)
+            if not per_core:
+                body += "set xtics (%s)\n" % ", ".join("'%g' %g" % (x, x) for x in sorted(xs))
+            body += "set key outside right top vertical Left reverse noenhanced title 'mode on host' box lc rgb '#bbbbbb'\n"
+            body += "set bmargin 5\n"
+            note = "%s.fio; at each W the point with the most drives; runs %s" % (jf, ", ".join(sorted(mans)))
+            body += "set label 1 \"%s\" at screen 0.01, screen 0.02 left font ',9' tc rgb '#444444' noenhanced\n" % (
+                gp_str(note))
+            plots = []
+            for i, s in enumerate(names):
+                mode = s.split(" on ")[0].split("/")[0]
+                col = EXTRA_COLOURS[i % len(EXTRA_COLOURS)] if len(names) > len(STYLE) else \
+                    STYLE.get(mode, (EXTRA_COLOURS[i % len(EXTRA_COLOURS)], 0))[0]
+                if sum(1 for t in names if t.split(" on ")[0].split("/")[0] == mode) > 1:
+                    col = EXTRA_COLOURS[i % len(EXTRA_COLOURS)]
+                dash = 2 if mode in FIO_MODES else 1
+                plots.append("'%s' index %d using 1:5:6:7 with yerrorlines lw 2 dt %d pt %d ps 1.3 lc rgb '%s' "
+                             "title '%s'" % (os.path.basename(dat), i, dash, 5 + 2 * (i % 6), col, gp_str(s)))
+            body += "plot " + ", \\\n     ".join(plots) + "\n"
+            self.gnuplot(name, body, width=1000, height=560)
 
     # lock scaling: IOPS against workers at D = 1 and D = W ------------------
     def scaling(self):
@@ -375,11 +475,11 @@ class Plotter:
             workers = sorted({int(r["workers"]) for r in rj})
             w = self.want_workers if self.want_workers in workers else workers[-1]
             rj = [r for r in rj if int(r["workers"]) == w]
-            modes = sorted({series_name(r, self.multi_prim) for r in rj}, key=mode_key)
+            modes = sorted({series_name(r, self.multi_prim, self.multi_host) for r in rj}, key=mode_key)
             val = {}
             for r in rj:
                 kind = "idle" if "idle" in r["job"] else "busy"
-                val[(series_name(r, self.multi_prim), kind)] = r
+                val[(series_name(r, self.multi_prim, self.multi_host), kind)] = r
             modes = [m for m in modes if (m, "idle") in val and (m, "busy") in val]
             if not modes:
                 continue
@@ -438,6 +538,15 @@ def decades(vals, head):
     if not vs:
         return (0.1, 10)
     return (10 ** (math.floor(math.log10(min(vs))) - 1), max(vs) * head)
+
+
+def gp_enh(s):
+    """A string for an enhanced-text gnuplot label: gp_str, and the
+    characters enhanced text would take as markup escaped."""
+    out = gp_str(s)
+    for ch in "_^@{}&~":
+        out = out.replace(ch, "\\\\" + ch)
+    return out
 
 
 def gp_str(s):
@@ -583,7 +692,8 @@ def parser(prog=None):
     """The command line (also read by manpage.py)."""
     ap = argparse.ArgumentParser(prog=prog, description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("run", metavar="RUN", nargs="?")
+    ap.add_argument("run", metavar="RUN", nargs="*",
+                    help="one run, or several: their rows are merged (hosts side by side, <job>-fleet-scaling)")
     ap.add_argument("--capacity", type=float, metavar="IOPS",
                     help="with --timeline: the disk's capacity C, for the catch-up prediction s x C / (C - R)")
     ap.add_argument("--timeline", action="append", metavar="CSV",
@@ -592,6 +702,9 @@ def parser(prog=None):
                     "(repeatable; written to --out, default the current directory)")
     ap.add_argument("--out", help="output directory (default RUN/plots)")
     ap.add_argument("--workers", type=int, help="the worker count of the against-drives plots (default: the most)")
+    ap.add_argument("--fleet-x", choices=["workers", "per-core"],
+                    help="the x axis of <job>-fleet-scaling: workers, or workers per core (default: per-core when "
+                    "the hosts' core counts differ)")
     return ap
 
 
@@ -631,23 +744,27 @@ def main(argv=None, prog=None):
     if not a.run:
         die("give a RUN (or --timeline CSV)")
     try:
-        run = store.resolve_run(a.run)
+        runs = [store.resolve_run(r) for r in a.run]
+        rows, mans = store.load_runs(runs)
+        run = runs[0]
         man = store.load_manifest(run)
-        rows = store.read_summary(run)
     except store.StoreError as e:
         die(str(e))
     if not rows:
-        die("%s has no finished point" % run)
+        die("%s has no finished point" % " ".join(runs))
     if not shutil.which("gnuplot"):
         print("SKIP: gnuplot is not installed (apt-get install gnuplot-nox)")
         return 77
     out = os.path.abspath(a.out or os.path.join(run, "plots"))
     os.makedirs(out, exist_ok=True)
-    p = Plotter(run, out, man, rows)
+    # the per-run plots draw the first run; <job>-fleet-scaling every run's hosts
+    p = Plotter(run, out, man, [r for r in rows if r["run"] == man["id"]])
     p.want_workers = a.workers
+    p.fleet_x = a.fleet_x
     p.drive_worker_plots()
     p.scaling()
     p.floppy()
+    p.fleet_scaling(rows, mans)
     if not p.made:
         die("nothing to plot: the run has no drive or worker axis and no floppy-vs-disk job")
     for f in p.made:

@@ -19,6 +19,7 @@ directory and the rqlock binary in both.
 import csv
 import json
 import os
+import re
 import shutil
 
 PKG_DIR = os.path.dirname(os.path.abspath(__file__))
@@ -104,14 +105,28 @@ def load_manifest(run_dir):
         raise StoreError("%s: no readable manifest.json (%s)" % (run_dir, e))
 
 
-def load_json(path):
-    """A point's JSON; text before the first '{' (fio's warnings) is skipped."""
-    with open(path) as f:
-        text = f.read()
+def parse_json_text(text):
+    """fio's JSON output with text before it: fio's warnings, or the
+    "<host> ..." lines a fio client prints from its servers (fio's own
+    server sends them in JSON mode too).  The document starts at the first
+    '{', or, when that does not parse (a brace in the text before), at the
+    first line that is "{" alone, as fio writes it."""
     i = text.find("{")
     if i < 0:
         raise ValueError("no JSON object")
-    return json.loads(text[i:])
+    try:
+        return json.loads(text[i:])
+    except ValueError:
+        m = re.search(r"^\{$", text, re.M)
+        if not m or m.start() == i:
+            raise
+        return json.loads(text[m.start():])
+
+
+def load_json(path):
+    """A point's JSON (parse_json_text)."""
+    with open(path) as f:
+        return parse_json_text(f.read())
 
 
 def point_paths(run_dir, point_id, rep):
@@ -149,12 +164,30 @@ def read_summary(run_dir, finished_only=True):
     return rows
 
 
+LOCAL_HOST = "local"
+
+
+def with_host(rows, man):
+    """Rows of a summary.csv written before the host axis (no host, no
+    cores column) read as the machine's own: host "local", its CPUs."""
+    cpus = (man.get("axes") or {}).get("cpus_usable") or (man.get("machine") or {}).get("cpus")
+    for r in rows:
+        if not r.get("host"):
+            r["host"] = LOCAL_HOST
+        if not r.get("cores") and r["host"] == LOCAL_HOST and cpus:
+            r["cores"] = str(cpus)
+    return rows
+
+
 def load_runs(runs):
-    """(rows of every run's summary, {run id: manifest}) for compare and plot."""
+    """(rows of every run's summary, {run id: manifest}) for compare and
+    plot; every row has a host and its cores (with_host)."""
     rows, mans = [], {}
     for r in runs:
         d = resolve_run(r)
         man = load_manifest(d)
+        if man["id"] in mans:
+            raise StoreError("%s: run %s is given twice" % (d, man["id"]))
         mans[man["id"]] = man
-        rows += read_summary(d)
+        rows += with_host(read_summary(d), man)
     return rows, mans

@@ -2,6 +2,7 @@
 workers; keep every point's fio-style JSON in a run store.
 
 Usage: rqlock sweep [OPTIONS] [JOBFILE...]      (or scripts/sweep, the same)
+       rqlock sweep --clients [NAME=]ADDR,... [--fio-clients ADDR,...] [OPTIONS] [JOBFILE...]
        rqlock sweep --scaling [OPTIONS]
        rqlock sweep --resume RUN
        rqlock sweep --summarize RUN     (rewrite summary.csv from the JSON files)
@@ -53,6 +54,16 @@ sinking one.  A finished (point, repeat) is never redone: --resume RUN (or
 the same --id again) picks up where an interrupted sweep stopped.
 
 Progress: one line on stderr: the point, the elapsed time and the ETA.
+
+Fleets (--clients): every point runs through the real `fio --client` on
+`rqlock server`s the user started; each server's lock mode, primitive and
+workers are its own, read from it before anything is written, and the
+servers are grouped by them: a point is (job file, group, D, --var values),
+one fio client run over the group's servers.  --fio-clients adds the fio
+baseline on `fio --server`s (fio's null engine, mode fio-null, or
+--fio-dev paths, mode fio-kernel).  summary.csv has a row per host, with
+its cores (fio's PROBE reply).  python/rqlock/fleet.py and docs/SERVER.md
+("Fleet sweeps") say more.
 """
 import argparse
 import csv
@@ -70,7 +81,7 @@ import sys
 import tempfile
 import time
 
-from . import metrics, store
+from . import fleet, metrics, store
 from .metrics import fmt, job_metrics, median, run_metrics  # noqa: F401 (run_metrics: the API tests use)
 from .store import load_json, save_manifest
 
@@ -84,7 +95,8 @@ DEFAULT_DEVS = {"DISK": "@null{n}", "FLOPPY": "@floppy{n}"}
 # loop-device backing sizes for the kernel baseline, per device prefix
 LOOP_SIZES = {"DISK": 256 << 20, "FLOPPY": 1440 << 10}
 LOOP_SIZE_OTHER = 256 << 20
-SUMMARY_COLS = ["run", "point", "jobfile", "job", "mode", "primitive", "drives", "workers"]
+SUMMARY_COLS = ["run", "point", "jobfile", "job", "mode", "primitive", "drives", "workers", "host", "cores"]
+LOCAL_HOST = store.LOCAL_HOST    # the host of a point run here (and of every row of an older store)
 SUMMARY_TAIL = ["repeats"] + metrics.summary_columns() + ["status"]
 
 
@@ -305,6 +317,8 @@ class Sweep:
     # points ---------------------------------------------------------------
     def points(self):
         man = self.man
+        if man.get("fleet"):
+            return self.fleet_points()
         out = []
         varnames = sorted(man["axes"]["vars"])
         for jf in man["jobfiles"]:
@@ -328,6 +342,33 @@ class Sweep:
                                     pid += ".%s%s" % (v, vals[v])
                                 out.append({"id": pid, "job": jf, "info": info, "mode": mode, "type": t,
                                             "drives": d, "workers": w, "vars": vals})
+        return out
+
+    def fleet_points(self):
+        """A fleet point per (job file, server group or fio baseline, D,
+        --var values): one fio client run over the group's servers."""
+        man, fl = self.man, self.man["fleet"]
+        out = []
+        varnames = sorted(man["axes"]["vars"])
+        grp = fleet.groups(fl["servers"])
+        cfgs = [(m, t, w, grp[(m, t, w)]) for (m, t, w) in sorted(grp, key=lambda k: (k[2], k))
+                if m in man["modes"]]
+        if fl.get("fio_servers") and fl["fio_mode"] in man["modes"]:
+            cfgs += [(fl["fio_mode"], "kernel", w, fl["fio_servers"]) for w in man["axes"]["workers"]]
+        for jf in man["jobfiles"]:
+            info = job_info(os.path.join(self.dir, "jobs", jf["copy"]))
+            combos = [{}]
+            for v in varnames:
+                if v in info["refs"]:
+                    combos = [dict(c, **{v: x}) for c in combos for x in man["axes"]["vars"][v]]
+            for vals in combos:
+                for mode, t, w, servers in cfgs:
+                    for d in drive_axis(info, man["axes"]["drives"]):
+                        pid = "%s.%s.%s.d%d.w%d" % (info["stem"], mode, t, d, w)
+                        for v in sorted(vals):
+                            pid += ".%s%s" % (v, vals[v])
+                        out.append({"id": pid, "job": jf, "info": info, "mode": mode, "type": t,
+                                    "drives": d, "workers": w, "vars": vals, "servers": servers})
         return out
 
     def paths(self, pt, rep):
@@ -355,11 +396,14 @@ class Sweep:
         info = pt["info"]
         disks = []
         for prefix, n, var in info["devs"]:
-            if pt["mode"] == FIO_MODE:
+            if pt["mode"] == FIO_MODE and "servers" not in pt:
                 if var in self.loops.devs:
                     env[var] = self.loops.devs[var]
             else:
                 tmpl = man["devices"].get(prefix)
+                if "servers" in pt and pt["mode"] in fleet.FIO_MODES:
+                    # paths on the fio hosts (fio-kernel), or nothing the null engine opens
+                    tmpl = (man["fleet"].get("fio_devices") or {}).get(prefix, "none")
                 if tmpl is not None:
                     env[var] = tmpl.replace("{n}", str(n))
         for n in range(pt["drives"]):
@@ -373,6 +417,8 @@ class Sweep:
         info = pt["info"]
         job = os.path.join(self.dir, "jobs", pt["job"]["copy"])
         secs = selected_sections(info, pt["drives"])
+        if "servers" in pt:
+            return self.fleet_command(pt, job, secs)
         sec_args = []
         for s in secs or []:
             sec_args += ["--section", s]
@@ -387,6 +433,19 @@ class Sweep:
         if self.man["axes"]["no_pin"]:
             cmd.append("--no-pin")
         return cmd + sec_args + [job]
+
+    def fleet_command(self, pt, job, secs):
+        """fio --client=S1 JOB --client=S2 JOB ...: JOB resolved here
+        (${VARS}, the point's sections; the null engine for fio-null) and
+        kept in RUN/jobs/points/.  Its JSON goes to stdout."""
+        with open(job) as f:
+            text = f.read()
+        resolved = fleet.resolve_job(text, self.env_for(pt), secs, null_engine=pt["mode"] == fleet.FIO_NULL)
+        d = os.path.join(self.dir, "jobs", "points")
+        os.makedirs(d, exist_ok=True)
+        path = os.path.join(d, pt["id"] + ".fio")
+        store.write_atomic(path, resolved)
+        return [self.man["fio"]["path"], "--output-format=json"] + fleet.client_args(pt["servers"], path)
 
     # running --------------------------------------------------------------
     def run_one(self, pt, rep):
@@ -403,31 +462,64 @@ class Sweep:
         with open(lp, "w") as err:
             # its own session (a ^C reaches the sweep, which stops the runner
             # cleanly), and killed with the sweep if the sweep itself is killed
-            self.child = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=err,
-                                          start_new_session=True, preexec_fn=_die_with_parent)
-            rc = self.child.wait()
-            self.child = None
+            out = open(tmp_json, "w") if "servers" in pt else subprocess.DEVNULL
+            late = None
+            try:
+                self.child = subprocess.Popen(cmd, env=env, stdout=out, stderr=err,
+                                              start_new_session=True, preexec_fn=_die_with_parent)
+                if "servers" in pt:
+                    # a host that stops answering must not hang the sweep: rqlock run has
+                    # --stall-timeout for that, the fio client only its SEND_ETA retries
+                    limit = 2 * self.guess_run_s() + self.man["axes"]["stall_timeout"]
+                    try:
+                        rc = self.child.wait(limit)
+                    except subprocess.TimeoutExpired:
+                        late = "the fio client did not finish within %d s (2 x the expected run time + " \
+                               "--stall-timeout): stopped" % limit
+                        err.write("sweep: %s\n" % late)
+                        err.flush()
+                        self.kill_child()
+                        rc = self.child.wait()
+                else:
+                    rc = self.child.wait()
+            finally:
+                self.child = None
+                if out is not subprocess.DEVNULL:
+                    out.close()
         wall = time.time() - t0
         bg = meter.other()
         if self.stop:
             _unlink(tmp_json)
             return None
-        ok = rc == 0
-        why = None
-        if rc < 0:
+        ok = rc == 0 and late is None
+        why = late
+        if late is None and rc < 0:
             # killed from outside (the OOM killer, a user's kill -9): the
             # point failed; whatever the runner left half-written goes
             why = "killed by %s" % _signame(-rc)
-        elif rc:
+        elif late is None and rc:
             why = "exit %d" % rc
         if ok:
+            doc = None
             try:
-                load_json(tmp_json)
+                doc = load_json(tmp_json)
             except (OSError, ValueError) as e:
                 ok = False
                 why = "the output is not JSON: %s" % e
+            if doc is not None and "servers" in pt:
+                # every host answered, and (rqlock) with the point's options
+                try:
+                    fleet.split_by_host(doc, pt["servers"])
+                    if pt["mode"] not in fleet.FIO_MODES:
+                        why = fleet.check_desc(doc, pt["servers"], pt["mode"], pt["type"], pt["workers"])
+                except ValueError as e:
+                    why = str(e)
+                ok = why is None
+            if not ok:
                 with open(lp, "a") as err:
-                    err.write("sweep: the output is not JSON: %s\n" % e)
+                    err.write("sweep: %s\n" % why)
+        if "servers" in pt:
+            bg = bg_before = None   # the servers' CPU is not ours to tell from the rest's
         meta = {"point": pt["id"], "repeat": rep, "command": cmd, "exit": rc, "ok": ok, "why": why,
                 "env": {k: env[k] for k in sorted(set(pt["info"]["refs"]) | {"RUNTIME", "NDRIVES", "WORKERS", "DISKS", "PER_DRIVE"})
                         if k in env},
@@ -475,7 +567,7 @@ class Sweep:
         skipped = total - len(todo)
         if skipped:
             say("sweep: %d of %d runs already in %s, %d to go" % (skipped, total, self.dir, len(todo)))
-        if any(pt["mode"] == FIO_MODE for pt, _ in todo):
+        if any(pt["mode"] == FIO_MODE and "servers" not in pt for pt, _ in todo):
             self.setup_loops(pts)
         t0 = time.monotonic()
         durations = []
@@ -513,7 +605,7 @@ class Sweep:
     def setup_loops(self, pts):
         need = {}
         for pt in pts:
-            if pt["mode"] != FIO_MODE:
+            if pt["mode"] != FIO_MODE or "servers" in pt:
                 continue
             per_drive = bool(pt["info"]["drive_secs"])
             for prefix, n, var in pt["info"]["devs"]:
@@ -643,22 +735,37 @@ def write_summary(run_dir, man, pts):
                 j = load_json(jp)
             except (OSError, ValueError):
                 continue
+            if "servers" in pt:
+                try:
+                    docs = fleet.split_by_host(j, pt["servers"])
+                except ValueError:
+                    continue
+                cores = {sv["name"]: sv.get("cores") for sv in pt["servers"]}
+            else:
+                docs = {LOCAL_HOST: j}
+                cores = {LOCAL_HOST: local_cores(man)}
             nrep += 1
-            point = dict(run_metrics(j, pt["workers"]), **metrics.meta_metrics(meta))
-            for jb in j.get("jobs", []):
-                name = jb.get("jobname", "?")
-                if name not in per_job:
-                    per_job[name] = []
-                    order.append(name)
-                per_job[name].append(dict(job_metrics(jb), **point))
+            for host, doc in docs.items():
+                point = dict(run_metrics(doc, pt["workers"]), **metrics.meta_metrics(meta))
+                for jb in doc.get("jobs", []):
+                    key = (host, jb.get("jobname", "?"))
+                    if key not in per_job:
+                        per_job[key] = []
+                        order.append(key)
+                    per_job[key].append(dict(job_metrics(jb), **point))
         if not nrep:
             if failed:
-                rows.append(base_row(man, pt, varnames, "", {"repeats": 0, "status": "failed: " + failed[0]}))
+                hosts = [(sv["name"], sv.get("cores")) for sv in pt["servers"]] if "servers" in pt \
+                    else [(LOCAL_HOST, local_cores(man))]
+                for h, c in hosts:
+                    rows.append(base_row(man, pt, varnames, "", {"repeats": 0, "status": "failed: " + failed[0],
+                                                                 "host": h, "cores": c}))
             continue
-        for name in order:
-            r = metrics.aggregate(per_job[name])
-            r["repeats"] = len(per_job[name])
+        for host, name in order:
+            r = metrics.aggregate(per_job[(host, name)])
+            r["repeats"] = len(per_job[(host, name)])
             r["status"] = "ok" if not failed else "ok, %d failed" % len(failed)
+            r["host"], r["cores"] = host, cores.get(host)
             rows.append(base_row(man, pt, varnames, name, r))
     tmp = os.path.join(run_dir, "summary.csv.tmp")
     with open(tmp, "w", newline="") as f:
@@ -667,6 +774,11 @@ def write_summary(run_dir, man, pts):
         for r in rows:
             w.writerow([fmt(r.get(c)) for c in cols])
     os.replace(tmp, os.path.join(run_dir, "summary.csv"))
+
+
+def local_cores(man):
+    """The cores of the machine a local sweep ran on (the CPUs it could use)."""
+    return man["axes"].get("cpus_usable") or (man.get("machine") or {}).get("cpus")
 
 
 def base_row(man, pt, varnames, job, extra):
@@ -726,45 +838,10 @@ def scaling_notes(ncpu, workers, scaling):
     return notes
 
 
-def new_manifest(a, run_id, run_dir, jobfiles, rqlock):
-    ncpu = usable_cpus()
-    quick = a.quick
-    runtime = a.runtime if a.runtime is not None else (1 if quick else 2)
-    repeat = a.repeat if a.repeat is not None else (1 if quick else 3)
-    if a.scaling:
-        workers = parse_list(a.workers, int) if a.workers else scaling_workers(ncpu)
-        drives = parse_list(a.drives, int) if a.drives else sorted(set(workers))
-    else:
-        drives = parse_list(a.drives, int) if a.drives else ([1, 2] if quick else [1, 2, 4])
-        workers = parse_list(a.workers, int) if a.workers else ([ncpu] if quick else sorted({1, ncpu}))
-    if repeat < 1 or runtime <= 0 or not drives or not workers or min(drives + workers) < 1:
-        die("--repeat, --runtime, --drives and --workers must be positive")
-    devs = dict(DEFAULT_DEVS)
-    for d in a.dev or []:
-        if "=" not in d:
-            die("--dev wants PREFIX=TEMPLATE, e.g. DISK=@null{n},irqmode=1")
-        k, v = d.split("=", 1)
-        devs[k] = v
-    variables = {}
-    for v in a.var or []:
-        if "=" not in v:
-            die("--var wants NAME=v1,v2,...")
-        k, vals = v.split("=", 1)
-        variables[k] = parse_list(vals)
-    infos = [job_info(j) for j in jobfiles]
-    for info in infos:
-        if "QD" in info["refs"] and "QD" not in variables:
-            variables["QD"] = ["16"]
-        for r in info["refs"]:
-            m = re.match(r"([A-Z]+?)(\d+)$", r)
-            known = r in ("RUNTIME", "NDRIVES", "WORKERS", "DISKS", "PER_DRIVE") or r in variables
-            if m and m.group(1) in devs:
-                known = True
-            if not known:
-                die("%s uses ${%s}: give --var %s=... or --dev %s=..." % (info["path"], r, r,
-                                                                           m.group(1) if m else r))
+def probe_local(a, rqlock, infos, devs, notes):
+    """The modes, primitives and devices usable here: (modes, unavailable,
+    types, dev_ok); what is not usable is said in notes."""
     tmp = tempfile.mkdtemp(prefix="rqlock-sweep-probe.")
-    notes = []
     try:
         if not os.access(rqlock, os.X_OK):
             die("no rqlock binary at %s (build it: scripts/build, or give --rqlock)" % rqlock)
@@ -810,6 +887,59 @@ def new_manifest(a, run_id, run_dir, jobfiles, rqlock):
                 notes.append("device %s (%s) unusable: %s" % (p, spec, why))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    return modes, unavailable, types, dev_ok
+
+
+def new_manifest(a, run_id, run_dir, jobfiles, rqlock, fl=None):
+    """The manifest of a new run; fl: the fleet found by discover_fleet()."""
+    ncpu = usable_cpus()
+    quick = a.quick
+    runtime = a.runtime if a.runtime is not None else (1 if quick else 2)
+    repeat = a.repeat if a.repeat is not None else (1 if quick else 3)
+    if fl:
+        ws = sorted({sv["workers"] for sv in fl["servers"]})
+        workers = ws or (parse_list(a.workers, int) if a.workers else [1])
+        drives = parse_list(a.drives, int) if a.drives else ([1, 2] if quick else [1, 2, 4])
+    elif a.scaling:
+        workers = parse_list(a.workers, int) if a.workers else scaling_workers(ncpu)
+        drives = parse_list(a.drives, int) if a.drives else sorted(set(workers))
+    else:
+        drives = parse_list(a.drives, int) if a.drives else ([1, 2] if quick else [1, 2, 4])
+        workers = parse_list(a.workers, int) if a.workers else ([ncpu] if quick else sorted({1, ncpu}))
+    if repeat < 1 or runtime <= 0 or not drives or not workers or min(drives + workers) < 1:
+        die("--repeat, --runtime, --drives and --workers must be positive")
+    devs = dict(DEFAULT_DEVS)
+    for d in a.dev or []:
+        if "=" not in d:
+            die("--dev wants PREFIX=TEMPLATE, e.g. DISK=@null{n},irqmode=1")
+        k, v = d.split("=", 1)
+        devs[k] = v
+    variables = {}
+    for v in a.var or []:
+        if "=" not in v:
+            die("--var wants NAME=v1,v2,...")
+        k, vals = v.split("=", 1)
+        variables[k] = parse_list(vals)
+    infos = [job_info(j) for j in jobfiles]
+    for info in infos:
+        if "QD" in info["refs"] and "QD" not in variables:
+            variables["QD"] = ["16"]
+        for r in info["refs"]:
+            m = re.match(r"([A-Z]+?)(\d+)$", r)
+            known = r in ("RUNTIME", "NDRIVES", "WORKERS", "DISKS", "PER_DRIVE") or r in variables
+            if m and m.group(1) in devs:
+                known = True
+            if not known:
+                die("%s uses ${%s}: give --var %s=... or --dev %s=..." % (info["path"], r, r,
+                                                                           m.group(1) if m else r))
+    notes = []
+    if fl:
+        # the servers said what they run (discover_fleet); devices are theirs to open
+        modes, unavailable, dev_ok = fleet_modes(a, fl), {}, {}
+        types = sorted({sv["primitive"] for sv in fl["servers"]}) or ["kernel"]
+        notes += fleet_notes(fl)
+    else:
+        modes, unavailable, types, dev_ok = probe_local(a, rqlock, infos, devs, notes)
     os.makedirs(os.path.join(run_dir, "jobs"), exist_ok=True)
     jf = []
     for info in infos:
@@ -825,6 +955,12 @@ def new_manifest(a, run_id, run_dir, jobfiles, rqlock):
         die("no job file left to run: " + "; ".join(notes))
     rv = sh([rqlock, "--version"]).stdout.strip()
     fio = shutil.which("fio")
+    if fl:
+        for p in sorted({p for i in infos for p, _, _ in i["devs"]}):
+            spec = devs.get(p, "")
+            if spec.startswith("@") and not spec.startswith("@null") and fl["servers"]:
+                notes.append("device %s=%s: the rqlock servers must allow it (--allow @builtin, their default)"
+                             % (p, spec))
     man = {
         "id": run_id,
         "command": command_line(),
@@ -844,10 +980,80 @@ def new_manifest(a, run_id, run_dir, jobfiles, rqlock):
                  "repeat": repeat, "no_pin": bool(a.no_pin), "stall_timeout": a.stall_timeout,
                  "quick": bool(quick)},
         "metrics": {m.column: m.doc for m in metrics.METRICS},
-        "notes": notes + scaling_notes(ncpu, workers, a.scaling),
+        "notes": notes + ([] if fl else scaling_notes(ncpu, workers, a.scaling)),
         "status": "running",
     }
+    if fl:
+        man["fleet"] = fl
+        man["axes"]["pairs"] = "all"
     return man
+
+
+def discover_fleet(a):
+    """--clients / --fio-clients: every server probed (name, address, host
+    name, cores, and an rqlock server's mode, primitive, workers), before
+    anything is written; bad input or an unusable server: one line, exit 2."""
+    fio = shutil.which("fio")
+    if not fio:
+        die("--clients needs the fio client (fio 3.33): fio is not installed")
+    servers, fios = [], []
+    for opt, vals, kind, out in (("--clients", a.clients, "rqlock", servers),
+                                 ("--fio-clients", a.fio_clients, "fio", fios)):
+        if vals:
+            try:
+                out += fleet.discover(fleet.parse_clients(vals), fio, kind)
+            except fleet.FleetError as e:
+                die("%s: %s" % (opt, e))
+    both = {s["addr"] for s in servers} & {s["addr"] for s in fios}
+    if both:
+        die("--clients and --fio-clients both name %s" % sorted(both)[0])
+    fdev = {}
+    for d in a.fio_dev or []:
+        if "=" not in d:
+            die("--fio-dev wants PREFIX=TEMPLATE, e.g. DISK=/dev/nvme{n}n1 (a path on the fio hosts)")
+        k, v = d.split("=", 1)
+        fdev[k] = v
+    if fdev and not fios:
+        die("--fio-dev without --fio-clients: no fio server to run it")
+    if a.workers and servers:
+        die("--workers with --clients: a server's workers are its own (rqlock server --workers=N)")
+    if a.lock_types:
+        die("--lock-types with --clients: a server's primitive is its own (rqlock server --lock-type=T)")
+    if a.scaling:
+        die("--scaling with --clients: the workers are the servers' own; start one server per W")
+    fl = {"servers": servers, "fio_servers": fios, "fio_devices": fdev or None,
+          "fio_mode": fleet.FIO_KERNEL if fdev else fleet.FIO_NULL}
+    fleet_modes(a, fl)      # --modes the fleet cannot run: said before anything is written
+    return fl
+
+
+def fleet_modes(a, fl):
+    have = sorted({sv["mode"] for sv in fl["servers"]}, key=lambda m: (RQ_MODES + [m]).index(m))
+    if fl["fio_servers"]:
+        have.append(fl["fio_mode"])
+    if not a.modes:
+        return have
+    want = parse_list(a.modes)
+    missing = [m for m in want if m not in have]
+    if missing:
+        die("--modes %s: no server of the fleet runs %s (the servers run %s)" % (
+            a.modes, ",".join(missing), ",".join(have) or "nothing"))
+    return [m for m in have if m in want]
+
+
+def fleet_notes(fl):
+    notes = []
+    for sv in fl["servers"]:
+        notes.append("host %s: %s (%s, %d cores) lock=%s lock-type=%s workers=%d" % (
+            sv["name"], sv["addr"], sv["hostname"], sv["cores"], sv["mode"], sv["primitive"], sv["workers"]))
+        if sv["workers"] > sv["cores"]:
+            notes.append("warning: host %s runs %d workers on %d cores: spinning locks under oversubscription "
+                         "measure the scheduler, not the lock" % (sv["name"], sv["workers"], sv["cores"]))
+    for sv in fl["fio_servers"]:
+        notes.append("fio host %s: %s (%s, %s, %d cores)%s" % (
+            sv["name"], sv["addr"], sv["hostname"], sv["version"], sv["cores"],
+            ": fio's null engine, no device" if fl["fio_mode"] == fleet.FIO_NULL else ""))
+    return notes
 
 
 def fio_unavailable():
@@ -904,6 +1110,15 @@ def parser(prog=None):
     ap.add_argument("--scaling", action="store_true",
                     help="the lock-scaling set: jobs/lock-scaling.fio, W = 1, 2, 4, ... CPUs, D = W and D = 1, "
                     "every mode and primitive (explicit axes win)")
+    ap.add_argument("--clients", action="append", metavar="HOSTS",
+                    help="a fleet sweep: run every point through `fio --client` on these `rqlock server`s, a comma "
+                    "list of [NAME=]ADDR in fio's syntax (sock:PATH, ip:HOST,PORT, HOST,PORT); each server's lock "
+                    "mode, primitive and workers are its own (docs/SERVER.md, \"Fleet sweeps\")")
+    ap.add_argument("--fio-clients", action="append", metavar="HOSTS",
+                    help="the fio baseline of a fleet sweep: `fio --server`s, the same syntax")
+    ap.add_argument("--fio-dev", action="append", metavar="PREFIX=TEMPLATE",
+                    help="devices of the --fio-clients hosts (paths there, {n} the number; mode fio-kernel); "
+                    "without it the fio baseline runs on fio's null engine (mode fio-null)")
     ap.add_argument("--id", help="run id (default: date-time); an existing run with this id is resumed")
     ap.add_argument("--out", default=store.runs_root(), help="where runs go (default results/runs, or $RQLOCK_RUNS)")
     ap.add_argument("--resume", metavar="RUN", help="continue an interrupted run with its own parameters")
@@ -911,7 +1126,9 @@ def parser(prog=None):
     ap.add_argument("--retry-failed", action="store_true", help="on resume, redo points that failed")
     ap.add_argument("--rqlock", help="the rqlock binary (default $RQLOCK, else build/rqlock)")
     ap.add_argument("--no-pin", action="store_true", help="pass --no-pin to rqlock")
-    ap.add_argument("--stall-timeout", type=int, default=60, help="rqlock's --stall-timeout (default 60)")
+    ap.add_argument("--stall-timeout", type=int, default=60,
+                    help="rqlock's --stall-timeout; a fleet point is stopped after 2 x its expected run time "
+                    "+ this (default 60)")
     ap.add_argument("--quiet-wait", type=float, default=0, metavar="S",
                     help="before each run wait up to S s for the rest of the machine to go quiet (default 0)")
     ap.add_argument("--quiet-threshold", type=float, default=0.2, metavar="CORES",
@@ -949,8 +1166,18 @@ def main(argv=None, prog=None):
         run_dir = os.path.join(a.out, run_id)
         if os.path.exists(run_dir) and os.listdir(run_dir):
             die("%s exists and has no manifest: choose another --id" % run_dir)
+        fl = discover_fleet(a) if (a.clients or a.fio_clients) else None
+        if not fl and a.fio_dev:
+            die("--fio-dev without --fio-clients: no fio server to run it")
+        created = [d for d in (a.out, run_dir) if not os.path.exists(d)]
         os.makedirs(os.path.join(run_dir, "json"), exist_ok=True)
-        man = new_manifest(a, run_id, run_dir, jobfiles, store.find_rqlock(a.rqlock))
+        try:
+            man = new_manifest(a, run_id, run_dir, jobfiles, store.find_rqlock(a.rqlock), fl)
+        except SystemExit:
+            # bad input found while building the manifest: nothing stays written
+            if created:
+                shutil.rmtree(created[0], ignore_errors=True)
+            raise
     os.makedirs(os.path.join(run_dir, "json"), exist_ok=True)
     os.makedirs(os.path.join(run_dir, "log"), exist_ok=True)
     lock = lock_run(run_dir)  # noqa: F841 (held until exit)

@@ -46,9 +46,10 @@ class TmpDir(unittest.TestCase):
         return p
 
 
-def make_run(root, run_id, rows, machine=None):
+def make_run(root, run_id, rows, machine=None, host_axis=False):
     """A run directory with a manifest and a summary.csv of the given rows
-    (dicts of summary.csv columns; the rest are left empty)."""
+    (dicts of summary.csv columns; the rest are left empty).  Without
+    host_axis, the columns of a store written before the host axis."""
     d = os.path.join(root, run_id)
     os.makedirs(os.path.join(d, "json"), exist_ok=True)
     man = {"id": run_id, "created": "2026-12-03T17:00:00+00:00", "git": {"revision": "abc", "dirty": False},
@@ -57,7 +58,8 @@ def make_run(root, run_id, rows, machine=None):
            "devices": {"DISK": "@null{n}"}, "notes": []}
     with open(os.path.join(d, "manifest.json"), "w") as f:
         json.dump(man, f)
-    cols = ["run", "point", "jobfile", "job", "mode", "primitive", "drives", "workers", "repeats"] + \
+    cols = ["run", "point", "jobfile", "job", "mode", "primitive", "drives", "workers"] + \
+        (["host", "cores"] if host_axis else []) + ["repeats"] + \
         metrics.summary_columns() + ["status"]
     with open(os.path.join(d, "summary.csv"), "w") as f:
         f.write(",".join(cols) + "\n")

@@ -87,6 +87,11 @@ class TestRuns(TmpDir):
         p = self.write("bad.json", "no json here")
         with self.assertRaises(ValueError):
             store.load_json(p)
+        # a fio client's "<host> ..." lines from its servers, one with a brace
+        text = "<vm> j: (g=0): rw=read {x}\n<vm> Starting 1 process\n" + json.dumps({"a": [1]}, indent=1)
+        self.assertEqual(store.parse_json_text(text), {"a": [1]})
+        with self.assertRaises(ValueError):
+            store.parse_json_text("<vm> {\n{\n\"a\": ")
 
     def test_point_paths(self):
         j, m, l = store.point_paths("/r", "x.global.ttas.d1.w1", 2)
