@@ -63,7 +63,64 @@ static uint64_t map_take(struct clone *c, struct clone_file *f, uint64_t b, uint
 	return f->start + b * c->min_bs;
 }
 
-static uint64_t random_offset(struct clone *c, struct clone_file *f, uint32_t *bsp)
+static uint64_t random_offset_bs(struct clone *c, struct clone_file *f, uint32_t *bsp, int op);
+
+/*
+ * random_distribution=zoned|zoned_abs, as fio's __get_next_rand_offset_zoned:
+ * a zone chosen by its share of the I/Os (a draw in 1..100 against the
+ * running sum), then a block drawn evenly inside it.  Zones are laid end
+ * to end from the region's start; a zone past the region's end is cut.
+ */
+static uint64_t zoned_offset(struct clone *c, const struct clone_file *f, int op, uint32_t bs)
+{
+	const struct rq_job *job = c->job;
+	int d = job->nr_zones[op] ? op : !op;
+	uint64_t size = f->end - f->start, zstart = 0, zlen = size, blocks, off;
+	unsigned int r = (unsigned int)(rq_rng_next(&c->rng) % 100) + 1, sum = 0;
+
+	for (unsigned int i = 0; i < job->nr_zones[d]; i++) {
+		uint64_t len = job->random_distribution == RQ_RAND_ZONED_ABS ? job->zones[d][i].size :
+			       size / 100 * job->zones[d][i].size_pct +
+			       size % 100 * job->zones[d][i].size_pct / 100;
+
+		sum += job->zones[d][i].access;
+		zlen = len;
+		if (r <= sum)
+			break;
+		zstart += len;
+	}
+	if (zstart >= size)
+		zstart = 0;
+	if (zlen > size - zstart)
+		zlen = size - zstart;
+	blocks = zlen / c->min_bs;
+	off = f->start + zstart + (blocks ? rq_rng_next(&c->rng) % blocks : 0) * c->min_bs;
+	if (off + bs > f->end)
+		off = f->start + (size - bs) / c->min_bs * c->min_bs;
+	return off;
+}
+
+/*
+ * *bsp may shrink: the random map gives a mixed-size I/O the free run it
+ * starts (map_take()).
+ */
+static uint64_t random_offset(struct clone *c, struct clone_file *f, uint32_t *bsp, int op)
+{
+	const struct rq_job *job = c->job;
+	uint32_t ba = job->blockalign[op];
+	uint64_t off = random_offset_bs(c, f, bsp, op);
+
+	/*
+	 * blockalign: offsets are multiples of ba within the region, as fio's.
+	 * The random map marked the blocks drawn, so with ba and mixed sizes a
+	 * pass may cover a block twice; it still ends when every block is marked.
+	 */
+	if (ba > c->min_bs)
+		off = f->start + (off - f->start) / ba * ba;
+	return off;
+}
+
+static uint64_t random_offset_bs(struct clone *c, struct clone_file *f, uint32_t *bsp, int op)
 {
 	uint32_t bs = *bsp;
 	const struct rq_job *job = c->job;
@@ -76,7 +133,10 @@ static uint64_t random_offset(struct clone *c, struct clone_file *f, uint32_t *b
 	for (;;) {
 		uint64_t b, off;
 
-		if (job->random_distribution != RQ_RAND_UNIFORM) {
+		if (job->random_distribution == RQ_RAND_ZONED ||
+		    job->random_distribution == RQ_RAND_ZONED_ABS) {
+			return zoned_offset(c, f, op, bs);
+		} else if (job->random_distribution != RQ_RAND_UNIFORM) {
 			b = rq_dist_next(&f->dist, &c->rng);
 		} else if (job->norandommap) {
 			b = rq_rng_next(&c->rng) % f->nblocks;
@@ -164,6 +224,26 @@ static bool coe_allows(const struct clone *c, int kind)
 	return (c->job->continue_on_error & kind) == kind;
 }
 
+/*
+ * Whether the job goes on after error @err (positive errno) of @kind: as
+ * fio's td_non_fatal_error, continue_on_error for the kind, and when
+ * ignore_error lists errors for it, only those.
+ */
+static bool error_allowed(const struct clone *c, int kind, int err)
+{
+	const struct rq_job *job = c->job;
+	int k = kind == RQ_COE_READ ? 0 : kind == RQ_COE_WRITE ? 1 : kind == RQ_COE_VERIFY ? 2 : -1;
+
+	if (!coe_allows(c, kind))
+		return false;
+	if (k < 0 || !job->nr_ignore_error[k])
+		return true;
+	for (unsigned int i = 0; i < job->nr_ignore_error[k]; i++)
+		if (job->ignore_error[k][i] == err)
+			return true;
+	return false;
+}
+
 /* Log a verified write as it is issued (see vlog.c); false when out of memory. */
 static bool vlog_add(struct clone *c, const struct clone_file *f, uint64_t offset, uint32_t len,
 		     bool inflight, uint64_t *id)
@@ -197,6 +277,30 @@ static void explain_error(const struct clone_file *f, const struct rq_bio *bio, 
 			 (unsigned long long)(bio->offset + bio->len));
 }
 
+/*
+ * exitall: the clone's group (exit_what=group, fio's default), its phase
+ * (stonewall) or every job (all, later phases too) stop issuing.
+ */
+static void exit_others(const struct clone *c)
+{
+	struct rq_engine *e = c->cpu->e;
+	int none = -1;
+
+	atomic_store(&e->exit_what, (int)c->job->exit_what);
+	atomic_compare_exchange_strong(&e->exit_group, &none, c->job->groupid);
+}
+
+static bool told_to_exit(const struct clone *c)
+{
+	const struct rq_engine *e = c->cpu->e;
+	int g = atomic_load_explicit(&e->exit_group, memory_order_relaxed);
+
+	if (g < 0)
+		return false;
+	return atomic_load_explicit(&e->exit_what, memory_order_relaxed) != RQ_EXIT_GROUP ||
+	       c->job->groupid == g;
+}
+
 /* A bio is back: check what it read, account it, note errors. */
 void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
 {
@@ -205,6 +309,7 @@ void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
 	unsigned int idx = (unsigned int)(bio - c->bios);
 	bool vread = c->bio_flags[idx] & BIO_VERIFY;
 	bool logged = vread;		/* a read of a logged piece: its seq is known */
+	bool lat_fatal = false;		/* latency_target failed at depth 1: said already */
 	int kind = bio->op == RQ_OP_WRITE ? RQ_COE_WRITE : RQ_COE_READ;
 
 	/* a bio ended on another worker carries that worker's clock: never before its issue */
@@ -240,12 +345,28 @@ void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
 	}
 	if (bio->op == RQ_OP_WRITE && job->verify != RQ_VERIFY_NONE && f->has_data)
 		rq_vlog_done(&c->vlog, c->bio_tag[idx], !bio->error);
+	/*
+	 * latency_target judges lat; without it (disable_lat) an I/O counts
+	 * in its window and is never late, as in fio, which judges only a
+	 * latency it keeps
+	 */
+	if (job->latency_target_ns && !bio->error && bio->done_ns >= c->ramp_end_ns &&
+	    eng_lat_io(c, job->disable_lat ? 0 : bio->done_ns - bio->start_ns)) {
+		if (!c->first_error)	/* once: continue_on_error may let it go on failing */
+			fprintf(stderr, "rqlock: job '%s': %s %s at offset %" PRIu64 " took %" PRIu64
+				" us, above latency_target=%" PRIu64 " us at queue depth 1 (fio's \"max "
+				"latency exceeded\")\n", job->name, f->q->name, bio->op ? "write" : "read",
+				bio->offset, (bio->done_ns - bio->start_ns) / 1000,
+				job->latency_target_ns / 1000);
+		bio->error = -ETIMEDOUT;
+		lat_fatal = true;
+	}
 	if (bio->error) {
 		/* fio: an error continue_on_error covers is counted, not the job's error */
 		c->total_err++;
 		if (!c->first_error) {
 			c->first_error = -bio->error;
-			if (bio->error != -EILSEQ) {
+			if (bio->error != -EILSEQ && !lat_fatal) {
 				char why[160];
 
 				explain_error(f, bio, why, sizeof(why));
@@ -254,10 +375,12 @@ void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
 					bio->offset, bio->len, strerror(-bio->error), why);
 			}
 		}
-		if (!coe_allows(c, kind)) {
+		if (!error_allowed(c, kind, -bio->error)) {
 			if (!c->error)
 				c->error = -bio->error;
 			c->issue_done = true;
+			if (job->exitall_on_error)
+				exit_others(c);
 		}
 	} else {
 		/* thinktime after thinktime_blocks completed I/Os (fio's default, "complete") */
@@ -272,9 +395,13 @@ void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
 
 			d->total_ios++;
 			d->io_bytes += bio->len;
-			rq_lat_add(&d->slat, bio->issue_ns - bio->start_ns);
-			rq_lat_add(&d->clat, bio->done_ns - bio->issue_ns);
-			rq_lat_add(&d->lat, bio->done_ns - bio->start_ns);
+			/* gtod_reduce and disable_*: those latencies are not kept, as fio */
+			if (!job->disable_slat)
+				rq_lat_add(&d->slat, bio->issue_ns - bio->start_ns);
+			if (!job->disable_clat)
+				rq_lat_add(&d->clat, bio->done_ns - bio->issue_ns);
+			if (!job->disable_lat)
+				rq_lat_add(&d->lat, bio->done_ns - bio->start_ns);
 			if (bio->due_ns)
 				eng_pace_account(d, c->pace[bio->op].mean_gap_ns, bio->due_ns,
 						 bio->start_ns, bio->done_ns);
@@ -323,7 +450,7 @@ void eng_clone_sample(struct clone *c, uint64_t now)
 		eng_logs_tick(c, now);
 	if (__builtin_expect(c->publish, 0))
 		eng_status_publish(c, now);
-	if (now < c->next_sample_ns || c->waiting)
+	if (now < c->next_sample_ns || c->waiting || c->job->disable_bw)
 		return;
 	if (!c->last_sample_ns) {
 		if (now < c->ramp_end_ns) {
@@ -368,8 +495,12 @@ void eng_clone_check_done(struct clone *c, uint64_t now)
 		return;
 	if (!c->issue_done) {
 		if ((c->deadline_ns && now >= c->deadline_ns) ||
-		    (!job->time_based && c->issued >= c->io_limit))
+		    (!job->time_based && c->issued >= c->io_limit) ||
+		    (c->ios_limit && c->nr_ios >= c->ios_limit) ||
+		    told_to_exit(c))
 			c->issue_done = true;
+		else if (job->latency_target_ns)
+			eng_lat_check(c, now);
 	}
 	/* verification: reads of completed writes, after a backlog or at the end */
 	if (job->verify != RQ_VERIFY_NONE && (!c->error || coe_allows(c, RQ_COE_VERIFY)) &&
@@ -386,19 +517,37 @@ void eng_clone_check_done(struct clone *c, uint64_t now)
 		c->end_ns = now;
 		if (c->publish)
 			eng_status_publish(c, now);
+		if (job->exitall)
+			exit_others(c);
+		if (c->flow)
+			atomic_fetch_sub(&c->flow->weight, job->flow);
 		c->cpu->nr_active--;
 		atomic_fetch_sub(&c->cpu->e->job_remaining[c->job_index], 1);
 		atomic_fetch_sub_explicit(&c->cpu->e->active_clones, 1, memory_order_release);
 	}
 }
 
-/* wait_for: start once every clone of the job waited for has finished */
+/* Time a clone holds itself back (rate, thinktime): the worker wakes for it. */
+static inline void hold_until(struct rq_cpu *cpu, uint64_t t)
+{
+	if (t < cpu->clone_wake_ns)
+		cpu->clone_wake_ns = t;
+}
+
+/*
+ * wait_for: start once every clone of the job waited for has finished;
+ * startdelay: not before its time.
+ */
 static bool clone_try_start(struct clone *c, uint64_t now)
 {
 	struct rq_engine *e = c->cpu->e;
 
-	if (atomic_load(&e->job_remaining[c->wait_index]))
+	if (c->job->wait_for[0] && atomic_load(&e->job_remaining[c->wait_index]))
 		return false;
+	if (now < c->delay_until_ns) {
+		hold_until(c->cpu, c->delay_until_ns);
+		return false;
+	}
 	c->waiting = false;
 	c->start_ns = now;
 	c->ramp_end_ns = now + c->job->ramp_ns;
@@ -414,14 +563,6 @@ static inline unsigned int depth_bucket(unsigned int d)
 		b++;
 	return b;
 }
-
-/* Time a clone holds itself back (rate, thinktime): the worker wakes for it. */
-static inline void hold_until(struct rq_cpu *cpu, uint64_t t)
-{
-	if (t < cpu->clone_wake_ns)
-		cpu->clone_wake_ns = t;
-}
-
 
 static int choose_op(struct clone *c)
 {
@@ -440,6 +581,95 @@ static int choose_op(struct clone *c)
 }
 
 /*
+ * fio's flow (flow.c, flow_threshold_exceeded): a clone waits while its
+ * share of the flow's I/Os is above its share of the flow's weight, so
+ * clones of one flow_id issue in the ratio of their weights.
+ */
+static bool flow_may_issue(const struct clone *c)
+{
+	uint64_t all = atomic_load_explicit(&c->flow->ios, memory_order_relaxed);
+	int64_t w = atomic_load_explicit(&c->flow->weight, memory_order_relaxed);
+
+	if (!all || w <= 0)
+		return true;
+	return (double)c->flow_ios / (double)all <= (double)c->job->flow / (double)w;
+}
+
+/* Which of the clone's files the next I/O goes to (file_service_type). */
+static struct clone_file *next_file(struct clone *c, uint32_t bs)
+{
+	const struct rq_job *job = c->job;
+	struct clone_file *f;
+
+	switch (job->file_service) {
+	case RQ_FS_RANDOM:
+		return &c->files[rq_rng_next(&c->rng) % c->nr_files];
+	case RQ_FS_SEQUENTIAL:
+		/* one file's region at a time, then the next */
+		f = &c->files[c->cur_file];
+		if (c->file_left < bs) {
+			if (c->file_left || c->issued) {
+				if (++c->cur_file == c->nr_files)
+					c->cur_file = 0;
+				f = &c->files[c->cur_file];
+			}
+			c->file_left = f->end - f->start;
+		}
+		c->file_left -= c->file_left < bs ? c->file_left : bs;
+		return f;
+	default:
+		f = &c->files[c->cur_file];
+		if (++c->cur_file == c->nr_files)
+			c->cur_file = 0;
+		return f;
+	}
+}
+
+/*
+ * The next sequential offset.  rw=...:N adds N bytes after each I/O; a
+ * negative N (rw=read:-8k) goes backwards: when the next offset would fall
+ * before the region it wraps to the region's end less N, as fio's
+ * get_next_seq_offset.  zonemode=strided: after zonesize bytes in a zone,
+ * zoneskip bytes are skipped.
+ */
+static uint64_t seq_offset(struct clone *c, struct clone_file *f, uint32_t bs)
+{
+	const struct rq_job *job = c->job;
+	uint64_t off;
+
+	if (f->pos + bs > f->end || f->pos < f->start) {
+		f->pos = f->start;
+		f->zone_start = f->start;
+	}
+	off = f->pos;
+	if (job->rw_seq_add < 0) {
+		uint64_t back = (uint64_t)-job->rw_seq_add, next = off + bs;
+
+		if (next >= f->start + back)
+			f->pos = next - back;
+		else
+			f->pos = f->end >= f->start + back ? f->end - back : f->start;
+		return off;
+	}
+	f->pos = off + bs + (uint64_t)job->rw_seq_add;
+	if (job->zonemode == RQ_ZONEMODE_STRIDED && job->zonesize &&
+	    f->pos >= f->zone_start + job->zonesize) {
+		f->pos += job->zoneskip;
+		f->zone_start = f->pos;
+	}
+	return off;
+}
+
+/* buffer_pattern: written data is the pattern repeated, as fio fills its buffers */
+static void fill_pattern(const struct rq_job *job, void *buf, uint32_t len)
+{
+	unsigned char *p = buf;
+
+	for (uint32_t i = 0; i < len; i++)
+		p[i] = job->buffer_pattern[i % job->buffer_pattern_len];
+}
+
+/*
  * Where the clone's next I/O of @op goes and how long it is: the one place
  * offsets and sizes are drawn, so verify_only (clone_dry_run()) draws the
  * same sequence from the same seed as the run that wrote.
@@ -447,22 +677,18 @@ static int choose_op(struct clone *c)
 static void clone_place(struct clone *c, int op, struct clone_file **fp, uint64_t *off, uint32_t *bsp)
 {
 	const struct rq_job *job = c->job;
-	struct clone_file *f = &c->files[c->cur_file];
+	struct clone_file *f;
 	uint32_t bs;
 
-	if (++c->cur_file == c->nr_files)
-		c->cur_file = 0;
 	bs = pick_bs(c, op);
 	if (!job->time_based && c->io_limit - c->issued < bs)
 		bs = (uint32_t)(c->io_limit - c->issued);
+	f = next_file(c, bs);
 	if (rq_rw_random(job->rw)) {
-		*off = random_offset(c, f, &bs);
+		*off = random_offset(c, f, &bs, op);
 		f->last_end = *off + bs;
 	} else {
-		if (f->pos + bs > f->end)
-			f->pos = f->start;
-		*off = f->pos;
-		f->pos += bs + job->rw_seq_add;
+		*off = seq_offset(c, f, bs);
 	}
 	*fp = f;
 	*bsp = bs;
@@ -513,7 +739,8 @@ static void clone_dry_run(struct clone *c)
 			c->wseq++;
 		}
 		c->issued += bs;
-		if (c->issued >= c->io_limit)
+		c->nr_ios++;
+		if (c->issued >= c->io_limit || (c->ios_limit && c->nr_ios >= c->ios_limit))
 			c->issue_done = true;
 	}
 }
@@ -538,6 +765,10 @@ unsigned int eng_clone_fill(struct clone *c)
 		int op, ret;
 		uint32_t bs;
 
+		/* latency_target: the depth searched for, not iodepth; none while draining */
+		if (job->latency_target_ns && !c->issue_done &&
+		    (c->lat.quiesce || c->inflight >= c->lat.qd))
+			break;
 		if (!c->vheld) {
 			int v = rq_vlog_next(&c->vlog, c->vtarget, &c->vpiece);
 
@@ -569,6 +800,16 @@ unsigned int eng_clone_fill(struct clone *c)
 				break;
 			}
 			op = c->pending_op >= 0 ? c->pending_op : choose_op(c);
+			if (job->rate[op] && c->next_byte_ns[op] > cpu->now) {
+				c->pending_op = op;
+				hold_until(cpu, c->next_byte_ns[op]);
+				break;
+			}
+			if (c->flow && !flow_may_issue(c)) {
+				c->pending_op = op;
+				hold_until(cpu, cpu->now + (job->flow_sleep_us ? job->flow_sleep_us : 10) * 1000);
+				break;
+			}
 			due = 0;
 			if (c->pace[op].mean_gap_ns && !eng_pace_take(&c->pace[op], cpu->now, &c->rng, &due)) {
 				c->pending_op = op;
@@ -577,6 +818,9 @@ unsigned int eng_clone_fill(struct clone *c)
 			}
 			c->pending_op = -1;
 			clone_place(c, op, &f, &bio->offset, &bs);
+			if (job->rate[op])
+				c->next_byte_ns[op] = (c->next_byte_ns[op] ? c->next_byte_ns[op] : cpu->now) +
+						      (uint64_t)bs * 1000000000ULL / job->rate[op];
 			if (op == RQ_OP_WRITE && job->verify != RQ_VERIFY_NONE && f->has_data &&
 			    clone_overlaps_inflight(c, f, bio->offset, bs)) {
 				c->held = true;
@@ -603,6 +847,8 @@ unsigned int eng_clone_fill(struct clone *c)
 					c->bio_flags[bio - c->bios] = 0;
 					break;
 				}
+			} else if (job->buffer_pattern_len) {
+				fill_pattern(job, bio->buf, bs);
 			} else {
 				stamp(bio->buf, bio->offset, bs);
 			}
@@ -612,10 +858,16 @@ unsigned int eng_clone_fill(struct clone *c)
 		bio->due_ns = due;
 		c->inflight++;
 		c->rep.depth_hist[depth_bucket(c->inflight)]++;
-		if (vread)
+		if (vread) {
 			c->vheld = false;
-		else
+		} else {
 			c->issued += bs;
+			c->nr_ios++;
+			if (c->flow) {
+				c->flow_ios++;
+				atomic_fetch_add_explicit(&c->flow->ios, 1, memory_order_relaxed);
+			}
+		}
 		cpu->submitted++;
 		ret = rq_submit_bio(f->q, &cpu->ctx, bio);
 		/* fio's iodepth_batch_submit: what was dispatched goes to the kernel */
@@ -636,6 +888,7 @@ unsigned int eng_clone_fill(struct clone *c)
 				c->vheld = true;	/* the same piece next time */
 			} else {
 				c->issued -= bs;
+				c->nr_ios--;
 				if (op == RQ_OP_WRITE && job->verify != RQ_VERIFY_NONE && f->has_data)
 					rq_vlog_done(&c->vlog, c->bio_tag[bio - c->bios], false);
 			}

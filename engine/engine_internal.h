@@ -158,6 +158,7 @@ struct clone_file {
 	uint64_t mask, counter;		/* random map: permutation state */
 	int bits;
 	bool has_data;
+	uint64_t zone_start;		/* zonemode=strided: where the current zone began */
 	struct rq_dist dist;		/* random_distribution other than random */
 	struct rq_randmap map;		/* mixed block sizes: blocks this pass touched (bits NULL: none) */
 };
@@ -189,6 +190,31 @@ bool eng_pace_take(struct pace *p, uint64_t now, uint64_t *rng, uint64_t *due);
 void eng_pace_account(struct rq_dir_report *d, uint64_t mean_gap_ns, uint64_t due, uint64_t start,
 		      uint64_t done);
 
+/*
+ * latency_target's search for the deepest queue under the target
+ * (lattarget.c); owned by the clone's worker.  qd is the depth the clone
+ * may fill to; low..high brackets the answer.
+ */
+struct lat_search {
+	unsigned int qd, low, high;
+	unsigned int stable;		/* successes in a row just below high */
+	uint64_t window_ns;		/* the current window began; 0 = not yet */
+	uint64_t ios, failed;		/* judged in this window, and above the target */
+	bool quiesce;			/* no issuing until what is in flight is back */
+	bool end_run;			/* the depth is found: its confirming window */
+};
+
+struct clone;
+void eng_lat_init(struct clone *c);
+/*
+ * A completed I/O's total latency: true when it fails the job (above the
+ * target at depth 1 with latency_percentile=100: fio's "max latency
+ * exceeded").
+ */
+bool eng_lat_io(struct clone *c, uint64_t lat_ns);
+/* Judge the window when it is over: ramp the depth up or down; may end issuing. */
+void eng_lat_check(struct clone *c, uint64_t now);
+
 #define BIO_VERIFY 0x1			/* a read issued by verification */
 
 /* --timeline: one completed I/O (ns, the worker clock) */
@@ -197,6 +223,12 @@ struct tl_rec {
 	uint8_t op;
 };
 #define RQ_TIMELINE_MAX (1u << 21)
+/* fio's flow control: the clones of one flow_id share these */
+struct flow {
+	unsigned int id;
+	_Atomic uint64_t ios;		/* I/Os issued by all of the flow's clones */
+	_Atomic int64_t weight;		/* sum of the weights of its running clones */
+};
 
 struct clone {
 	const struct rq_job *job __attribute__((aligned(RQ_CACHELINE)));
@@ -215,6 +247,13 @@ struct clone {
 	uint64_t rng;
 	uint64_t seed;
 	uint64_t io_limit, issued;
+	uint64_t ios_limit, nr_ios;	/* number_ios x loops; 0 = no limit */
+	uint64_t delay_until_ns;	/* startdelay: not started before then */
+	uint64_t next_byte_ns[2];	/* rate (bytes per second) */
+	struct flow *flow;		/* flow=N: the flow it counts in */
+	uint64_t flow_ios;		/* its own I/Os in the flow */
+	uint64_t file_left;		/* file_service_type=sequential: bytes left on cur_file */
+	struct lat_search lat;		/* latency_target: the depth being searched */
 	uint64_t start_ns, ramp_end_ns, deadline_ns, end_ns;
 	bool waiting;			/* wait_for: not started yet */
 	unsigned int wait_index;	/* the job waited for */
@@ -303,6 +342,7 @@ struct dev_entry {
 	struct rq_dev dev;
 	struct rq_queue q;
 	bool opened, q_ready;
+	bool unlink;			/* a job with unlink=1 uses it (a regular file) */
 	uint32_t nr_requests;
 };
 
@@ -332,6 +372,15 @@ struct rq_engine {
 	unsigned int nr_locks_max;
 	uint64_t start_mono_ns;		/* rq_engine_run() began */
 	uint64_t timeline_t0;		/* the same, on rq_clock_ns(): --timeline's zero */
+	/*
+	 * exitall, exitall_on_error: the reporting group whose clones stop
+	 * issuing (-1 none), and fio's exit_what scope of the job that set it.
+	 */
+	atomic_int exit_group;
+	atomic_int exit_what;
+	struct flow *flows;		/* one per distinct flow_id */
+	unsigned int nr_flows;
+	bool ran;			/* rq_engine_run() ran: unlink= may remove files */
 	struct rq_dev **polled;		/* devices with a poll hook */
 	struct rq_dev **all_devs;	/* every device: rq_devs_ring_init() */
 	struct iovec *ring_bufs;	/* the phase's clone buffers */

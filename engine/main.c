@@ -118,6 +118,28 @@ static int check_output(const char *path)
 	return 0;
 }
 
+/*
+ * fio's synchronous engines (sync, psync: fio's default) keep one I/O in
+ * flight whatever iodepth says; fio notes the cap (backend.c) and so does
+ * rqlock, which issues them through its io_uring backend at depth 1.
+ */
+static void sync_engines(struct rq_job_list *jobs)
+{
+	for (unsigned int i = 0; i < jobs->nr; i++) {
+		struct rq_job *j = &jobs->jobs[i];
+
+		if (j->ioengine != RQ_IOENGINE_SYNC && j->ioengine != RQ_IOENGINE_PSYNC)
+			continue;
+		if (j->iodepth > 1)
+			fprintf(stderr, "%s:%d: note: job '%s': ioengine=%s is synchronous: queue depth "
+				"capped at 1, as fio caps it\n", j->file, j->line, j->name,
+				j->ioengine == RQ_IOENGINE_SYNC ? "sync" : "psync");
+		j->iodepth = j->iodepth_batch_submit = 1;
+		j->iodepth_batch_complete_min = j->iodepth_batch_complete_max = 1;
+		j->ioengine = RQ_IOENGINE_IO_URING;
+	}
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	struct rq_engine_opts eo;
@@ -271,6 +293,7 @@ static int cmd_run(int argc, char **argv)
 		rq_jobs_free(&jobs);
 		return ret;
 	}
+	sync_engines(&jobs);
 	/*
 	 * The status line goes to stderr.  auto, as fio: only on a terminal,
 	 * and not when the report itself goes through stdout to a pipe or a

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <math.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysinfo.h>
 #include <time.h>
@@ -262,7 +263,11 @@ static int check_exactly_once(struct rq_engine *e, FILE *err)
 void eng_job_report_static(const struct rq_job *job, struct rq_job_report *r, uint64_t runtime_ns)
 {
 	r->continue_on_error = job->continue_on_error;
-	r->iodepth = job->iodepth;
+	if (!job->latency_target_ns)
+		r->iodepth = job->iodepth;	/* else the search keeps it (lattarget.c) */
+	r->latency_target_ns = job->latency_target_ns;
+	r->latency_window_us = job->latency_window_ns / 1000;
+	r->latency_percentile = job->latency_percentile;	/* fio prints its options even unused */
 	r->kb_base = job->kb_base;
 	r->slat_percentiles = job->slat_percentiles;
 	r->percentile_precision = job->percentile_precision;
@@ -393,6 +398,9 @@ static int run_all(struct rq_engine *e, FILE *err)
 	int ret = 0, failed = 0;
 
 	e->timeline_t0 = rq_clock_ns();
+	e->ran = true;
+	atomic_init(&e->exit_group, -1);
+	atomic_init(&e->exit_what, RQ_EXIT_GROUP);
 	for (unsigned int i = 0; i < e->nr_cpus; i++) {
 		e->cpus[i].e = e;
 		atomic_init(&e->cpus[i].handback, NULL);
@@ -420,6 +428,13 @@ static int run_all(struct rq_engine *e, FILE *err)
 		while (last < e->nr_clones && !(e->clones[last].job != e->clones[last - 1].job &&
 						(e->clones[last].job->stonewall & RQ_JOB_STONEWALL)))
 			last++;
+		if (atomic_load(&e->exit_group) >= 0 && atomic_load(&e->exit_what) == RQ_EXIT_ALL) {
+			/* exitall with exit_what=all: later phases never start, as fio's */
+			for (unsigned int i = first; i < e->nr_clones; i++)
+				e->clones[i].rep.interrupted = true;
+			break;
+		}
+		atomic_store(&e->exit_group, -1);
 		if (rq_engine_stopped()) {
 			/* later phases never start: their clones are reported as interrupted */
 			for (unsigned int i = first; i < e->nr_clones; i++)
@@ -481,10 +496,22 @@ void rq_engine_free(struct rq_engine *e)
 			rq_queue_exit(&e->devs[i].q);
 		if (e->devs[i].opened)
 			rq_dev_close(&e->devs[i].dev);
+		/*
+		 * unlink=1: the job's files go once the run is over, as fio's;
+		 * only regular files (never a device) and only after a run.
+		 */
+		if (e->ran && e->devs[i].unlink && e->devs[i].spec[0] != '@') {
+			struct stat st;
+
+			if (!lstat(e->devs[i].spec, &st) && S_ISREG(st.st_mode) &&
+			    unlink(e->devs[i].spec))
+				fprintf(stderr, "rqlock: unlink %s: %s\n", e->devs[i].spec, strerror(errno));
+		}
 	}
 	if (e->mode_setup && e->mode->teardown)
 		e->mode->teardown();
-	for (unsigned int i = 0; i < e->nr_clones; i++) {
+	/* a setup that failed before the clones were allocated has none to free */
+	for (unsigned int i = 0; e->clones && i < e->nr_clones; i++) {
 		free(e->clones[i].bios);
 		free(e->clones[i].bufs);
 		free(e->clones[i].bio_flags);
@@ -508,6 +535,7 @@ void rq_engine_free(struct rq_engine *e)
 	free(e->devices);
 	free(e->polled);
 	free(e->all_devs);
+	free(e->flows);
 	free(e->ring_bufs);
 	free(e->rep.stuck);
 	free((void *)e->job_remaining);

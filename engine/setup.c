@@ -36,6 +36,7 @@ struct name_ctx {
 	unsigned int nr;
 	FILE *err;
 	int ret;
+	uint64_t fsize;			/* filesize: this file's size; 0 = from size */
 };
 
 /* The parser's ioengine= as the devices name it. */
@@ -49,6 +50,8 @@ static enum rq_dev_engine dev_engine(enum rq_ioengine e)
 	case RQ_IOENGINE_IO_URING_CMD:
 		return RQ_DEV_ENGINE_IO_URING_CMD;
 	case RQ_IOENGINE_IO_URING:
+	case RQ_IOENGINE_SYNC:		/* fio's sync engines: io_uring at depth 1 (main.c) */
+	case RQ_IOENGINE_PSYNC:
 		break;
 	}
 	return RQ_DEV_ENGINE_IO_URING;
@@ -64,23 +67,128 @@ static struct dev_entry *dev_find(struct rq_engine *e, const char *name)
 
 static unsigned int job_nr_files(const struct rq_job *job)
 {
-	int n = rq_job_for_each_file(job, NULL, NULL);
+	int n;
 
+	if (!job->filename[0])
+		return job->nrfiles ? job->nrfiles : 1;
+	n = rq_job_for_each_file(job, NULL, NULL);
 	return n > 0 ? (unsigned int)n : 1;
 }
 
-/* The device names a clone uses: fio's "jobname.clone.0" when none given. */
-static int clone_names(const struct rq_job *job, unsigned int clone,
-		       int (*fn)(const char *name, void *arg), void *arg)
+/* Whether the clones of a job use files of their own (fio lays them out per clone). */
+static bool job_files_per_clone(const struct rq_job *job)
 {
-	char name[RQ_JOB_PATH_MAX];
+	return !job->filename[0] || strchr(job->directory, ':');
+}
 
+/*
+ * A file's size under filesize=MIN-MAX: drawn per file from the job's seed,
+ * rounded down to the smallest block size, as fio's get_rand_file_size.
+ */
+static uint64_t file_size_of(const struct rq_job *job, unsigned int clone, unsigned int i,
+			     uint32_t min_bs)
+{
+	uint64_t lo = job->filesize_min, hi = job->filesize_max, x, v;
+
+	if (hi <= lo)
+		return lo;
+	x = job->randseed + ((uint64_t)clone << 32) + i;
+	v = lo + rq_rng_next(&x) % (hi - lo + 1);
+	v -= v % min_bs;
+	return v < lo ? lo : v;
+}
+
+static uint32_t job_min_bs(const struct rq_job *job);
+
+struct dir_ctx {
+	struct name_ctx *x;
+	int (*fn)(const char *name, void *arg);
+	char dir[RQ_JOB_PATH_MAX];
+	unsigned int i;
+};
+
+static int dir_name(const char *name, void *arg)
+{
+	struct dir_ctx *d = arg;
+	char path[RQ_JOB_PATH_MAX];
+
+	if (d->dir[0] && name[0] != '@') {
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", d->dir, name) >= sizeof(path))
+			return -ENAMETOOLONG;
+		name = path;
+	}
+	d->x->fsize = d->x->job->filesize_min ?
+		file_size_of(d->x->job, d->x->clone, d->i, job_min_bs(d->x->job)) : 0;
+	d->i++;
+	return d->fn(name, d->x);
+}
+
+/* $jobname, $jobnum, $filenum (any case), as fio's make_filename */
+static void format_name(char *out, size_t cap, const struct rq_job *job, unsigned int clone,
+			unsigned int file)
+{
+	const char *f = job->filename_format[0] ? job->filename_format : "$jobname.$jobnum.$filenum";
+	size_t len = 0;
+
+	out[0] = '\0';
+	while (*f && len + 1 < cap) {
+		int n = 0;
+
+		if (!strncasecmp(f, "$jobname", 8)) {
+			n = snprintf(out + len, cap - len, "%s", job->name);
+			f += 8;
+		} else if (!strncasecmp(f, "$jobnum", 7)) {
+			n = snprintf(out + len, cap - len, "%u", clone);
+			f += 7;
+		} else if (!strncasecmp(f, "$filenum", 8)) {
+			n = snprintf(out + len, cap - len, "%u", file);
+			f += 8;
+		} else if (!strncasecmp(f, "$clientuid", 10)) {
+			f += 10;	/* fio's client id: no clients here */
+		} else {
+			out[len++] = *f++;
+			out[len] = '\0';
+		}
+		if (n > 0)
+			len = len + (size_t)n < cap ? len + (size_t)n : cap - 1;
+	}
+}
+
+/*
+ * The files a clone uses, as fio names them: filename (':' list), or
+ * nrfiles files named by filename_format; each under the directory the
+ * clone's number picks from directory's ':' list (fio's set_name_idx).
+ * The null engine without a filename uses fio's names as device names.
+ */
+static int clone_names(const struct rq_job *job, unsigned int clone,
+		       int (*fn)(const char *name, void *arg), struct name_ctx *x)
+{
+	struct dir_ctx d = { .x = x, .fn = fn };
+	char name[RQ_JOB_PATH_MAX];
+	int n = 0;
+
+	if (job->directory[0]) {
+		const char *p = job->directory;
+		unsigned int nr = 1, k;
+
+		for (const char *q = p; *q; q++)
+			nr += *q == ':';
+		k = clone % nr;
+		for (; k; k--)
+			p = strchr(p, ':') + 1;
+		snprintf(d.dir, sizeof(d.dir), "%.*s", (int)strcspn(p, ":"), p);
+	}
 	if (job->filename[0])
-		return rq_job_for_each_file(job, fn, arg);
-	if (job->ioengine != RQ_IOENGINE_NULL)
-		return -ENOENT;
-	snprintf(name, sizeof(name), "%s.%u.0", job->name, clone);
-	return fn(name, arg) < 0 ? -EINVAL : 1;
+		return rq_job_for_each_file(job, dir_name, &d);
+	for (unsigned int i = 0; i < job_nr_files(job); i++, n++) {
+		int ret;
+
+		format_name(name, sizeof(name), job, clone, i);
+		ret = dir_name(name, &d);
+		if (ret < 0)
+			return ret;
+	}
+	return n;
 }
 
 /* The smallest and largest block size a job issues in @dir. */
@@ -170,10 +278,16 @@ static int add_dev(const char *name, void *arg)
 {
 	struct name_ctx *x = arg;
 	const struct rq_job *job = x->job;
-	uint64_t per_file = job->size / job_nr_files(job);
+	uint64_t per_file = x->fsize ? x->fsize : job->size / job_nr_files(job);
 	struct dev_entry *d = dev_find(x->e, name);
 	uint64_t need = per_file ? clone_offset(job, job->numjobs - 1) + per_file : 0;
 
+	if (!d && job->no_file_create && job->ioengine != RQ_IOENGINE_NULL && name[0] != '@' &&
+	    !alias_of(&x->e->o, name) && access(name, F_OK)) {
+		fprintf(x->err, "%s:%d: job '%s': %s does not exist and allow_file_create=0\n",
+			job->file, job->line, job->name, name);
+		return -ENOENT;
+	}
 	if (!d) {
 		d = &x->e->devs[x->e->nr_devs++];
 		snprintf(d->name, sizeof(d->name), "%s", name);
@@ -195,10 +309,19 @@ static int add_dev(const char *name, void *arg)
 	}
 	if (need > d->o.min_size)
 		d->o.min_size = need;
+	d->unlink |= job->unlink;
 	d->o.write |= rq_rw_writes(job->rw);
 	d->o.direct |= job->direct;
 	d->nr_requests += job->iodepth;
 	return 0;
+}
+
+/* zipf, pareto, normal precompute; random and zoned draw directly */
+static bool dist_needs_init(const struct rq_job *job)
+{
+	return job->random_distribution != RQ_RAND_UNIFORM &&
+	       job->random_distribution != RQ_RAND_ZONED &&
+	       job->random_distribution != RQ_RAND_ZONED_ABS;
 }
 
 static int bind_file(const char *name, void *arg)
@@ -209,7 +332,7 @@ static int bind_file(const char *name, void *arg)
 	struct dev_entry *d = dev_find(x->e, name);
 	struct clone_file *f = &c->files[x->nr++];
 	uint64_t off = clone_offset_on(job, x->clone, d->dev.size);
-	uint64_t size = job_file_size(job, d->dev.size, off, c->nr_files);
+	uint64_t size = x->fsize ? x->fsize : job_file_size(job, d->dev.size, off, c->nr_files);
 
 	f->q = &d->q;
 	f->has_data = d->dev.flags & RQ_DEV_HAS_DATA;
@@ -219,12 +342,13 @@ static int bind_file(const char *name, void *arg)
 	f->start = off;
 	f->end = off + size;
 	f->pos = f->start;
+	f->zone_start = f->start;
 	f->nblocks = size / c->min_bs;
 	f->bits = 1;
 	while (f->bits < 63 && (1ULL << f->bits) < f->nblocks)
 		f->bits++;
 	f->mask = (1ULL << f->bits) - 1;
-	if (job->random_distribution != RQ_RAND_UNIFORM &&
+	if (dist_needs_init(job) &&
 	    rq_dist_init(&f->dist, job->random_distribution, job->rand_param, f->nblocks, job->rand_center))
 		return -EINVAL;
 	/* mixed block sizes under the random map: track covered blocks (randmap.c) */
@@ -242,7 +366,7 @@ static int check_file(const char *name, void *arg)
 	const struct dev_entry *d = dev_find(x->e, name);
 	const struct rq_dev *dev = &d->dev;
 	uint64_t last = clone_offset_on(job, job->numjobs - 1, dev->size);
-	uint64_t per_file = job_file_size(job, dev->size, last, job_nr_files(job));
+	uint64_t per_file = x->fsize ? x->fsize : job_file_size(job, dev->size, last, job_nr_files(job));
 	uint64_t end = per_file ? last + per_file : dev->size;
 	bool aligned = job->direct || (dev->flags & RQ_DEV_ALIGNED);
 
@@ -390,7 +514,31 @@ static int check_jobs(struct rq_engine *e, FILE *err)
 				return -EINVAL;
 			}
 		}
-		if (job->random_distribution != RQ_RAND_UNIFORM &&
+		if (job->rw >= RQ_RW_TRIM) {
+			fprintf(err, "%s:%d: job '%s': rw=%s: rqlock issues no trims (fio's values are "
+				"parsed; --parse-only accepts the file)\n", job->file, job->line, job->name,
+				rq_rw_name(job->rw));
+			return -EINVAL;
+		}
+		if (job->zonemode == RQ_ZONEMODE_ZBD) {
+			fprintf(err, "%s:%d: job '%s': zonemode=zbd: rqlock has no zoned block devices "
+				"(fio's values are parsed; --parse-only accepts the file)\n",
+				job->file, job->line, job->name);
+			return -EINVAL;
+		}
+		if (job->zonemode == RQ_ZONEMODE_STRIDED && rq_rw_random(job->rw)) {
+			fprintf(err, "%s:%d: job '%s': zonemode=strided with a random rw=%s is not "
+				"supported in rqlock (sequential patterns are)\n", job->file, job->line,
+				job->name, rq_rw_name(job->rw));
+			return -EINVAL;
+		}
+		if (!job->filename[0] && job->ioengine != RQ_IOENGINE_NULL && !job->size &&
+		    !job->size_pct && !job->filesize_min) {
+			fprintf(err, "%s:%d: job '%s': no filename, and no size or filesize to lay "
+				"files out with\n", job->file, job->line, job->name);
+			return -EINVAL;
+		}
+		if (dist_needs_init(job) &&
 		    rq_dist_init(&d, job->random_distribution, job->rand_param, 1024, job->rand_center)) {
 			fprintf(err, "%s:%d: job '%s': random_distribution: parameter %g out of range\n",
 				job->file, job->line, job->name, job->rand_param);
@@ -518,13 +666,7 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 	for (unsigned int j = 0; j < jobs->nr; j++) {
 		const struct rq_job *job = &jobs->jobs[j];
 
-		if (!job->filename[0] && job->ioengine != RQ_IOENGINE_NULL) {
-			fprintf(err, "%s:%d: job '%s': no filename given (ioengine=null needs none)\n",
-				job->file, job->line, job->name);
-			ret = -EINVAL;
-			goto fail;
-		}
-		max_devs += job_nr_files(job) * (job->filename[0] ? 1 : job->numjobs);
+		max_devs += job_nr_files(job) * (job_files_per_clone(job) ? job->numjobs : 1);
 		e->nr_clones += job->numjobs;
 	}
 	ret = check_jobs(e, err);
@@ -556,7 +698,7 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 			ret = clone_names(x.job, k, add_dev, &x);
 			if (ret < 0)
 				goto fail;
-			if (jobs->jobs[j].filename[0])
+			if (!job_files_per_clone(x.job))
 				break;		/* clones share the files */
 		}
 	}
@@ -570,16 +712,35 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 	}
 	/* 3: every job against every device it names */
 	for (unsigned int j = 0; j < jobs->nr; j++) {
-		struct name_ctx x = { .e = e, .job = &jobs->jobs[j], .err = err };
+		for (unsigned int k = 0; k < jobs->jobs[j].numjobs; k++) {
+			struct name_ctx x = { .e = e, .job = &jobs->jobs[j], .clone = k, .err = err };
 
-		ret = clone_names(x.job, 0, check_file, &x);
-		if (ret < 0)
-			goto fail;
+			ret = clone_names(x.job, k, check_file, &x);
+			if (ret < 0)
+				goto fail;
+			if (!job_files_per_clone(x.job))
+				break;
+		}
 	}
 	/* 4: every clone's memory, and a ring to probe the limits, before any write */
 	ret = check_resources(e, err);
 	if (ret)
 		goto fail;
+	e->flows = calloc(jobs->nr ? jobs->nr : 1, sizeof(*e->flows));
+	if (!e->flows) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	for (unsigned int j = 0; j < jobs->nr; j++) {
+		unsigned int i;
+
+		if (!jobs->jobs[j].flow)
+			continue;
+		for (i = 0; i < e->nr_flows && e->flows[i].id != jobs->jobs[j].flow_id; i++)
+			;
+		if (i == e->nr_flows)
+			e->flows[e->nr_flows++].id = jobs->jobs[j].flow_id;
+	}
 	for (unsigned int j = 0, k = 0; j < jobs->nr; j++) {
 		for (unsigned int n = 0; n < jobs->jobs[j].numjobs; n++, k++) {
 			ret = clone_init(e, &e->clones[k], &jobs->jobs[j], n);
@@ -723,11 +884,25 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 	c->seed = (job->randrepeat ? job->randseed : rq_clock_ns()) * 0x100000001b3ULL +
 		  (uint64_t)(c - e->clones) * 0x9e3779b97f4a7c15ULL;
 	c->rng = c->seed;
-	if (job->size && !job->size_pct)
+	if (job->io_size)
+		c->io_limit = job->io_size;
+	else if (job->size && !job->size_pct)
 		c->io_limit = job->size;
 	else
 		for (unsigned int i = 0; i < c->nr_files; i++)
 			c->io_limit += c->files[i].end - c->files[i].start;
+	/* loops: the whole amount again, each loop from the region's start */
+	c->io_limit *= job->loops ? job->loops : 1;
+	c->ios_limit = job->number_ios * (job->loops ? job->loops : 1);
+	if (job->latency_target_ns)
+		eng_lat_init(c);
+	if (job->flow) {
+		for (unsigned int i = 0; i < e->nr_flows; i++)
+			if (e->flows[i].id == job->flow_id)
+				c->flow = &e->flows[i];
+		if (c->flow)
+			atomic_fetch_add(&c->flow->weight, job->flow);
+	}
 	snprintf(c->rep.name, sizeof(c->rep.name), "%s", job->name);
 	c->rep.groupid = job->groupid;
 	c->rep.clone = index;

@@ -222,6 +222,8 @@ static void fill_data(const struct rq_job *job, unsigned char *p, size_t len, ui
 static void digest(enum rq_verify type, const unsigned char *p, size_t len, uint8_t out[16])
 {
 	memset(out, 0, 16);
+	if (type == RQ_VERIFY_META)
+		return;		/* the header alone: where and when the block was written */
 	if (type == RQ_VERIFY_MD5) {
 		rq_md5(p, len, out);
 	} else {
@@ -231,11 +233,31 @@ static void digest(enum rq_verify type, const unsigned char *p, size_t len, uint
 	}
 }
 
-void rq_verify_fill(const struct rq_job *job, void *buf, uint64_t offset, uint32_t len,
-		    uint64_t seed, uint64_t seq)
+/*
+ * fio's verify_offset: the header is swapped with the bytes this far into
+ * the interval after the digest is taken; 0 when it would not fit.
+ */
+static uint32_t hdr_at(const struct rq_job *job, uint32_t len)
 {
-	unsigned char *p = buf;
+	uint32_t o = job->verify_offset;
+
+	return o && (uint64_t)o + RQ_VHDR_LEN <= len ? o : 0;
+}
+
+static void swap_hdr(unsigned char *p, uint32_t at)
+{
+	unsigned char t[RQ_VHDR_LEN];
+
+	memcpy(t, p, RQ_VHDR_LEN);
+	memcpy(p, p + at, RQ_VHDR_LEN);
+	memcpy(p + at, t, RQ_VHDR_LEN);
+}
+
+static void fill_one(const struct rq_job *job, unsigned char *p, uint64_t offset, uint32_t len,
+		     uint64_t seed, uint64_t seq)
+{
 	struct vhdr h;
+	uint32_t at;
 
 	if (job->verify == RQ_VERIFY_PATTERN || len < RQ_VHDR_LEN) {
 		fill_data(job, p, len, seed);
@@ -252,6 +274,27 @@ void rq_verify_fill(const struct rq_job *job, void *buf, uint64_t offset, uint32
 	digest(job->verify, p + RQ_VHDR_LEN, len - RQ_VHDR_LEN, h.digest);
 	h.hdr_crc = rq_crc32c(&h, offsetof(struct vhdr, hdr_crc));
 	memcpy(p, &h, sizeof(h));
+	at = hdr_at(job, len);
+	if (at)
+		swap_hdr(p, at);
+}
+
+/* The intervals of a block: verify_interval bytes each, the last one shorter. */
+static uint32_t interval(const struct rq_job *job, uint32_t len)
+{
+	return job->verify_interval && job->verify_interval < len ? job->verify_interval : len;
+}
+
+void rq_verify_fill(const struct rq_job *job, void *buf, uint64_t offset, uint32_t len,
+		    uint64_t seed, uint64_t seq)
+{
+	uint32_t iv = interval(job, len);
+
+	for (uint32_t i = 0; i < len; i += iv) {
+		uint32_t n = len - i < iv ? len - i : iv;
+
+		fill_one(job, (unsigned char *)buf + i, offset + i, n, seed + i, seq);
+	}
 }
 
 static void hex(char *out, const uint8_t *d, int n)
@@ -260,32 +303,30 @@ static void hex(char *out, const uint8_t *d, int n)
 		sprintf(out + 2 * i, "%02x", d[i]);
 }
 
-int rq_verify_check(const struct rq_job *job, const void *buf, uint64_t offset, uint32_t len,
-		    char *msg, size_t msglen)
+static int check_pattern(const struct rq_job *job, const unsigned char *p, uint64_t offset,
+			 uint32_t len, char *msg, size_t msglen)
 {
-	return rq_verify_check_seq(job, buf, offset, len, UINT64_MAX, msg, msglen);
+	for (uint32_t i = 0; job->verify_pattern_len && i < len; i++) {
+		unsigned char want = job->verify_pattern[i % job->verify_pattern_len];
+
+		if (p[i] != want) {
+			snprintf(msg, msglen, "offset %" PRIu64 ": pattern byte expected 0x%02x, "
+				 "found 0x%02x", offset + i, want, p[i]);
+			return -EILSEQ;
+		}
+	}
+	return 0;
 }
 
-int rq_verify_check_seq(const struct rq_job *job, const void *buf, uint64_t offset, uint32_t len,
-			uint64_t seq, char *msg, size_t msglen)
+/* One interval; seq is the write it must come from, UINT64_MAX for any. */
+static int check_one(const struct rq_job *job, const unsigned char *p, uint64_t offset, uint32_t len,
+		     uint64_t seq, char *msg, size_t msglen)
 {
-	const unsigned char *p = buf;
 	uint8_t d[16];
 	struct vhdr h;
 
-	if (job->verify == RQ_VERIFY_PATTERN || len < RQ_VHDR_LEN) {
-		for (uint32_t i = 0; i < len; i++) {
-			unsigned char want = job->verify_pattern_len ?
-				job->verify_pattern[i % job->verify_pattern_len] : 0;
-
-			if (job->verify_pattern_len && p[i] != want) {
-				snprintf(msg, msglen, "offset %" PRIu64 ": pattern byte expected 0x%02x, "
-					 "found 0x%02x", offset + i, want, p[i]);
-				return -EILSEQ;
-			}
-		}
-		return 0;
-	}
+	if (job->verify == RQ_VERIFY_PATTERN || len < RQ_VHDR_LEN)
+		return check_pattern(job, p, offset, len, msg, msglen);
 	memcpy(&h, p, sizeof(h));
 	if (h.magic != VHDR_MAGIC) {
 		snprintf(msg, msglen, "offset %" PRIu64 ": no verify header (magic expected 0x%016" PRIx64
@@ -306,12 +347,16 @@ int rq_verify_check_seq(const struct rq_job *job, const void *buf, uint64_t offs
 			 (unsigned int)job->verify);
 		return -EILSEQ;
 	}
+	/* verify=meta has no digest (both are zero): the header's seq still finds a lost write */
 	digest(job->verify, p + RQ_VHDR_LEN, len - RQ_VHDR_LEN, d);
 	if (!memcmp(d, h.digest, 16) && seq != UINT64_MAX && h.seq != seq) {
 		snprintf(msg, msglen, "offset %" PRIu64 ": stale block: whole, but from write #%" PRIu64
 			 ", expected write #%" PRIu64 " (a lost write)", offset, h.seq, seq);
 		return -EILSEQ;
 	}
+	if (job->verify == RQ_VERIFY_META)	/* and the pattern, when one is given */
+		return check_pattern(job, p + RQ_VHDR_LEN, offset + RQ_VHDR_LEN, len - RQ_VHDR_LEN,
+				     msg, msglen);
 	if (memcmp(d, h.digest, 16)) {
 		char want[33], found[33], where[96] = "";
 		int n = job->verify == RQ_VERIFY_MD5 ? 16 : 4;
@@ -335,6 +380,42 @@ int rq_verify_check_seq(const struct rq_job *job, const void *buf, uint64_t offs
 		snprintf(msg, msglen, "offset %" PRIu64 ": %s mismatch: expected %s, found %s%s", offset,
 			 job->verify == RQ_VERIFY_MD5 ? "md5" : "crc32c", want, found, where);
 		return -EILSEQ;
+	}
+	return 0;
+}
+
+int rq_verify_check(const struct rq_job *job, const void *buf, uint64_t offset, uint32_t len,
+		    char *msg, size_t msglen)
+{
+	return rq_verify_check_seq(job, buf, offset, len, UINT64_MAX, msg, msglen);
+}
+
+int rq_verify_check_seq(const struct rq_job *job, const void *buf, uint64_t offset, uint32_t len,
+			uint64_t seq, char *msg, size_t msglen)
+{
+	uint32_t iv = interval(job, len);
+
+	for (uint32_t i = 0; i < len; i += iv) {
+		uint32_t n = len - i < iv ? len - i : iv, at = hdr_at(job, n);
+		const unsigned char *p = (const unsigned char *)buf + i;
+		unsigned char *copy = NULL;
+		int ret;
+
+		if (at && job->verify != RQ_VERIFY_PATTERN) {
+			/* verify_offset: put the header back where the digest expects it */
+			copy = malloc(n);
+			if (!copy) {
+				snprintf(msg, msglen, "offset %" PRIu64 ": out of memory", offset + i);
+				return -ENOMEM;
+			}
+			memcpy(copy, p, n);
+			swap_hdr(copy, at);
+			p = copy;
+		}
+		ret = check_one(job, p, offset + i, n, seq, msg, msglen);
+		free(copy);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }

@@ -505,8 +505,9 @@ void *eng_worker_main(void *arg)
 	for (unsigned int i = 0; i < cpu->nr_clones; i++) {
 		struct clone *c = cpu->clones[i];
 
-		if (c->job->wait_for[0]) {
+		if (c->job->wait_for[0] || c->job->startdelay_ns) {
 			c->waiting = true;	/* clone_try_start() sets the times */
+			c->delay_until_ns = cpu->now + c->job->startdelay_ns;
 			continue;
 		}
 		c->start_ns = cpu->now;

@@ -21,6 +21,8 @@ enum rq_rw {
 	RQ_RW_RANDWRITE,	/* randwrite */
 	RQ_RW_RW,		/* rw, readwrite: sequential mixed */
 	RQ_RW_RANDRW,		/* randrw: random mixed */
+	/* parsed (fio's values are resolved and shown); the runner refuses them */
+	RQ_RW_TRIM, RQ_RW_RANDTRIM, RQ_RW_TRIMWRITE, RQ_RW_RANDTRIMWRITE,
 };
 
 enum rq_ioengine {
@@ -28,6 +30,13 @@ enum rq_ioengine {
 	RQ_IOENGINE_NULL,	/* fio's null engine: no I/O, no file */
 	RQ_IOENGINE_LIBAIO,	/* libaio on files and block devices */
 	RQ_IOENGINE_IO_URING_CMD,	/* NVMe passthrough on /dev/ngXnY */
+	/*
+	 * fio's synchronous engines (psync is fio's default): one I/O in
+	 * flight, whatever iodepth says (fio caps it at 1 and says so).  The
+	 * runner issues them through io_uring at depth 1 (engine/main.c).
+	 */
+	RQ_IOENGINE_SYNC,
+	RQ_IOENGINE_PSYNC,
 };
 
 /*
@@ -43,6 +52,29 @@ enum rq_rand_dist {
 	RQ_RAND_ZIPF,		/* zipf:theta */
 	RQ_RAND_PARETO,		/* pareto:h */
 	RQ_RAND_NORMAL,		/* normal:sigma (percent of the region) */
+	RQ_RAND_ZONED,		/* zoned:A/S:...: A% of I/Os in a zone of S% of the region */
+	RQ_RAND_ZONED_ABS,	/* zoned_abs:A/SIZE:...: zones given in bytes */
+};
+
+/* exit_what: whom exitall stops */
+enum rq_exit_what {
+	RQ_EXIT_GROUP = 0,	/* the job's reporting group (default) */
+	RQ_EXIT_STONEWALL,	/* every job running with it */
+	RQ_EXIT_ALL,		/* every job, later ones never start */
+};
+
+/* fio's file_service_type */
+enum rq_file_service {
+	RQ_FS_ROUNDROBIN = 0,	/* roundrobin (default) */
+	RQ_FS_SEQUENTIAL,	/* sequential: each file in turn to its end */
+	RQ_FS_RANDOM,		/* random */
+};
+
+/* zonemode */
+enum rq_zonemode {
+	RQ_ZONEMODE_NONE = 0,
+	RQ_ZONEMODE_STRIDED,	/* zonesize bytes of I/O, then skip zoneskip */
+	RQ_ZONEMODE_ZBD,	/* zoned block devices: refused at run time */
 };
 
 enum rq_verify {
@@ -50,6 +82,7 @@ enum rq_verify {
 	RQ_VERIFY_CRC32C,	/* crc32c, crc32c-intel */
 	RQ_VERIFY_MD5,
 	RQ_VERIFY_PATTERN,	/* verify_pattern only */
+	RQ_VERIFY_META,		/* fio's meta: the header (offset, length, sequence) only */
 };
 
 /* continue_on_error, as fio's */
@@ -71,6 +104,9 @@ enum rq_coe {
 #define RQ_JOB_LOG_BW		0x2	/* write_bw_log */
 #define RQ_JOB_LOG_IOPS		0x4	/* write_iops_log */
 #define RQ_JOB_LOG_HIST		0x8	/* write_hist_log: clat_hist */
+
+#define RQ_MAX_ZONES 256		/* random_distribution=zoned: fio's ZONESPLIT_MAX */
+#define RQ_MAX_IGNORE 32		/* ignore_error: errnos per kind, as fio's */
 
 struct rq_job {
 	char name[RQ_JOB_NAME_MAX];
@@ -114,7 +150,12 @@ struct rq_job {
 	 */
 	unsigned int nr_bssplit[2];
 	unsigned int rw_seq_nr;		/* rw=rand...:N: a new random offset every N I/Os; 0 when not given */
-	uint64_t rw_seq_add;		/* rw=read:N (sequential): skip N bytes after each I/O; 0 = none */
+	/*
+	 * rw=read:N (sequential): skip N bytes after each I/O; 0 = none.
+	 * Negative (rw=read:-N): each I/O starts N bytes before the end of the
+	 * previous one - backwards when N > bs - wrapping to the region's end.
+	 */
+	int64_t rw_seq_add;
 
 	/* ---- load shaping ---- */
 	uint64_t rate_iops[2];		/* per clone, 0 = unlimited */
@@ -137,6 +178,53 @@ struct rq_job {
 	bool cpus_allowed_split;	/* cpus_allowed_policy=split */
 	char wait_for[RQ_JOB_NAME_MAX];	/* wait_for=NAME, "" = none */
 
+	/* random_distribution=zoned|zoned_abs, per direction [read, write] */
+	struct {
+		uint8_t access;		/* percent of the I/Os */
+		uint8_t size_pct;	/* zoned: percent of the region */
+		uint64_t size;		/* zoned_abs: bytes */
+	} zones[2][RQ_MAX_ZONES];
+	unsigned int nr_zones[2];
+	uint32_t blockalign[2];		/* ba: random offsets aligned to this; 0 = the smallest bs */
+	enum rq_zonemode zonemode;
+	uint64_t zonesize, zoneskip;	/* zonemode=strided */
+	uint64_t zonerange;
+
+	/* ---- amount of I/O ---- */
+	uint64_t io_size;		/* io_size, io_limit: bytes of I/O per loop; 0 = size */
+	unsigned int loops;		/* default 1: the job's I/O, this many times */
+	uint64_t number_ios;		/* stop after this many I/Os; 0 = no limit */
+	uint64_t startdelay_ns;		/* start this long after the group */
+	uint64_t rate[2];		/* bytes per second per clone, R,W; 0 = unlimited */
+	bool exitall;			/* the first job to finish ends all jobs */
+	bool exitall_on_error;		/* the first job to fail ends all jobs */
+	int exit_what;			/* enum rq_exit_what: whom exitall ends */
+
+	/* ---- files (fio's file layout) ---- */
+	char directory[RQ_JOB_PATH_MAX];	/* ':' separates several */
+	uint64_t filesize_min, filesize_max;	/* 0 = size / nrfiles */
+	unsigned int nrfiles;		/* default 1 */
+	char filename_format[256];	/* default "$jobname.$jobnum.$filenum" */
+	enum rq_file_service file_service;
+	bool unlink;			/* remove the job's regular files when the run is done */
+	bool no_file_create;		/* allow_file_create=0: a missing file fails the job */
+
+	/* ---- flow (fio's token-based flow control between jobs) ---- */
+	int flow;			/* weight: added to the flow_id's counter per I/O */
+	unsigned int flow_id;
+	uint64_t flow_watermark;	/* default 1024 */
+	uint64_t flow_sleep_us;
+
+	/* ---- latency_target: fio's search for the deepest queue under a target ---- */
+	uint64_t latency_target_ns;	/* 0 = no search */
+	uint64_t latency_window_ns;
+	double latency_percentile;	/* default 100 */
+	bool latency_run;		/* keep adjusting the depth; 0 = stop once found */
+
+	/* ---- statistics fio's gtod_reduce turns off ---- */
+	bool gtod_reduce;
+	bool disable_lat, disable_clat, disable_slat, disable_bw;
+
 	/* ---- reporting ---- */
 	double percentile_list[RQ_MAX_PERCENTILES];
 	unsigned int nr_percentiles;	/* 0 = fio's default list */
@@ -156,6 +244,13 @@ struct rq_job {
 	unsigned int verify_backlog;	/* verify after this many writes, 0 = at end */
 	bool verify_only;		/* write nothing: replay the writes' sequence and read back */
 	int continue_on_error;		/* enum rq_coe bits */
+	uint32_t verify_interval;	/* a header every this many bytes; 0 = the block size */
+	uint32_t verify_offset;		/* the header sits this far into each interval */
+	/* ignore_error: errnos that do not end the job, per [read, write, verify] */
+	int ignore_error[3][RQ_MAX_IGNORE];
+	unsigned int nr_ignore_error[3];
+	unsigned char buffer_pattern[512];	/* written data when not verifying */
+	unsigned int buffer_pattern_len;	/* 0 = rqlock's stamps */
 
 	/* ---- io_uring engine options (fio's names) ---- */
 	bool hipri;

@@ -127,8 +127,10 @@ int jf_opt_apply(struct pctx *p, struct sect *s, const struct opt *o, char *v);
 extern const struct opt_val jf_rw_vals[];
 
 /* value.c: the options with their own setter (opt.set) */
-jf_setter jf_set_bsrange, jf_set_bssplit, jf_set_buffered, jf_set_cpumask,
-	jf_set_cpus_allowed, jf_set_description, jf_set_kb_base, jf_set_percentile_list,
+jf_setter jf_set_allow_file_create, jf_set_bsrange, jf_set_bssplit, jf_set_buffer_pattern,
+	jf_set_buffered, jf_set_cmd_type, jf_set_cpumask, jf_set_cpus_allowed,
+	jf_set_description, jf_set_filesize, jf_set_flow, jf_set_gtod_reduce,
+	jf_set_ignore_error, jf_set_kb_base, jf_set_latency_percentile, jf_set_percentile_list,
 	jf_set_random_distribution, jf_set_rw, jf_set_rwmixread, jf_set_rwmixwrite,
 	jf_set_verify_pattern_opt, jf_set_write_log;
 
@@ -136,6 +138,7 @@ jf_setter jf_set_bsrange, jf_set_bssplit, jf_set_buffered, jf_set_cpumask,
 void jf_bit_set(uint8_t *set, unsigned int i);
 bool jf_bit_test(const uint8_t *set, unsigned int i);
 const char *jf_closest(const char *key);
+const char *jf_engine_of(const char *key);
 extern const struct opt_val jf_ioengine_vals[];
 bool jf_is_set(const struct sect *s, const char *name);
 void jf_mark(struct sect *s, const char *name);
@@ -145,10 +148,11 @@ extern const struct opt jf_opts[];
 extern const unsigned int jf_nr_opts;
 
 /* showcmd.c: the options with their own --showcmd rendering (opt.show) */
-jf_shower jf_show_bsrange, jf_show_bssplit, jf_show_buffered, jf_show_cpumask, jf_show_cpus,
-	jf_show_description, jf_show_kb_base, jf_show_percentile_list,
-	jf_show_random_distribution, jf_show_rw, jf_show_rwmixread, jf_show_rwmixwrite,
-	jf_show_verify_pattern, jf_show_write_log;
+jf_shower jf_show_allow_file_create, jf_show_bsrange, jf_show_bssplit, jf_show_buffer_pattern,
+	jf_show_buffered, jf_show_cmd_type, jf_show_cpumask, jf_show_cpus, jf_show_description,
+	jf_show_filesize, jf_show_flow, jf_show_ignore_error, jf_show_kb_base,
+	jf_show_latency_percentile, jf_show_percentile_list, jf_show_random_distribution,
+	jf_show_rw, jf_show_rwmixread, jf_show_rwmixwrite, jf_show_verify_pattern, jf_show_write_log;
 
 /* showcmd.c */
 const char *jf_val_name(const struct opt_val *vals, uint64_t v);

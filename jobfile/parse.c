@@ -998,8 +998,11 @@ static int do_line(struct pctx *p, struct fstate *f, char *s, int depth)
 	*kend = '\0';
 	o = jf_opt_find(s);
 	if (!o) {
-		const char *hint = jf_closest(s);
+		const char *hint = jf_closest(s), *eng = jf_engine_of(s);
 
+		if (eng)
+			return jf_perr(p, "option '%s' belongs to fio's ioengine=%s, which rqlock does not have",
+				       s, eng);
 		if (hint)
 			return jf_perr(p, "unknown option '%s' (did you mean '%s'?)", s, hint);
 		return jf_perr(p, "unknown option '%s'", s);
@@ -1274,6 +1277,10 @@ const char *rq_rw_name(enum rq_rw rw)
 	case RQ_RW_RANDWRITE:	return "randwrite";
 	case RQ_RW_RW:		return "rw";
 	case RQ_RW_RANDRW:	return "randrw";
+	case RQ_RW_TRIM:	return "trim";
+	case RQ_RW_RANDTRIM:	return "randtrim";
+	case RQ_RW_TRIMWRITE:	return "trimwrite";
+	case RQ_RW_RANDTRIMWRITE: return "randtrimwrite";
 	}
 	return "invalid";
 }
@@ -1287,10 +1294,12 @@ bool rq_rw_reads(enum rq_rw rw)
 bool rq_rw_writes(enum rq_rw rw)
 {
 	return rw == RQ_RW_WRITE || rw == RQ_RW_RANDWRITE ||
-	       rw == RQ_RW_RW || rw == RQ_RW_RANDRW;
+	       rw == RQ_RW_RW || rw == RQ_RW_RANDRW ||
+	       rw == RQ_RW_TRIMWRITE || rw == RQ_RW_RANDTRIMWRITE;
 }
 
 bool rq_rw_random(enum rq_rw rw)
 {
-	return rw == RQ_RW_RANDREAD || rw == RQ_RW_RANDWRITE || rw == RQ_RW_RANDRW;
+	return rw == RQ_RW_RANDREAD || rw == RQ_RW_RANDWRITE || rw == RQ_RW_RANDRW ||
+	       rw == RQ_RW_RANDTRIM || rw == RQ_RW_RANDTRIMWRITE;
 }

@@ -154,7 +154,71 @@ void jf_show_rw(struct sbuf *b, const struct rq_job *j, const struct opt *o)
 	if (j->rw_seq_nr)
 		bput(b, ":%u", j->rw_seq_nr);
 	else if (j->rw_seq_add)
-		bput(b, ":%llu", (unsigned long long)j->rw_seq_add);
+		bput(b, ":%lld", (long long)j->rw_seq_add);
+}
+
+void jf_show_allow_file_create(struct sbuf *b, const struct rq_job *j, const struct opt *o)
+{
+	(void)o;
+	bput(b, "%d", !j->no_file_create);
+}
+
+void jf_show_cmd_type(struct sbuf *b, const struct rq_job *j, const struct opt *o)
+{
+	(void)j;
+	(void)o;
+	bput(b, "nvme");
+}
+
+void jf_show_flow(struct sbuf *b, const struct rq_job *j, const struct opt *o)
+{
+	(void)o;
+	bput(b, "%d", j->flow);
+}
+
+void jf_show_latency_percentile(struct sbuf *b, const struct rq_job *j, const struct opt *o)
+{
+	(void)o;
+	bput(b, "%g", j->latency_percentile);
+}
+
+void jf_show_filesize(struct sbuf *b, const struct rq_job *j, const struct opt *o)
+{
+	(void)o;
+	bput(b, "%llu", (unsigned long long)j->filesize_min);
+	if (j->filesize_max != j->filesize_min)
+		bput(b, "-%llu", (unsigned long long)j->filesize_max);
+}
+
+void jf_show_buffer_pattern(struct sbuf *b, const struct rq_job *j, const struct opt *o)
+{
+	(void)o;
+	bput(b, "0x");
+	for (unsigned int i = 0; i < j->buffer_pattern_len; i++)
+		bput(b, "%02x", j->buffer_pattern[i]);
+}
+
+void jf_show_ignore_error(struct sbuf *b, const struct rq_job *j, const struct opt *o)
+{
+	int last = -1;
+
+	(void)o;
+	for (int k = 0; k < 3; k++)
+		if (j->nr_ignore_error[k])
+			last = k;
+	/* errno names where there are ones, READ,WRITE,VERIFY; empty lists at the end left off */
+	for (int k = 0; k <= last; k++) {
+		if (k)
+			bput(b, ",");
+		for (unsigned int i = 0; i < j->nr_ignore_error[k]; i++) {
+			const char *n = strerrorname_np(j->ignore_error[k][i]);
+
+			if (n)
+				bput(b, "%s%s", i ? ":" : "", n);
+			else
+				bput(b, "%s%d", i ? ":" : "", j->ignore_error[k][i]);
+		}
+	}
 }
 
 void jf_show_bsrange(struct sbuf *b, const struct rq_job *j, const struct opt *o)
@@ -216,6 +280,22 @@ void jf_show_random_distribution(struct sbuf *b, const struct rq_job *j, const s
 {
 	(void)o;
 	bput(b, "%s", jf_val_name(jf_dist_vals, j->random_distribution));
+	if (j->random_distribution == RQ_RAND_ZONED || j->random_distribution == RQ_RAND_ZONED_ABS) {
+		bool abs = j->random_distribution == RQ_RAND_ZONED_ABS;
+
+		/* the zones as fio resolves them, reads then writes */
+		for (int d = 0; d < 2; d++) {
+			bput(b, "%s", d ? "," : ":");
+			for (unsigned int i = 0; i < j->nr_zones[d]; i++) {
+				bput(b, "%s%u/", i ? ":" : "", j->zones[d][i].access);
+				if (abs)
+					bput(b, "%llu", (unsigned long long)j->zones[d][i].size);
+				else
+					bput(b, "%u", j->zones[d][i].size_pct);
+			}
+		}
+		return;
+	}
 	if (j->random_distribution != RQ_RAND_UNIFORM)
 		bput(b, ":%g", j->rand_param);
 	if (j->random_distribution != RQ_RAND_UNIFORM && j->rand_center >= 0.0)

@@ -348,10 +348,10 @@ const struct opt_val jf_rw_vals[] = {
 	{ "rw",			RQ_RW_RW,		NULL },
 	{ "readwrite",		RQ_RW_RW,		NULL },
 	{ "randrw",		RQ_RW_RANDRW,		NULL },
-	{ "trim",		0,			REFUSE_NEVER },
-	{ "randtrim",		0,			REFUSE_NEVER },
-	{ "trimwrite",		0,			REFUSE_NEVER },
-	{ "randtrimwrite",	0,			REFUSE_NEVER },
+	{ "trim",		RQ_RW_TRIM,		NULL },
+	{ "randtrim",		RQ_RW_RANDTRIM,		NULL },
+	{ "trimwrite",		RQ_RW_TRIMWRITE,	NULL },
+	{ "randtrimwrite",	RQ_RW_RANDTRIMWRITE,	NULL },
 	{ NULL, 0, NULL },
 };
 
@@ -419,10 +419,13 @@ int jf_set_rw(struct pctx *p, struct sect *s, uint64_t v, char *str)
 		s->job.rw_seq_nr = (unsigned int)n;
 		return 0;
 	}
-	why = parse_size(post, s->kb_base, &n);
+	/* fio's str_to_decimal takes a sign: rw=read:-8k goes backwards */
+	why = parse_size(post + (*post == '-'), s->kb_base, &n);
+	if (!why && n > INT64_MAX)
+		why = "too large";
 	if (why)
 		return bad(p, post, why);
-	s->job.rw_seq_add = n;
+	s->job.rw_seq_add = *post == '-' ? -(int64_t)n : (int64_t)n;
 	return 0;
 }
 
@@ -714,8 +717,8 @@ const struct opt_val jf_dist_vals[] = {
 	{ "zipf",	RQ_RAND_ZIPF,		NULL },
 	{ "pareto",	RQ_RAND_PARETO,		NULL },
 	{ "normal",	RQ_RAND_NORMAL,		NULL },
-	{ "zoned",	0,			REFUSE_NEVER },
-	{ "zoned_abs",	0,			REFUSE_NEVER },
+	{ "zoned",	RQ_RAND_ZONED,		NULL },
+	{ "zoned_abs",	RQ_RAND_ZONED_ABS,	NULL },
 	{ NULL, 0, NULL },
 };
 
@@ -724,6 +727,119 @@ const struct opt_val jf_dist_vals[] = {
  * normal[:SIGMA[:CENTER]], with fio's defaults (zipf 1.1, pareto 0.2,
  * normal 0) and range checks (str_random_distribution_cb).
  */
+/*
+ * One direction of random_distribution=zoned:A/S:A/S... (zoned_abs: S is a
+ * size), as fio's split_parse_ddir and zone_split_ddir: an empty entry
+ * ends the list, a missing or zero share S takes an equal part of what is
+ * left (truncated), the access shares must add up to 100.
+ */
+static int zoned_dir(struct pctx *p, struct sect *s, char *list, int dir, bool abs)
+{
+	unsigned int nr = 0, acc = 0, sz = 0, sz_missing = 0, i;
+	char *entry = list, *next;
+	uint8_t access[RQ_MAX_ZONES], size_pct[RQ_MAX_ZONES];
+	uint64_t size[RQ_MAX_ZONES];
+
+	while (entry && *entry) {
+		char *slash;
+		const char *why;
+		uint64_t a, z = 0;
+
+		next = strchr(entry, ':');
+		if (next)
+			*next++ = '\0';
+		if (nr == RQ_MAX_ZONES)
+			return bad(p, list, "more than 256 zones");
+		slash = strchr(entry, '/');
+		if (slash)
+			*slash++ = '\0';
+		why = parse_size(entry, s->kb_base, &a);
+		if (!why && a > 100)
+			why = "an access share is at most 100";
+		if (why)
+			return bad(p, entry, why);
+		if (slash && *slash) {
+			const char *d = slash;
+
+			why = abs ? parse_size(slash, s->kb_base, &z) : digits(&d, 10, &z);
+			if (!why && !abs && *d)
+				why = "a zone's share is a whole percentage";
+			if (why)
+				return bad(p, slash, why);
+			if (!abs && z > 100)
+				z = 100;	/* fio clamps it */
+		}
+		access[nr] = (uint8_t)a;
+		acc += (unsigned int)a;
+		size[nr] = z;
+		if (!abs && !z) {
+			size_pct[nr] = UINT8_MAX;
+			sz_missing++;
+		} else {
+			size_pct[nr] = (uint8_t)z;
+			sz += (unsigned int)z;
+		}
+		nr++;
+		entry = next;
+	}
+	if (!nr)
+		return 0;
+	if (acc > 100 || sz > 100)
+		return bad(p, list, "the shares add up to more than 100");
+	if (acc < 100)
+		return bad(p, list, "the access shares must add up to 100 (fio refuses it)");
+	if (sz_missing == 1 && nr == 1)
+		sz = 100;
+	for (i = 0; i < nr; i++)
+		if (size_pct[i] == UINT8_MAX)
+			size_pct[i] = (uint8_t)((100 - sz) / sz_missing);
+	if (dir > 1)
+		return 0;	/* trim: checked, dropped */
+	s->job.nr_zones[dir] = nr;
+	for (i = 0; i < nr; i++) {
+		s->job.zones[dir][i].access = access[i];
+		s->job.zones[dir][i].size_pct = abs ? 0 : size_pct[i];
+		s->job.zones[dir][i].size = abs ? size[i] : 0;
+	}
+	return 0;
+}
+
+/* zoned:LIST[,WRITES[,TRIMS]]: one list stands for every direction (fio's str_split_parse) */
+static int set_zoned(struct pctx *p, struct sect *s, char *str, bool abs)
+{
+	char *w = strchr(str, ','), *t = NULL, *copy;
+	int ret;
+
+	s->job.nr_zones[0] = s->job.nr_zones[1] = 0;
+	if (w) {
+		*w++ = '\0';
+		t = strchr(w, ',');
+		if (t)
+			*t++ = '\0';
+		ret = zoned_dir(p, s, str, 0, abs);
+		if (!ret)
+			ret = zoned_dir(p, s, w, 1, abs);
+		if (!ret && t)
+			ret = zoned_dir(p, s, t, 2, abs);
+	} else {
+		copy = strdup(str);
+		if (!copy)
+			return jf_perr(p, "out of memory");
+		ret = zoned_dir(p, s, str, 0, abs);
+		if (!ret)
+			ret = zoned_dir(p, s, copy, 1, abs);
+		free(copy);
+	}
+	if (ret)
+		return ret;
+	if (!s->job.nr_zones[0] && !s->job.nr_zones[1])
+		return bad(p, str, "no zones given");
+	s->job.random_distribution = abs ? RQ_RAND_ZONED_ABS : RQ_RAND_ZONED;
+	s->job.rand_param = 0.0;
+	s->job.rand_center = -1.0;
+	return 0;
+}
+
 int jf_set_random_distribution(struct pctx *p, struct sect *s, uint64_t v, char *str)
 {
 	const struct opt_val *vp;
@@ -732,6 +848,10 @@ int jf_set_random_distribution(struct pctx *p, struct sect *s, uint64_t v, char 
 	double x = 0.0, c = -1.0;
 
 	(void)v;
+	if (!strncmp(str, "zoned:", 6))
+		return set_zoned(p, s, str + 6, false);
+	if (!strncmp(str, "zoned_abs:", 10))
+		return set_zoned(p, s, str + 10, true);
 	if (post) {
 		*post++ = '\0';
 		center = strchr(post, ':');
@@ -745,6 +865,8 @@ int jf_set_random_distribution(struct pctx *p, struct sect *s, uint64_t v, char 
 		return bad_enum(p, str, jf_dist_vals);
 	if (vp->val == RQ_RAND_UNIFORM && post)
 		return bad(p, post, "random takes no parameter");
+	if (vp->val == RQ_RAND_ZONED || vp->val == RQ_RAND_ZONED_ABS)
+		return bad(p, str, "zoned needs its zones: zoned:ACCESS%/SIZE%:...");
 	if (vp->val == RQ_RAND_ZIPF)
 		x = 1.1;
 	else if (vp->val == RQ_RAND_PARETO)
@@ -775,13 +897,12 @@ int jf_set_random_distribution(struct pctx *p, struct sect *s, uint64_t v, char 
  * endian in as few bytes as they need, 0 as one byte, negatives as 4).
  * fio's %o (offset) and 'file' items are refused.
  */
-static int set_verify_pattern(struct pctx *p, struct sect *s, uint64_t v, char *str)
+static int parse_pattern(struct pctx *p, unsigned char *out, size_t cap, unsigned int *lenp,
+			 char *str)
 {
-	unsigned char *out = s->job.verify_pattern;
-	size_t cap = sizeof(s->job.verify_pattern), len = 0;
+	size_t len = 0;
 	const char *c = str;
 
-	(void)v;
 	while (*c) {
 		if (*c == '"') {
 			const char *end = strchr(c + 1, '"');
@@ -858,7 +979,159 @@ static int set_verify_pattern(struct pctx *p, struct sect *s, uint64_t v, char *
 	}
 	if (!len)
 		return bad(p, str, "an empty pattern");
-	s->job.verify_pattern_len = (unsigned int)len;
+	*lenp = (unsigned int)len;
+	return 0;
+}
+
+static int set_verify_pattern(struct pctx *p, struct sect *s, uint64_t v, char *str)
+{
+	(void)v;
+	return parse_pattern(p, s->job.verify_pattern, sizeof(s->job.verify_pattern),
+			     &s->job.verify_pattern_len, str);
+}
+
+/* buffer_pattern: the data written when not verifying, fio's pattern syntax */
+int jf_set_buffer_pattern(struct pctx *p, struct sect *s, uint64_t v, char *str)
+{
+	(void)v;
+	return parse_pattern(p, s->job.buffer_pattern, sizeof(s->job.buffer_pattern),
+			     &s->job.buffer_pattern_len, str);
+}
+
+/*
+ * ignore_error=READ,WRITE,VERIFY: each a ':' list of errno names (EIO) or
+ * numbers.  As fio's ignore_error_type: a non-empty list also turns on
+ * continue_on_error for that kind, and then only the listed errors are
+ * passed over.
+ */
+int jf_set_ignore_error(struct pctx *p, struct sect *s, uint64_t v, char *str)
+{
+	static const int coe_bit[3] = { RQ_COE_READ, RQ_COE_WRITE, RQ_COE_VERIFY };
+	char *kind = str, *nk;
+
+	(void)v;
+	for (int k = 0; kind && k < 3; k++, kind = nk) {
+		char *e = kind, *ne;
+		unsigned int nr = 0;
+
+		nk = strchr(kind, ',');
+		if (nk)
+			*nk++ = '\0';
+		for (; e && *e; e = ne) {
+			int err = 0;
+
+			ne = strchr(e, ':');
+			if (ne)
+				*ne++ = '\0';
+			if (e[0] == 'E') {
+				for (int i = 1; i < 134 && !err; i++) {
+					const char *n = strerrorname_np(i);
+
+					if (n && !strcmp(n, e))
+						err = i;
+				}
+			} else {
+				err = abs(atoi(e));
+			}
+			if (!err)
+				return bad(p, e, "unknown error: an errno name (EIO) or number");
+			if (nr == RQ_MAX_IGNORE)
+				return bad(p, kind, "more than 32 errors");
+			s->job.ignore_error[k][nr++] = err;
+		}
+		s->job.nr_ignore_error[k] = nr;
+		if (nr)
+			s->job.continue_on_error |= coe_bit[k];
+	}
+	if (kind)
+		return bad(p, kind, "at most READ,WRITE,VERIFY");
+	return 0;
+}
+
+/* gtod_reduce=1: fio's str_gtod_reduce_cb, fewer clock reads and fewer stats */
+int jf_set_gtod_reduce(struct pctx *p, struct sect *s, uint64_t v, char *str)
+{
+	(void)p;
+	(void)str;
+	s->job.gtod_reduce = v != 0;
+	if (!v)
+		return 0;	/* fio leaves the others alone */
+	s->job.disable_lat = s->job.disable_clat = s->job.disable_slat = true;
+	s->job.disable_bw = true;
+	s->job.clat_percentiles = s->job.lat_percentiles = s->job.slat_percentiles = false;
+	return 0;
+}
+
+/* cmd_type: nvme is the only command set, checked by its value table; nothing to keep */
+int jf_set_cmd_type(struct pctx *p, struct sect *s, uint64_t v, char *str)
+{
+	(void)p;
+	(void)s;
+	(void)v;
+	(void)str;
+	return 0;
+}
+
+/* allow_file_create, kept inverted so that a zeroed job allows it */
+int jf_set_allow_file_create(struct pctx *p, struct sect *s, uint64_t v, char *str)
+{
+	(void)p;
+	(void)str;
+	s->job.no_file_create = !v;
+	return 0;
+}
+
+/* flow=N: a signed weight (fio's OPT_INT takes a sign) */
+int jf_set_flow(struct pctx *p, struct sect *s, uint64_t v, char *str)
+{
+	char *end;
+	long x;
+
+	(void)v;
+	errno = 0;
+	x = strtol(str, &end, 10);
+	if (end == str || *end || errno || x < INT32_MIN || x > INT32_MAX)
+		return bad(p, str, "a whole number, may be negative");
+	s->job.flow = (int)x;
+	return 0;
+}
+
+/* latency_percentile=P, in (0, 100] */
+int jf_set_latency_percentile(struct pctx *p, struct sect *s, uint64_t v, char *str)
+{
+	const char *why;
+	double x;
+
+	(void)v;
+	why = parse_float(str, &x, NULL);
+	if (!why && !(x > 0.0 && x <= 100.0))
+		why = "a percentile is above 0 and at most 100";
+	if (why)
+		return bad(p, str, why);
+	s->job.latency_percentile = x;
+	return 0;
+}
+
+/* filesize=SIZE or MIN-MAX (each file drawn in the range, as fio) */
+int jf_set_filesize(struct pctx *p, struct sect *s, uint64_t v, char *str)
+{
+	char *dash = strchr(str, '-');
+	uint64_t lo, hi;
+	const char *why;
+
+	(void)v;
+	if (dash)
+		*dash++ = '\0';
+	why = parse_size(str, s->kb_base, &lo);
+	if (why)
+		return bad(p, str, why);
+	hi = lo;
+	if (dash && (why = parse_size(dash, s->kb_base, &hi)))
+		return bad(p, dash, why);
+	if (hi < lo)
+		return bad(p, dash, "the range ends below its start");
+	s->job.filesize_min = lo;
+	s->job.filesize_max = hi;
 	return 0;
 }
 
@@ -1071,7 +1344,11 @@ int jf_opt_apply(struct pctx *p, struct sect *s, const struct opt *o, char *v)
 	case K_IMPL:
 		break;
 	case K_INERT:
-		jf_pwarn(p, "option '%s' has no effect in rqlock (%s)", p->key, o->why);
+		if (strcmp(p->key, o->name))
+			jf_pwarn(p, "option '%s' (fio's %s) has no effect in rqlock (%s)", p->key, o->name,
+				 o->why);
+		else
+			jf_pwarn(p, "option '%s' has no effect in rqlock (%s)", p->key, o->why);
 		return 0;
 	case K_ONLY:
 		return check_only(p, s, o, v);

@@ -81,6 +81,8 @@ struct view {
 	uint64_t total_err;
 	int first_error;
 	unsigned int iodepth;
+	uint64_t lat_target_ns, lat_window_us;
+	double lat_percentile;
 };
 
 /* fio's group_run_stats: one per reporting group */
@@ -214,6 +216,9 @@ static void view_add(struct view *v, const struct rq_job_report *m, bool full)
 	v->total_err += m->total_err;
 	v->first_error = m->first_error;
 	v->iodepth = m->iodepth;
+	v->lat_target_ns = m->latency_target_ns;
+	v->lat_window_us = m->latency_window_us;
+	v->lat_percentile = m->latency_percentile;
 
 	for (int d = 0; d < RQ_DDIR_NR; d++) {
 		const struct rq_dir_report *s = &m->dir[d];
@@ -652,12 +657,15 @@ static void json_job(struct ctx *c, const struct view *v)
 		rq_json_u64(j, "total_err", v->total_err);
 		rq_json_i64(j, "first_error", v->first_error);
 	}
-	/* fio writes its latency_target block whenever the job has a depth */
+	/*
+	 * fio writes its latency_target block whenever the job has a depth:
+	 * the depth found (or iodepth), the target in ns, the window in us
+	 */
 	if (v->iodepth) {
 		rq_json_u64(j, "latency_depth", v->iodepth);
-		rq_json_u64(j, "latency_target", 0);
-		rq_json_dbl(j, "latency_percentile", 100.0);
-		rq_json_u64(j, "latency_window", 0);
+		rq_json_u64(j, "latency_target", v->lat_target_ns);
+		rq_json_dbl(j, "latency_percentile", v->lat_percentile);
+		rq_json_u64(j, "latency_window", v->lat_window_us);
 	}
 	if (m->description && m->description[0])
 		rq_json_str(j, "desc", m->description);
@@ -1098,7 +1106,8 @@ static void text_job(struct rq_txt *t, struct ctx *c, const struct view *v, cons
 		rq_txt_out(t, "     errors    : total=%" PRIu64 ", first_error=%d/<%s>\n", v->total_err,
 		    v->first_error, strerror(v->first_error));
 	if (v->iodepth)
-		rq_txt_out(t, "     latency   : target=0, window=0, percentile=100.00%%, depth=%u\n", v->iodepth);
+		rq_txt_out(t, "     latency   : target=%" PRIu64 ", window=%" PRIu64 ", percentile=%.2f%%, "
+		    "depth=%u\n", v->lat_target_ns, v->lat_window_us, v->lat_percentile, v->iodepth);
 }
 
 static void text_group_line(struct rq_txt *t, const char *label, bool i2p, uint64_t agg, uint64_t min_bw,

@@ -125,7 +125,14 @@ struct rq_job_report {
 	unsigned int kb_base;		/* the job's kb_base: units of the normal output; 0 = 1024 */
 	unsigned int percentile_precision;	/* decimals of a custom percentile list */
 	bool slat_percentiles;
-	unsigned int iodepth;		/* fio's "latency_depth": the job's iodepth */
+	/*
+	 * fio's "latency_depth": the job's iodepth, or with latency_target the
+	 * depth its search settled on; the search's settings beside it
+	 */
+	unsigned int iodepth;
+	uint64_t latency_target_ns;	/* 0 = no search */
+	uint64_t latency_window_us;
+	double latency_percentile;
 	uint64_t majf, minf;		/* page faults, as ctx */
 	/*
 	 * fio's iodepth_submit / iodepth_complete: I/Os handed to the kernel

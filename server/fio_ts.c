@@ -62,6 +62,8 @@ struct hts {
 	uint32_t coe, first_error;
 	uint64_t total_err;
 	uint32_t kb_base, latency_depth;
+	uint64_t latency_target, latency_window;	/* ns, us: as fio's thread_stat */
+	double latency_percentile;
 };
 
 static void hstat_init(struct hstat *s)
@@ -73,6 +75,7 @@ static void hstat_init(struct hstat *s)
 static void hts_init(struct hts *t)
 {
 	memset(t, 0, sizeof(*t));
+	t->latency_percentile = 100.0;
 	for (int d = 0; d < FIO_DDIR_CNT; d++) {
 		hstat_init(&t->clat[d]);
 		hstat_init(&t->slat[d]);
@@ -205,6 +208,9 @@ static void hts_from_job(struct hts *t, const struct rq_job_report *m)
 	t->error = (uint32_t)m->error;
 	t->kb_base = m->kb_base ? m->kb_base : 1024;
 	t->latency_depth = m->iodepth;
+	t->latency_target = m->latency_target_ns;
+	t->latency_window = m->latency_window_us;
+	t->latency_percentile = m->latency_percentile;
 	t->unified = (uint32_t)m->unified_rw_reporting;
 }
 
@@ -243,6 +249,9 @@ static void hts_sum(struct hts *v, const struct hts *s, const struct rq_job_repo
 			snprintf(v->verror, sizeof(v->verror), "rqlock: %s", strerror((int)v->error));
 	}
 	v->latency_depth = s->latency_depth;
+	v->latency_target = s->latency_target;
+	v->latency_window = s->latency_window;
+	v->latency_percentile = s->latency_percentile;
 
 	for (int d = 0; d < FIO_DDIR_CNT; d++) {
 		int t = v->unified == UNIFIED_MIXED ? 0 : d;
@@ -370,7 +379,9 @@ static void encode_ts(struct fio_wire_ts *w, const struct hts *v)
 	w->kb_base = htole32(v->kb_base);
 	w->unit_base = htole32(FIO_UNIT_BASE);
 	w->latency_depth = htole32(v->latency_depth);
-	w->latency_percentile.bits = le64_double(100.0);
+	w->latency_target = htole64(v->latency_target);
+	w->latency_percentile.bits = le64_double(v->latency_percentile);
+	w->latency_window = htole64(v->latency_window);
 	w->sig_figs = htole32(FIO_SIG_FIGS);
 }
 

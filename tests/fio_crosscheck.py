@@ -43,9 +43,11 @@ import sys
 DEBUG_LINE = re.compile(r'^parse\s+\d+\s+(.*)$')
 NUMERIC_TYPES = {'OPT_INT', 'OPT_ULL', 'OPT_STR_VAL', 'OPT_STR_VAL_TIME', 'OPT_STR_VAL_ZONE',
                  'OPT_BOOL', 'OPT_STR_SET'}
-TIME_OPTS = {'runtime', 'ramp_time', 'thinktime', 'thinktime_spin'}
-TWO_WAY = {'bs', 'rate_iops'}           # R,W options rqlock keeps per direction
+TIME_OPTS = {'runtime', 'ramp_time', 'thinktime', 'thinktime_spin', 'startdelay',
+             'latency_target', 'latency_window'}
+TWO_WAY = {'bs', 'rate_iops', 'rate', 'ba'}  # R,W options rqlock keeps per direction
 NO_RESOLVED = {'bssplit', 'bsrange', 'verify_pattern'}
+BARE_NAMES = {'write_bw_log', 'write_lat_log', 'write_iops_log', 'write_hist_log'}
 SYNONYMS = {
     'rw': {'readwrite': 'rw'},
     'unified_rw_reporting': {'0': 'none', '1': 'mixed', '2': 'both'},
@@ -100,7 +102,7 @@ def parse_fio(text):
             if name.startswith('global'):
                 cur = glob
             else:
-                jobs.append([name, copy.deepcopy(glob)])
+                jobs.append([name, copy.deepcopy(glob), glob.get('name', {}).get('seq')])
                 cur = jobs[-1][1]
             continue
         if collecting:
@@ -108,6 +110,16 @@ def parse_fio(text):
             if k and not msg.startswith('handle_option'):
                 raw_keys.add(k.group(1))
         if defaults or cur is None:
+            continue
+        m = re.match(r'zone ddir (\d+) \(nr=\d+\):$', msg)
+        if m and last is not None:
+            # random_distribution=zoned: fio's resolved zones, per direction
+            zdir = int(m.group(1))
+            last.setdefault('zones', {})[zdir] = []
+            continue
+        m = re.match(r'^\d+: (\d+/\d+)$', msg)
+        if m and last is not None and 'zones' in last:
+            last['zones'][zdir].append(m.group(1))
             continue
         m = re.match(r'handle_option=([^,]+), ptr=(.*)$', msg)
         if m:
@@ -130,10 +142,12 @@ def parse_fio(text):
             last['parts'][-1][1] = int(m.group(1) or 0)
             last['parts'][-1][2] = m.group(2)
     for job in jobs:
-        if 'name' in job[1]:
+        # name= renames a job only in its own section: fio keeps the section
+        # name when the name comes from [global]
+        if 'name' in job[1] and job[1]['name']['seq'] != job[2]:
             job[0] = job[1]['name']['ptr']
         fixup(job[1])
-    return jobs
+    return [job[:2] for job in jobs]
 
 
 def set_out(fo, opt, value):
@@ -223,6 +237,8 @@ def rq_time_us(v):
 
 
 def rq_number(opt, v):
+    if v.startswith('-'):
+        return (1 << 64) + int(v)         # fio prints a negative int as unsigned
     if v.endswith('%'):
         return (1 << 64) - 1 - int(v[:-1])
     if opt in TIME_OPTS:
@@ -312,7 +328,7 @@ def compare(fname, fjobs, rjobs, warned, defaults, multi):
             rv = ro[opt]
             types = {p[0] for p in rec['parts']}
             nr += 1
-            if types & NUMERIC_TYPES and any(p[2] is not None for p in rec['parts']):
+            if opt != 'filesize' and types & NUMERIC_TYPES and any(p[2] is not None for p in rec['parts']):
                 fv = fio_dirs(rec)
                 rvals = [rq_number(opt, x) for x in rv.split(',')]
                 if opt not in TWO_WAY:
@@ -340,6 +356,22 @@ def compare(fname, fjobs, rjobs, warned, defaults, multi):
                     ok = not rpost
                 if not ok:
                     bad.append('%s: rw: fio %s, rqlock %s' % (where, rec['ptr'], rv))
+            elif opt == 'random_distribution' and rec['ptr'].startswith('zoned'):
+                # fio's resolved zones (its --debug=parse lines), reads then writes
+                z = rec.get('zones', {})
+                want = '%s:%s,%s' % (rec['ptr'].split(':')[0], ':'.join(z.get(0, [])),
+                                     ':'.join(z.get(1, [])))
+                if want != rv:
+                    bad.append('%s: random_distribution: fio %s (%s), rqlock %s' %
+                               (where, rec['ptr'], want, rv))
+            elif opt == 'ignore_error':
+                if err_lists(rec['ptr']) != err_lists(rv):
+                    bad.append('%s: ignore_error: fio %s, rqlock %s' % (where, rec['ptr'], rv))
+            elif opt == 'filesize':
+                fv = [int(p[2]) for p in rec['parts'] if p[2] is not None]
+                lo, _, hi = rv.partition('-')
+                if [int(lo), int(hi or lo)] != (fv + fv)[:2]:
+                    bad.append('%s: filesize: fio %r, rqlock %s' % (where, fv, rv))
             elif opt == 'random_distribution':
                 f = rec['ptr'].split(':')
                 r = rv.split(':')
@@ -352,6 +384,11 @@ def compare(fname, fjobs, rjobs, warned, defaults, multi):
             elif opt == 'cpus_allowed':
                 if cpus(rec['ptr']) != cpus(rv):
                     bad.append('%s: cpus_allowed: fio %s, rqlock %s' % (where, rec['ptr'], rv))
+            elif opt in BARE_NAMES and rec['ptr'] == '(null)':
+                # written bare: fio stores no name (it prints "(null)") and
+                # names the logs after the job; rqlock prints the bare word
+                if rv != '1':
+                    bad.append('%s: %s: fio bare, rqlock %r' % (where, opt, rv))
             else:
                 f = SYNONYMS.get(opt, {}).get(rec['ptr'], rec['ptr'])
                 if f != rv:
@@ -366,17 +403,31 @@ def compare(fname, fjobs, rjobs, warned, defaults, multi):
     return bad, nr, skipped
 
 
+def err_lists(v):
+    """ignore_error=R,W,V as lists of errno names (numbers read as fio reads them)."""
+    import errno as E
+    out = []
+    for kind in (v.split(',') + ['', ''])[:3]:
+        names = []
+        for e in kind.split(':'):
+            if not e:
+                break                      # fio stops at an empty entry
+            names.append(e if e.startswith('E') else E.errorcode.get(abs(int(e)), e))
+        out.append(names)
+    return out
+
+
 def fio_size(v, fo):
     """A size as fio reads it (for the rw=...:N postfix, which fio prints no value for)."""
     kb = int(fo['kb_base']['ptr']) if 'kb_base' in fo else 1024
-    m = re.match(r'^(\d+)([a-zA-Z]*)$', v)
+    m = re.match(r'^(-?)(\d+)([a-zA-Z]*)$', v)
     if not m:
         return v
-    n, sfx = int(m.group(1)), m.group(2).lower()
+    sign, n, sfx = -1 if m.group(1) else 1, int(m.group(2)), m.group(3).lower()
     pows = {'': 0, 'b': 0, 'k': 1, 'kb': 1, 'kib': 1, 'm': 2, 'mb': 2, 'mib': 2,
             'g': 3, 'gb': 3, 'gib': 3, 't': 4, 'tb': 4, 'tib': 4, 'p': 5, 'pb': 5, 'pib': 5}
     mult = (1000 if kb == 1024 else 1024) if sfx.endswith('ib') else kb
-    return n * mult ** pows[sfx]
+    return sign * n * mult ** pows[sfx]
 
 
 def main():
@@ -426,7 +477,10 @@ def main():
             print('FAIL %s: rqlock refuses it: %s' % (fn, p.stderr.strip()))
             failed += 1
             continue
-        warned = set(re.findall(r"warning: option '([^']+)' has no effect", p.stderr))
+        warned = set()
+        for a, b in re.findall(r"warning: option '([^']+)'(?: \(fio's ([^)]+)\))? has no effect",
+                               p.stderr):
+            warned.update({a, b} - {''})
         bad, nr, skipped = compare(fn, parse_fio(ftext), parse_rq(p.stdout), warned, defaults,
                                    bool(more))
         files += 1

@@ -112,6 +112,7 @@ static void build(struct rq_run_report *r)
 	jobs[0].clat_percentiles = true;
 	jobs[0].description = "reads \"quoted\"";
 	jobs[0].iodepth = 8;
+	jobs[0].latency_percentile = 100.0;	/* the option's default, as a run reports it */
 	jobs[0].usr_cpu = 25.0;
 	jobs[0].sys_cpu = 50.0;
 	jobs[0].ctx = 42;
