@@ -205,6 +205,12 @@ def git_info():
     return {"revision": rev, "dirty": dirty}
 
 
+
+def point_id(info, mode, t, d, w, vals):
+    """A point's id: job stem, mode, primitive, drives, workers, then each --var value."""
+    return "%s.%s.%s.d%d.w%d" % (info["stem"], mode, t, d, w) + "".join(
+        ".%s%s" % (v, vals[v]) for v in sorted(vals))
+
 class CpuMeter:
     """CPU busy on the whole machine minus what our children used: the load
     the rest of the machine put on the cores while a point ran (in cores)."""
@@ -315,33 +321,35 @@ class Sweep:
         self.stop = False
 
     # points ---------------------------------------------------------------
+    def job_combos(self):
+        """(job file, its info, one combination of the --var values it uses), for each."""
+        man = self.man
+        for jf in man["jobfiles"]:
+            info = job_info(os.path.join(self.dir, "jobs", jf["copy"]))
+            combos = [{}]
+            for v in sorted(man["axes"]["vars"]):
+                if v in info["refs"]:
+                    combos = [dict(c, **{v: x}) for c in combos for x in man["axes"]["vars"][v]]
+            for vals in combos:
+                yield jf, info, vals
+
     def points(self):
         man = self.man
         if man.get("fleet"):
             return self.fleet_points()
         out = []
-        varnames = sorted(man["axes"]["vars"])
-        for jf in man["jobfiles"]:
-            info = job_info(os.path.join(self.dir, "jobs", jf["copy"]))
-            combos = [{}]
-            for v in varnames:
-                if v in info["refs"]:
-                    combos = [dict(c, **{v: x}) for c in combos for x in man["axes"]["vars"][v]]
-            for vals in combos:
-                for w in man["axes"]["workers"]:
-                    for d in drive_axis(info, man["axes"]["drives"]):
-                        if man["axes"].get("pairs") == "D=1 or D=W" and d not in (1, w):
-                            continue
-                        for mode in man["modes"]:
-                            types = ["kernel"] if mode == FIO_MODE else man["lock_types"]
-                            for t in types:
-                                if "%s/%s" % (mode, t) in man.get("modes_unavailable", {}):
-                                    continue
-                                pid = "%s.%s.%s.d%d.w%d" % (info["stem"], mode, t, d, w)
-                                for v in sorted(vals):
-                                    pid += ".%s%s" % (v, vals[v])
-                                out.append({"id": pid, "job": jf, "info": info, "mode": mode, "type": t,
-                                            "drives": d, "workers": w, "vars": vals})
+        for jf, info, vals in self.job_combos():
+            for w in man["axes"]["workers"]:
+                for d in drive_axis(info, man["axes"]["drives"]):
+                    if man["axes"].get("pairs") == "D=1 or D=W" and d not in (1, w):
+                        continue
+                    for mode in man["modes"]:
+                        types = ["kernel"] if mode == FIO_MODE else man["lock_types"]
+                        for t in types:
+                            if "%s/%s" % (mode, t) in man.get("modes_unavailable", {}):
+                                continue
+                            out.append({"id": point_id(info, mode, t, d, w, vals), "job": jf, "info": info,
+                                        "mode": mode, "type": t, "drives": d, "workers": w, "vars": vals})
         return out
 
     def fleet_points(self):
@@ -349,26 +357,17 @@ class Sweep:
         --var values): one fio client run over the group's servers."""
         man, fl = self.man, self.man["fleet"]
         out = []
-        varnames = sorted(man["axes"]["vars"])
         grp = fleet.groups(fl["servers"])
         cfgs = [(m, t, w, grp[(m, t, w)]) for (m, t, w) in sorted(grp, key=lambda k: (k[2], k))
                 if m in man["modes"]]
         if fl.get("fio_servers") and fl["fio_mode"] in man["modes"]:
             cfgs += [(fl["fio_mode"], "kernel", w, fl["fio_servers"]) for w in man["axes"]["workers"]]
-        for jf in man["jobfiles"]:
-            info = job_info(os.path.join(self.dir, "jobs", jf["copy"]))
-            combos = [{}]
-            for v in varnames:
-                if v in info["refs"]:
-                    combos = [dict(c, **{v: x}) for c in combos for x in man["axes"]["vars"][v]]
-            for vals in combos:
-                for mode, t, w, servers in cfgs:
-                    for d in drive_axis(info, man["axes"]["drives"]):
-                        pid = "%s.%s.%s.d%d.w%d" % (info["stem"], mode, t, d, w)
-                        for v in sorted(vals):
-                            pid += ".%s%s" % (v, vals[v])
-                        out.append({"id": pid, "job": jf, "info": info, "mode": mode, "type": t,
-                                    "drives": d, "workers": w, "vars": vals, "servers": servers})
+        for jf, info, vals in self.job_combos():
+            for mode, t, w, servers in cfgs:
+                for d in drive_axis(info, man["axes"]["drives"]):
+                    out.append({"id": point_id(info, mode, t, d, w, vals), "job": jf, "info": info,
+                                "mode": mode, "type": t, "drives": d, "workers": w, "vars": vals,
+                                "servers": servers})
         return out
 
     def paths(self, pt, rep):
