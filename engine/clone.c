@@ -870,9 +870,13 @@ unsigned int eng_clone_fill(struct clone *c)
 		}
 		cpu->submitted++;
 		ret = rq_submit_bio(f->q, &cpu->ctx, bio);
-		/* fio's iodepth_batch_submit: what was dispatched goes to the kernel */
-		if (++c->unsubmitted >= batch && cpu->ctx.has_ring && io_uring_sq_ready(&cpu->ctx.ring) &&
-		    !cpu->fatal) {
+		/*
+		 * fio's iodepth_batch_submit: a batch asked for goes to the
+		 * kernel when it is full; the default (1) leaves SQEs to the
+		 * worker loop's next enter, within a pass of the loop.
+		 */
+		if (batch > 1 && ++c->unsubmitted >= batch && cpu->ctx.has_ring &&
+		    io_uring_sq_ready(&cpu->ctx.ring) && !cpu->fatal) {
 			cpu->fatal = eng_cpu_submit(cpu, false, 0);
 			c->unsubmitted = 0;
 		}
@@ -902,10 +906,6 @@ unsigned int eng_clone_fill(struct clone *c)
 			if (c->issued >= c->io_limit && !job->time_based)
 				c->issue_done = true;
 		}
-	}
-	if (c->unsubmitted && cpu->ctx.has_ring && io_uring_sq_ready(&cpu->ctx.ring) && !cpu->fatal) {
-		cpu->fatal = eng_cpu_submit(cpu, false, 0);
-		c->unsubmitted = 0;
 	}
 	if (n)
 		c->rep.submit_hist[batch_bucket(n)]++;

@@ -316,6 +316,7 @@ struct rq_cpu {
 	bool wants_ring;
 	unsigned int ring_flags;	/* SQE128 | CQE32 when a device needs them */
 	uint64_t now;			/* last clock read */
+	unsigned int ring_rounds;	/* busy rounds since the last io_uring_enter */
 	struct clone **clones;
 	unsigned int nr_clones, nr_active;
 	/* bios of this worker's clones ended by this worker, to account */

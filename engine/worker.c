@@ -226,6 +226,7 @@ int eng_cpu_submit(struct rq_cpu *cpu, bool wait, uint64_t wait_ns)
 	} else {
 		return 0;
 	}
+	cpu->ring_rounds = 0;
 	cpu->ctx.ring_inflight += before - io_uring_sq_ready(&cpu->ctx.ring);
 	if (ret >= 0 || ret == -ETIME || ret == -EAGAIN || ret == -EBUSY || ret == -EINTR)
 		return 0;
@@ -271,10 +272,11 @@ static int cpu_wait(struct rq_cpu *cpu, unsigned int idle_rounds)
 		return eng_cpu_submit(cpu, false, 0);
 	}
 	if (cpu->ctx.has_ring && (cpu->ctx.ring_inflight || io_uring_sq_ready(&cpu->ctx.ring))) {
-		int ret = eng_cpu_submit(cpu, false, 0);
-
-		if (ret || io_uring_cq_ready(&cpu->ctx.ring))
-			return ret;
+		/*
+		 * One enter submits what the last rounds prepared, posts the
+		 * deferred completions and returns at once when there are
+		 * enough of them; it sleeps only when there are not.
+		 */
 		return eng_cpu_submit(cpu, true, wait_ns);
 	}
 	if (idle_rounds < 64) {
@@ -517,8 +519,8 @@ void *eng_worker_main(void *arg)
 	/*
 	 * Fill, reap, and only when a round made no progress go to the
 	 * kernel: prepared SQEs are then submitted and a completion waited
-	 * for in one io_uring_enter.  A busy round submits what it prepared
-	 * at its end (fio's iodepth_batch_submit=1), so nothing waits a round.
+	 * for in one io_uring_enter.  SQEs wait at most one busy round
+	 * (see below), so nothing waits longer than a pass of this loop.
 	 */
 	/*
 	 * A mode that leaves work for other workers (cluster forwards bios
@@ -564,7 +566,16 @@ void *eng_worker_main(void *arg)
 		}
 		if (progress) {
 			idle = 0;
-			ret = eng_cpu_submit(cpu, false, 0);
+			/*
+			 * What this round prepared goes to the kernel with the
+			 * next round's enter: the wait, when that round finds
+			 * nothing to do, so that a completion costs one enter,
+			 * not two.  A worker kept busy (by other devices, or
+			 * by CQEs it found in the ring) enters every second
+			 * round, to submit and to have completions posted.
+			 */
+			if (cpu->ctx.has_ring && ++cpu->ring_rounds >= 2)
+				ret = eng_cpu_submit(cpu, false, 0);
 		} else {
 			if (++idle % 256 == 0)
 				cpu_kick(cpu);
