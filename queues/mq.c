@@ -22,8 +22,9 @@
  *   queue_rq runs under it.  It is held only around dispatch: taking a
  *   tag, inserting into a software queue and completing a request take
  *   no lock.  Submitters only *try* it (rq_trylock): a worker that finds
- *   another dispatching leaves its request in its software queue and
- *   raises need_run, and the dispatcher looks again before it leaves (the
+ *   another dispatching leaves its request in its software queue, raises
+ *   need_run and goes on; its own loop looks once a round whether a
+ *   holder took that run, and runs the hctx itself if none did (the
  *   protocol is written at hctx_run()).  So nobody waits for this lock.
  *   No lock is taken while it is held: no ordering to keep.
  *
@@ -38,9 +39,10 @@
  *                  (counted by completions, which take no lock);
  *   hctx->waiting  requests wait on the dispatch list for budget;
  *   hctx->stopped  the device said BUSY; the next completion restarts.
- *   The handshakes (push/need_run against unlock, async_done against
- *   waiting) use seq_cst operations and fences: each side writes its
- *   flag, then reads the other's, so at least one of them sees the work.
+ *   The handshake async_done against waiting uses seq_cst operations:
+ *   each side writes its flag, then reads the other's, so at least one
+ *   of them sees the work.  need_run is set and cleared only by RMWs, so
+ *   the holder that clears it has seen every push made before it was set.
  *
  * Merging: none.  blk-mq merges in the plug or under ctx->lock; here the
  * software queue is lock-free and requests are issued at once, so every
@@ -49,20 +51,22 @@
  * Counters are kept per ctx (written by its worker) and per hctx (under
  * its lock) and folded into the queue's by check_idle() after the run.
  *
- * Cost, uncontended, one worker per hctx: a tag (one RMW), a trylock, the
- * dispatch, an unlock and a fence, then a tag free (and a count of the
- * completion when it comes later): more atomics than the 2.5 path's lock,
- * all on lines this worker owns; what it buys is that no two workers
- * share a line unless they share an hctx.
+ * Cost, uncontended, one worker per hctx: a tag from the ctx's cache, a
+ * trylock, the dispatch and an unlock (a release store, no fence): the
+ * 2.5 path's lock without its elevator and request pool, all on lines
+ * this worker owns; no two workers share a line unless they share an
+ * hctx.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "devices/device.h"
 #include "lib/alloc.h"
+#include "lib/compiler.h"
 #include "queues/queue_internal.h"
 #include "results/results.h"
 
@@ -115,15 +119,34 @@ struct mq_queue {
 	struct mq_ctx *ctx;		/* one per worker */
 };
 
+/* A worker's runs asked of hctxs whose holder has not taken them yet. */
+struct mq_cpu {
+	struct rq_hw_queue **asked;
+	unsigned int nr_asked, cap;
+} __attribute__((aligned(RQ_CACHELINE)));
+
 static struct {
 	unsigned int nr_cpus;
 	unsigned int hw_queues;
+	struct mq_cpu *cpus;
 } mq_cfg;
+
+static void mq_teardown(void)
+{
+	for (unsigned int i = 0; mq_cfg.cpus && i < mq_cfg.nr_cpus; i++)
+		free(mq_cfg.cpus[i].asked);
+	free(mq_cfg.cpus);
+	mq_cfg.cpus = NULL;
+}
 
 static int mq_setup(const struct rq_mode_config *cfg)
 {
+	mq_teardown();
 	mq_cfg.nr_cpus = cfg->nr_cpus ? cfg->nr_cpus : 1;
 	mq_cfg.hw_queues = cfg->hw_queues;
+	mq_cfg.cpus = rq_zalloc_lines(mq_cfg.nr_cpus * sizeof(*mq_cfg.cpus));
+	if (!mq_cfg.cpus)
+		return -ENOMEM;
 	return rq_mode_locks_setup(cfg);
 }
 
@@ -338,6 +361,49 @@ static void dispatch_add(struct rq_hw_queue *h, struct rq_request *rq)
 	h->nr_waiting_rqs++;
 }
 
+static inline bool hctx_can_issue(const struct rq_hw_queue *h)
+{
+	return !atomic_load_explicit(&h->stopped, memory_order_relaxed) &&
+	       in_flight(h, memory_order_relaxed) < h->depth;
+}
+
+/*
+ * Hand @rq to the driver; h->lock held.  False when the device said BUSY:
+ * @rq is back at the head of the dispatch list and @h is stopped until a
+ * completion (or, with nothing in flight, the engine's delayed run).
+ */
+static bool hctx_issue(struct mq_queue *mq, struct rq_hw_queue *h, struct rq_ctx *cpu,
+		       struct rq_request *rq, struct rq_bio **done)
+{
+	struct rq_dev *dev = h->q->dev;
+	int id = rq_ctx_id(cpu), st;
+
+	rq_request_prep(rq);
+	rq->state = RQ_STATE_DISPATCHED;
+	h->budget_used++;
+	st = dev->ops->queue_rq(dev, cpu, rq);
+	if (st == RQ_Q_BUSY) {
+		h->budget_used--;
+		rq->state = RQ_STATE_QUEUED;
+		rq->next = h->head;
+		h->head = rq;
+		if (!h->tail)
+			h->tail = rq;
+		h->nr_waiting_rqs++;
+		atomic_store_explicit(&h->stopped, 1, memory_order_seq_cst);
+		if (!in_flight(h, memory_order_seq_cst))	/* no completion will restart it */
+			atomic_store_explicit(&h->q->needs_rerun, true, memory_order_relaxed);
+		return false;
+	}
+	h->nr_dispatched++;
+	h->remote += rq->submit_cpu != id;
+	if (st == RQ_Q_DONE) {
+		h->budget_used--;
+		rq_bios_splice(done, mq_complete(mq, rq, id, rq->error));
+	}
+	return true;
+}
+
 /* Move every pending software queue of @h to its dispatch list, oldest first. */
 static void flush_ctxs(struct rq_hw_queue *h)
 {
@@ -379,48 +445,29 @@ static void flush_ctxs(struct rq_hw_queue *h)
 static void hctx_dispatch(struct mq_queue *mq, struct rq_hw_queue *h, struct rq_ctx *cpu,
 			  struct rq_bio **done)
 {
-	struct rq_dev *dev = h->q->dev;
-	int id = rq_ctx_id(cpu);
-
-	rq_lock_assert_held(&h->lock, id);
+	rq_lock_assert_held(&h->lock, rq_ctx_id(cpu));
 again:
-	/* a push after this raises it again; one before it is in the flush below */
+	/*
+	 * Take the run asked for: the clear is an RMW, so it reads the last
+	 * asker's raise and sees every push made before it, in the flush
+	 * below; the asker's mq_poll() then drops its ask.
+	 */
 	if (atomic_load_explicit(&h->need_run, memory_order_relaxed))
-		atomic_store_explicit(&h->need_run, 0, memory_order_seq_cst);
+		atomic_exchange_explicit(&h->need_run, 0, memory_order_acq_rel);
 	flush_ctxs(h);
-	while (h->head && !atomic_load_explicit(&h->stopped, memory_order_relaxed) &&
-	       in_flight(h, memory_order_relaxed) < h->depth) {
+	while (h->head && hctx_can_issue(h)) {
 		struct rq_request *rq = h->head;
-		int st;
 
 		h->head = rq->next;
 		if (!h->head)
 			h->tail = NULL;
 		h->nr_waiting_rqs--;
 		rq->next = NULL;
-		rq_request_prep(rq);
-		rq->state = RQ_STATE_DISPATCHED;
-		h->budget_used++;
-		st = dev->ops->queue_rq(dev, cpu, rq);
-		if (st == RQ_Q_BUSY) {
-			h->budget_used--;
-			rq->state = RQ_STATE_QUEUED;
-			rq->next = h->head;
-			h->head = rq;
-			if (!h->tail)
-				h->tail = rq;
-			h->nr_waiting_rqs++;
-			atomic_store_explicit(&h->stopped, 1, memory_order_seq_cst);
-			if (!in_flight(h, memory_order_seq_cst))	/* no completion will restart it */
-				atomic_store_explicit(&h->q->needs_rerun, true, memory_order_relaxed);
+		if (!hctx_issue(mq, h, cpu, rq, done))
 			break;
-		}
-		h->nr_dispatched++;
-		h->remote += rq->submit_cpu != id;
-		if (st == RQ_Q_DONE) {
-			h->budget_used--;
-			rq_bios_splice(done, mq_complete(mq, rq, id, rq->error));
-		}
+		/* an asker waits: take its run now, not after the whole list */
+		if (atomic_load_explicit(&h->need_run, memory_order_relaxed))
+			goto again;
 	}
 	if (h->head) {
 		/* budget full: say so, then look again (a completion may have missed the flag) */
@@ -431,37 +478,128 @@ again:
 	} else if (atomic_load_explicit(&h->waiting, memory_order_relaxed)) {
 		atomic_store_explicit(&h->waiting, 0, memory_order_relaxed);
 	}
+	/* asked during the round: under the lock, so the asker is still waiting */
+	if (atomic_load_explicit(&h->need_run, memory_order_relaxed))
+		goto again;
 }
 
 /*
- * Run @h: dispatch if nobody else is, else make sure the one who is looks
- * again.  The protocol:
- *   wanting a run:  need_run = 1; fence; if the lock is held, leave;
- *   after a round:  unlock; fence; if need_run, try again.
- * With both fences seq_cst, either the one who leaves sees the lock free
- * (and tries it again) or the holder sees need_run (and runs again), so no
- * request is left in a software queue with nobody to dispatch it.  A
- * round starts with need_run = 0 before it takes the software queues, so a
- * push after that raises it again.
+ * blk_mq_try_issue_directly: under h->lock, with nothing of this ctx in
+ * its software queue.  When nothing waits on the dispatch list and the
+ * budget allows, @rq goes to the driver at once; otherwise behind the
+ * list, in a dispatch round.  Runs asked meanwhile are taken before the
+ * caller unlocks.
  */
+static void hctx_issue_direct(struct mq_queue *mq, struct rq_hw_queue *h, struct rq_ctx *cpu,
+			      struct rq_request *rq, struct rq_bio **done)
+{
+	if (!h->head && hctx_can_issue(h)) {
+		if (hctx_issue(mq, h, cpu, rq, done) && !atomic_load_explicit(&h->need_run, memory_order_relaxed)) {
+			if (atomic_load_explicit(&h->waiting, memory_order_relaxed))
+				atomic_store_explicit(&h->waiting, 0, memory_order_relaxed);
+			return;
+		}
+		/* BUSY (@rq is back at the list's head), or runs were asked */
+	} else {
+		dispatch_add(h, rq);	/* behind what waits */
+	}
+	hctx_dispatch(mq, h, cpu, done);
+}
+
+/*
+ * Run @h: dispatch if nobody else is, else hand the run to the one who is.
+ * The protocol:
+ *   asking:   need_run |= 1 (an RMW), then go on, with @h on the worker's
+ *             list of asked runs (mq_poll() looks at it every round);
+ *   holding:  after each request and before unlocking, if need_run, clear
+ *             it (an RMW: the holder then sees every push made before the
+ *             raise it read) and take the software queues again;
+ *   each round, the asker: need_run 0 means a holder took the run; still
+ *             1 with the lock free means the holder unlocked before it
+ *             looked: the asker runs @h itself.
+ * No fence on either side: the uncontended path is a trylock and a
+ * release store, as a spinlock's, and a run asked just as the holder
+ * unlocked waits one round of the asker's loop, which does not sleep
+ * while it has runs asked (mq_pending()).  A worker that holds @h itself
+ * (a completion ended inside its own round) only raises need_run.
+ */
+static bool mq_ask(struct rq_ctx *cpu, struct rq_hw_queue *h)
+{
+	struct mq_cpu *c = &mq_cfg.cpus[rq_ctx_id(cpu)];
+
+	for (unsigned int i = 0; i < c->nr_asked; i++)
+		if (c->asked[i] == h)
+			return true;
+	if (c->nr_asked == c->cap) {
+		unsigned int cap = c->cap ? 2 * c->cap : 8;
+		struct rq_hw_queue **a = realloc(c->asked, cap * sizeof(*a));
+
+		if (!a)
+			return false;
+		c->asked = a;
+		c->cap = cap;
+	}
+	c->asked[c->nr_asked++] = h;
+	return true;
+}
+
 static void hctx_run(struct mq_queue *mq, struct rq_hw_queue *h, struct rq_ctx *cpu, struct rq_bio **done)
 {
 	int id = rq_ctx_id(cpu);
 
 	for (;;) {
-		if (!rq_trylock(&h->lock, id)) {
-			atomic_store_explicit(&h->need_run, 1, memory_order_seq_cst);
-			atomic_thread_fence(memory_order_seq_cst);
-			if (rq_lock_is_locked(&h->lock))
-				return;		/* its holder will look again */
-			continue;
+		if (rq_trylock(&h->lock, id)) {
+			hctx_dispatch(mq, h, cpu, done);
+			rq_unlock(&h->lock, id);
+			return;
 		}
-		hctx_dispatch(mq, h, cpu, done);
-		rq_unlock(&h->lock, id);
-		atomic_thread_fence(memory_order_seq_cst);
-		if (!atomic_load_explicit(&h->need_run, memory_order_seq_cst))
+		atomic_fetch_or_explicit(&h->need_run, 1, memory_order_seq_cst);
+		if (rq_lock_is_held_by(&h->lock, id))
+			return;		/* our own round looks before it unlocks */
+		if (!rq_lock_is_locked(&h->lock))
+			continue;	/* freed meanwhile: maybe before its holder looked */
+		if (mq_ask(cpu, h))
+			return;
+		/* no memory for the list: wait until the run is taken or the lock is free */
+		while (atomic_load_explicit(&h->need_run, memory_order_acquire) && rq_lock_is_locked(&h->lock))
+			sched_yield();
+		if (!atomic_load_explicit(&h->need_run, memory_order_acquire))
 			return;
 	}
+}
+
+/* Every round of every worker: the runs it asked that no holder took. */
+static unsigned int mq_poll(struct rq_ctx *cpu)
+{
+	struct mq_cpu *c = &mq_cfg.cpus[rq_ctx_id(cpu)];
+	struct rq_bio *done = NULL;
+	unsigned int n = c->nr_asked, keep = 0;
+
+	if (!n)
+		return 0;
+	for (unsigned int i = 0; i < n; i++) {
+		struct rq_hw_queue *h = c->asked[i];
+
+		if (!atomic_load_explicit(&h->need_run, memory_order_acquire)) {
+			c->asked[i] = NULL;	/* taken */
+		} else if (!rq_lock_is_locked(&h->lock)) {
+			/* its holder unlocked before it looked: run it; a new ask appends */
+			c->asked[i] = NULL;
+			hctx_run(h->q->mode_priv, h, cpu, &done);
+		}
+		/* else: its holder looks before it unlocks, or we next round */
+	}
+	for (unsigned int i = 0; i < c->nr_asked; i++)
+		if (c->asked[i])
+			c->asked[keep++] = c->asked[i];
+	c->nr_asked = keep;
+	rq_bios_end(cpu, done);
+	return 0;
+}
+
+static bool mq_pending(struct rq_ctx *cpu)
+{
+	return mq_cfg.cpus[rq_ctx_id(cpu)].nr_asked != 0;
 }
 
 static int mq_submit_bio(struct rq_queue *q, struct rq_ctx *cpu, struct rq_bio *bio)
@@ -485,12 +623,8 @@ static int mq_submit_bio(struct rq_queue *q, struct rq_ctx *cpu, struct rq_bio *
 	ctx->nr_alloc++;
 	if (!atomic_load_explicit(&ctx->list, memory_order_relaxed) && rq_trylock(&h->lock, id)) {
 		/* nobody dispatching and nothing of ours waiting: issue directly */
-		dispatch_add(h, rq);
-		hctx_dispatch(mq, h, cpu, &done);
+		hctx_issue_direct(mq, h, cpu, rq, &done);
 		rq_unlock(&h->lock, id);
-		atomic_thread_fence(memory_order_seq_cst);
-		if (atomic_load_explicit(&h->need_run, memory_order_seq_cst))
-			hctx_run(mq, h, cpu, &done);
 	} else {
 		struct rq_request *head = atomic_load_explicit(&ctx->list, memory_order_relaxed);
 		_Atomic uint64_t *word = &h->ctx_map[ctx->hbit / 64];
@@ -604,6 +738,7 @@ const struct rq_queue_mode_ops rq_mode_mq = {
 	.name = "mq",
 	.help = "blk-mq: per-worker software queues, hardware queues, tag sets (Linux 3.13)",
 	.setup = mq_setup,
+	.teardown = mq_teardown,
 	.queue_init = mq_queue_init,
 	.queue_exit = mq_queue_exit,
 	.submit_bio = mq_submit_bio,
@@ -612,4 +747,6 @@ const struct rq_queue_mode_ops rq_mode_mq = {
 	.check_idle = mq_check_idle,
 	.report = mq_report,
 	.report_run = mq_report_run,
+	.poll = mq_poll,
+	.pending = mq_pending,
 };

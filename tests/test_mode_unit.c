@@ -12,6 +12,12 @@
  * exactly once (each bio ends once, on a context, with error 0), the
  * queues' counters balance and rq_queue_check_idle() finds them empty.
  *
+ * Each mode runs twice: once with every worker kicking every queue each
+ * round (rq_run_queue(), as the engine does when idle), once with no kick
+ * and one hardware queue for mq, so that nothing but the mode's own
+ * handshakes (mq: runs asked of a busy hctx, cluster: forwarding) gets
+ * a request to the device.
+ *
  * Exit 0: all passed; 1: a check failed, named on stderr.
  */
 #include <inttypes.h>
@@ -73,6 +79,7 @@ struct worker {
 };
 
 static _Atomic unsigned int active;
+static bool kick;			/* workers run every queue every round */
 
 /* end_io: the bio may end on either worker's context; the owner counts it */
 static void end_io(struct rq_ctx *ctx, struct rq_bio *bio)
@@ -122,7 +129,7 @@ static void *run(void *arg)
 				w->completed++;
 			}
 		}
-		for (unsigned int q = 0; q < NR_QUEUES; q++)
+		for (unsigned int q = 0; kick && q < NR_QUEUES; q++)
 			rq_run_queue(&w->qs[q], &w->ctx);
 		if (++spins > 50000000ULL) {
 			CHECK(0, "worker %d stuck: %" PRIu64 " of %d completed", w->ctx.id, w->completed, BIOS);
@@ -152,7 +159,7 @@ static void one_mode(const struct rq_queue_mode_ops *mode)
 	struct rq_queue qs[NR_QUEUES];
 	struct rq_mode_config cfg = {
 		.nr_cpus = WORKERS, .lock_type = RQ_LOCK_TTAS, .lockstat = true, .lockdep = true,
-		.cluster_size = 1, .ctxs = ctxs,
+		.cluster_size = 1, .ctxs = ctxs, .hw_queues = kick ? 0 : 1,
 	};
 	char msg[256];
 	int ret;
@@ -217,8 +224,8 @@ static void one_mode(const struct rq_queue_mode_ops *mode)
 	if (mode->teardown)
 		mode->teardown();
 	rq_locks_reset();
-	printf("%s: %d workers x %d bios over %d queues, exactly once\n", mode->name, WORKERS, BIOS,
-	       NR_QUEUES);
+	printf("%s: %d workers x %d bios over %d queues, %s, exactly once\n", mode->name, WORKERS, BIOS,
+	       NR_QUEUES, kick ? "kicked" : "no kick, mq on one hctx");
 }
 
 int main(void)
@@ -226,7 +233,11 @@ int main(void)
 	char msg[256];
 
 	CHECK(rq_queue_modes_check(msg, sizeof(msg)) == 0, "%s", msg);
-	for (unsigned int i = 0; rq_queue_mode_at(i); i++)
+	for (unsigned int i = 0; rq_queue_mode_at(i); i++) {
+		kick = true;
 		one_mode(rq_queue_mode_at(i));
+		kick = false;
+		one_mode(rq_queue_mode_at(i));
+	}
 	return failures ? 1 : 0;
 }
