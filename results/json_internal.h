@@ -80,18 +80,19 @@ struct rq_json_field {
 /* The member @m of @type, written under @key as @kind. */
 #define RQ_JSON_FIELD(type, m, key, kind) \
 	{ (key), offsetof(type, m), sizeof(((type *)0)->m), (kind), NULL }
+/* The same, under the member's own name. */
+#define RQ_JSON_MEMBER(type, m, kind) RQ_JSON_FIELD(type, m, #m, kind)
 /* A const char * member, @none written when it is NULL. */
 #define RQ_JSON_STR_OR(type, m, key, none) \
 	{ (key), offsetof(type, m), sizeof(((type *)0)->m), RQ_JSON_STR, (none) }
-/* The same, under the member's own name. */
-#define RQ_JSON_MEMBER(type, m, kind) RQ_JSON_FIELD(type, m, #m, kind)
 
 /* Write @nr members of @obj, one per entry of @fields, in table order. */
 void rq_json_fields(struct rq_json *j, const void *obj, const struct rq_json_field *fields,
 		    size_t nr);
 /*
  * An array @key of @nr objects, the structs of @stride bytes from @base,
- * each written as rq_json_fields() does.  @base may be NULL when @nr is 0.
+ * each written as rq_json_fields() does; a NULL @base writes an empty
+ * array.
  */
 void rq_json_objects(struct rq_json *j, const char *key, const void *base, size_t stride,
 		     size_t nr, const struct rq_json_field *fields, size_t nr_fields);
