@@ -252,3 +252,84 @@ void rq_json_dbl(struct rq_json *j, const char *key, double v)
 	else
 		put_raw(j, "null", 4);
 }
+
+/*
+ * The integer of @size bytes at @p, zero-extended; false if no integer has
+ * that size.  Members sit at their natural alignment inside their struct,
+ * and a signed integer may be read through its unsigned type.
+ */
+static bool load_int(const void *p, size_t size, uint64_t *v)
+{
+	switch (size) {
+	case 1:
+		*v = *(const uint8_t *)p;
+		return true;
+	case 2:
+		*v = *(const uint16_t *)p;
+		return true;
+	case 4:
+		*v = *(const uint32_t *)p;
+		return true;
+	case 8:
+		*v = *(const uint64_t *)p;
+		return true;
+	}
+	return false;
+}
+
+static void write_field(struct rq_json *j, const char *obj, const struct rq_json_field *f)
+{
+	const void *p = obj + f->offset;
+	unsigned int shift = 64 - 8 * (unsigned int)f->size;
+	const char *s;
+	uint64_t v;
+
+	switch (f->kind) {
+	case RQ_JSON_UINT:
+		if (!load_int(p, f->size, &v))
+			break;
+		rq_json_u64(j, f->key, v);
+		return;
+	case RQ_JSON_INT:
+		if (!load_int(p, f->size, &v))
+			break;
+		/* sign-extend from the member's width */
+		rq_json_i64(j, f->key, (int64_t)(v << shift) >> shift);
+		return;
+	case RQ_JSON_DBL:
+		if (f->size != sizeof(double))
+			break;
+		rq_json_dbl(j, f->key, *(const double *)p);
+		return;
+	case RQ_JSON_CHARS:
+		rq_json_strn(j, f->key, p, f->size);
+		return;
+	case RQ_JSON_STR:
+		if (f->size != sizeof(s))
+			break;
+		s = *(const char *const *)p;
+		rq_json_str(j, f->key, s ? s : f->none);
+		return;
+	}
+	if (!j->err)
+		j->err = -EINVAL;
+}
+
+void rq_json_fields(struct rq_json *j, const void *obj, const struct rq_json_field *fields,
+		    size_t nr)
+{
+	for (size_t i = 0; i < nr && !j->err; i++)
+		write_field(j, obj, &fields[i]);
+}
+
+void rq_json_objects(struct rq_json *j, const char *key, const void *base, size_t stride,
+		     size_t nr, const struct rq_json_field *fields, size_t nr_fields)
+{
+	rq_json_arr_open(j, key);
+	for (size_t i = 0; base && i < nr; i++) {
+		rq_json_obj_open(j, NULL);
+		rq_json_fields(j, (const char *)base + i * stride, fields, nr_fields);
+		rq_json_obj_close(j);
+	}
+	rq_json_arr_close(j);
+}

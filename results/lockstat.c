@@ -33,16 +33,20 @@
 #include "results/json_internal.h"
 #include "results/results.h"
 
+static const struct rq_json_field time_fields[] = {
+	RQ_JSON_MEMBER(struct rq_lockstat_time, samples, RQ_JSON_UINT),
+	RQ_JSON_FIELD(struct rq_lockstat_time, min_ns, "min", RQ_JSON_UINT),
+	RQ_JSON_FIELD(struct rq_lockstat_time, avg_ns, "avg", RQ_JSON_DBL),
+	RQ_JSON_FIELD(struct rq_lockstat_time, max_ns, "max", RQ_JSON_UINT),
+	RQ_JSON_FIELD(struct rq_lockstat_time, total_ns, "total", RQ_JSON_UINT),
+};
+
 static void json_time(struct rq_json *j, const char *key, const struct rq_lockstat_time *t)
 {
 	char lo[32];
 
 	rq_json_obj_open(j, key);
-	rq_json_u64(j, "samples", t->samples);
-	rq_json_u64(j, "min", t->min_ns);
-	rq_json_dbl(j, "avg", t->avg_ns);
-	rq_json_u64(j, "max", t->max_ns);
-	rq_json_u64(j, "total", t->total_ns);
+	rq_json_fields_of(j, t, time_fields);
 	rq_json_obj_open(j, "histogram");
 	for (unsigned int i = 0; i < t->nr_buckets && i < RQ_LOCKSTAT_HIST_NR; i++) {
 		snprintf(lo, sizeof(lo), "%" PRIu64, t->buckets[i].lo_ns);
@@ -57,6 +61,22 @@ static bool is_mode(const struct rq_run_report *r, const char *name)
 	return r->lock_mode && !strcmp(r->lock_mode, name);
 }
 
+static const struct rq_json_field topo_fields[] = {
+	RQ_JSON_FIELD(struct rq_topo, root, "sysfs", RQ_JSON_CHARS),
+	RQ_JSON_MEMBER(struct rq_topo, cache_index, RQ_JSON_INT),
+	RQ_JSON_FIELD(struct rq_topo, nr_cpus, "cpus", RQ_JSON_UINT),
+	RQ_JSON_FIELD(struct rq_topo, nr_llcs, "llcs", RQ_JSON_UINT),
+	RQ_JSON_FIELD(struct rq_topo, nr_packages, "packages", RQ_JSON_UINT),
+	RQ_JSON_FIELD(struct rq_topo, nr_nodes, "nodes", RQ_JSON_UINT),
+};
+
+static const struct rq_json_field topo_cpu_fields[] = {
+	RQ_JSON_MEMBER(struct rq_topo_cpu, cpu, RQ_JSON_INT),
+	RQ_JSON_MEMBER(struct rq_topo_cpu, package, RQ_JSON_INT),
+	RQ_JSON_MEMBER(struct rq_topo_cpu, node, RQ_JSON_INT),
+	RQ_JSON_MEMBER(struct rq_topo_cpu, llc, RQ_JSON_UINT),
+};
+
 static void json_topology(struct rq_json *j, const struct rq_run_report *r)
 {
 	const struct rq_topo *t = r->topo;
@@ -64,22 +84,8 @@ static void json_topology(struct rq_json *j, const struct rq_run_report *r)
 	if (!t || !t->cpus)
 		return;
 	rq_json_obj_open(j, "topology");
-	rq_json_str(j, "sysfs", t->root);
-	rq_json_i64(j, "cache_index", t->cache_index);
-	rq_json_u64(j, "cpus", t->nr_cpus);
-	rq_json_u64(j, "llcs", t->nr_llcs);
-	rq_json_u64(j, "packages", t->nr_packages);
-	rq_json_u64(j, "nodes", t->nr_nodes);
-	rq_json_arr_open(j, "cpu_list");
-	for (unsigned int i = 0; i < t->nr_cpus; i++) {
-		rq_json_obj_open(j, NULL);
-		rq_json_i64(j, "cpu", t->cpus[i].cpu);
-		rq_json_i64(j, "package", t->cpus[i].package);
-		rq_json_i64(j, "node", t->cpus[i].node);
-		rq_json_u64(j, "llc", t->cpus[i].llc);
-		rq_json_obj_close(j);
-	}
-	rq_json_arr_close(j);
+	rq_json_fields_of(j, t, topo_fields);
+	rq_json_objects_of(j, "cpu_list", t->cpus, t->nr_cpus, topo_cpu_fields);
 	rq_json_obj_close(j);
 }
 
@@ -115,116 +121,150 @@ static void json_cluster(struct rq_json *j, const struct rq_run_report *r)
 	rq_json_obj_close(j);
 }
 
-void rq_lockstat_json(struct rq_json *j, const struct rq_run_report *r)
-{
-	const struct rq_lockstat_report *ls = &r->lockstat;
-	const struct rq_lockdep_report *ld = &r->lockdep;
-	const struct rq_mode_report *m = &r->mode;
+static const struct rq_json_field lockstat_fields[] = {
+	RQ_JSON_MEMBER(struct rq_lockstat_report, enabled, RQ_JSON_UINT),
+	RQ_JSON_MEMBER(struct rq_lockstat_report, clock, RQ_JSON_STR),
+	RQ_JSON_MEMBER(struct rq_lockstat_report, hold_sample, RQ_JSON_UINT),
+	RQ_JSON_MEMBER(struct rq_lockstat_report, overhead_ns, RQ_JSON_DBL),
+	RQ_JSON_MEMBER(struct rq_lockstat_report, elapsed_ns, RQ_JSON_UINT),
+};
 
-	rq_json_obj_open(j, "lockstat");
-	rq_json_u64(j, "enabled", ls->enabled);
-	rq_json_str(j, "clock", ls->clock ? ls->clock : "");
-	rq_json_u64(j, "hold_sample", ls->hold_sample);
-	rq_json_dbl(j, "overhead_ns", ls->overhead_ns);
-	rq_json_u64(j, "elapsed_ns", ls->elapsed_ns);
+/* A class's counters; its times, sites and holders follow as objects and arrays. */
+static const struct rq_json_field class_fields[] = {
+	RQ_JSON_MEMBER(struct rq_lockstat_class, name, RQ_JSON_CHARS),
+	RQ_JSON_MEMBER(struct rq_lockstat_class, locks, RQ_JSON_UINT),
+	RQ_JSON_MEMBER(struct rq_lockstat_class, acquisitions, RQ_JSON_UINT),
+	RQ_JSON_MEMBER(struct rq_lockstat_class, contentions, RQ_JSON_UINT),
+	RQ_JSON_MEMBER(struct rq_lockstat_class, con_bounces, RQ_JSON_UINT),
+	RQ_JSON_MEMBER(struct rq_lockstat_class, acq_bounces, RQ_JSON_UINT),
+};
+
+static const struct rq_json_field site_fields[] = {
+	RQ_JSON_MEMBER(struct rq_lockstat_site, site, RQ_JSON_CHARS),
+	RQ_JSON_MEMBER(struct rq_lockstat_site, contentions, RQ_JSON_UINT),
+};
+
+static const struct rq_json_field holder_fields[] = {
+	RQ_JSON_MEMBER(struct rq_lockstat_holder, waiter, RQ_JSON_CHARS),
+	RQ_JSON_MEMBER(struct rq_lockstat_holder, holder, RQ_JSON_CHARS),
+	RQ_JSON_MEMBER(struct rq_lockstat_holder, holder_site, RQ_JSON_CHARS),
+	RQ_JSON_MEMBER(struct rq_lockstat_holder, contentions, RQ_JSON_UINT),
+	RQ_JSON_MEMBER(struct rq_lockstat_holder, wait_ns, RQ_JSON_UINT),
+};
+
+static const struct rq_json_field lockdep_fields[] = {
+	RQ_JSON_MEMBER(struct rq_lockdep_report, enabled, RQ_JSON_UINT),
+	RQ_JSON_MEMBER(struct rq_lockdep_report, classes, RQ_JSON_UINT),
+	RQ_JSON_MEMBER(struct rq_lockdep_report, edges, RQ_JSON_UINT),
+	RQ_JSON_MEMBER(struct rq_lockdep_report, cycles, RQ_JSON_UINT),
+};
+
+static const struct rq_json_field edge_fields[] = {
+	RQ_JSON_MEMBER(struct rq_lockdep_edge, from, RQ_JSON_CHARS),
+	RQ_JSON_MEMBER(struct rq_lockdep_edge, to, RQ_JSON_CHARS),
+	RQ_JSON_MEMBER(struct rq_lockdep_edge, from_site, RQ_JSON_CHARS),
+	RQ_JSON_MEMBER(struct rq_lockdep_edge, to_site, RQ_JSON_CHARS),
+	RQ_JSON_FIELD(struct rq_lockdep_edge, cpu, "worker", RQ_JSON_INT),
+};
+
+/* The mode's run-wide facts and each queue's, for the modes that have them. */
+static const struct rq_json_field cluster_fields[] = {
+	RQ_JSON_MEMBER(struct rq_mode_report, partitions, RQ_JSON_UINT),
+	RQ_JSON_MEMBER(struct rq_mode_report, cluster_size, RQ_JSON_UINT),
+	RQ_JSON_MEMBER(struct rq_mode_report, forwarded, RQ_JSON_UINT),
+	RQ_JSON_MEMBER(struct rq_mode_report, local, RQ_JSON_UINT),
+};
+
+static const struct rq_json_field mq_fields[] = {
+	RQ_JSON_FIELD(struct rq_mode_report, hw_queues, "hw_queues_option", RQ_JSON_UINT),
+};
+
+static const struct rq_json_field mq_queue_fields[] = {
+	RQ_JSON_MEMBER(struct rq_mode_queue_report, hw_queues, RQ_JSON_UINT),
+	RQ_JSON_MEMBER(struct rq_mode_queue_report, tags, RQ_JSON_UINT),
+	RQ_JSON_MEMBER(struct rq_mode_queue_report, tag_waits, RQ_JSON_UINT),
+	RQ_JSON_MEMBER(struct rq_mode_queue_report, sw_queued, RQ_JSON_UINT),
+	RQ_JSON_MEMBER(struct rq_mode_queue_report, remote_dispatch, RQ_JSON_UINT),
+};
+
+static const struct rq_json_field cluster_queue_fields[] = {
+	RQ_JSON_MEMBER(struct rq_mode_queue_report, owner_partition, RQ_JSON_INT),
+	RQ_JSON_MEMBER(struct rq_mode_queue_report, local, RQ_JSON_UINT),
+	RQ_JSON_MEMBER(struct rq_mode_queue_report, forwarded, RQ_JSON_UINT),
+	RQ_JSON_MEMBER(struct rq_mode_queue_report, ring_full, RQ_JSON_UINT),
+};
+
+static unsigned int at_most(unsigned int n, unsigned int max)
+{
+	return n < max ? n : max;
+}
+
+static void json_classes(struct rq_json *j, const struct rq_lockstat_report *ls)
+{
 	rq_json_arr_open(j, "classes");
 	for (unsigned int i = 0; ls->classes && i < ls->nr_classes; i++) {
 		const struct rq_lockstat_class *c = &ls->classes[i];
 
 		rq_json_obj_open(j, NULL);
-		rq_json_strn(j, "name", c->name, sizeof(c->name));
-		rq_json_u64(j, "locks", c->locks);
-		rq_json_u64(j, "acquisitions", c->acquisitions);
-		rq_json_u64(j, "contentions", c->contentions);
-		rq_json_u64(j, "con_bounces", c->con_bounces);
-		rq_json_u64(j, "acq_bounces", c->acq_bounces);
+		rq_json_fields_of(j, c, class_fields);
 		json_time(j, "wait_ns", &c->wait);
 		json_time(j, "hold_ns", &c->hold);
-		rq_json_arr_open(j, "sites");
-		for (unsigned int s = 0; s < c->nr_sites && s < RQ_LOCKSTAT_SITES; s++) {
-			rq_json_obj_open(j, NULL);
-			rq_json_strn(j, "site", c->sites[s].site, sizeof(c->sites[s].site));
-			rq_json_u64(j, "contentions", c->sites[s].contentions);
-			rq_json_obj_close(j);
-		}
-		rq_json_arr_close(j);
-		rq_json_arr_open(j, "holders");
-		for (unsigned int h = 0; h < c->nr_holders && h < RQ_LOCKSTAT_HOLDERS; h++) {
-			const struct rq_lockstat_holder *o = &c->holders[h];
-
-			rq_json_obj_open(j, NULL);
-			rq_json_strn(j, "waiter", o->waiter, sizeof(o->waiter));
-			rq_json_strn(j, "holder", o->holder, sizeof(o->holder));
-			rq_json_strn(j, "holder_site", o->holder_site, sizeof(o->holder_site));
-			rq_json_u64(j, "contentions", o->contentions);
-			rq_json_u64(j, "wait_ns", o->wait_ns);
-			rq_json_obj_close(j);
-		}
-		rq_json_arr_close(j);
+		rq_json_objects_of(j, "sites", c->sites, at_most(c->nr_sites, RQ_LOCKSTAT_SITES),
+				   site_fields);
+		rq_json_objects_of(j, "holders", c->holders,
+				   at_most(c->nr_holders, RQ_LOCKSTAT_HOLDERS), holder_fields);
 		rq_json_u64(j, "holders_other", c->holders_other);
 		rq_json_obj_close(j);
 	}
 	rq_json_arr_close(j);
-	rq_json_obj_close(j);
+}
 
-	rq_json_obj_open(j, "lockdep");
-	rq_json_u64(j, "enabled", ld->enabled);
-	rq_json_u64(j, "classes", ld->classes);
-	rq_json_u64(j, "edges", ld->edges);
-	rq_json_u64(j, "cycles", ld->cycles);
-	rq_json_arr_open(j, "edge_list");
-	for (unsigned int i = 0; ld->edge_list && i < ld->nr_edges; i++) {
-		const struct rq_lockdep_edge *e = &ld->edge_list[i];
-
-		rq_json_obj_open(j, NULL);
-		rq_json_strn(j, "from", e->from, sizeof(e->from));
-		rq_json_strn(j, "to", e->to, sizeof(e->to));
-		rq_json_strn(j, "from_site", e->from_site, sizeof(e->from_site));
-		rq_json_strn(j, "to_site", e->to_site, sizeof(e->to_site));
-		rq_json_i64(j, "worker", e->cpu);
-		rq_json_obj_close(j);
-	}
-	rq_json_arr_close(j);
-	rq_json_strn(j, "cycle", ld->cycle, sizeof(ld->cycle));
-	rq_json_obj_close(j);
-
-	json_topology(j, r);
-	if (is_mode(r, "cluster"))
-		json_cluster(j, r);
+static void json_mode(struct rq_json *j, const struct rq_run_report *r)
+{
+	const struct rq_mode_report *m = &r->mode;
+	bool cluster = is_mode(r, "cluster"), mq = is_mode(r, "mq");
 
 	rq_json_obj_open(j, "mode");
-	rq_json_str(j, "name", r->lock_mode ? r->lock_mode : "");
-	if (is_mode(r, "cluster")) {
-		rq_json_u64(j, "partitions", m->partitions);
-		rq_json_u64(j, "cluster_size", m->cluster_size);
-		rq_json_u64(j, "forwarded", m->forwarded);
-		rq_json_u64(j, "local", m->local);
-	}
-	if (is_mode(r, "mq"))
-		rq_json_u64(j, "hw_queues_option", m->hw_queues);
+	rq_json_str(j, "name", r->lock_mode);
+	if (cluster)
+		rq_json_fields_of(j, m, cluster_fields);
+	if (mq)
+		rq_json_fields_of(j, m, mq_fields);
 	rq_json_arr_open(j, "queues");
 	for (unsigned int i = 0; m->queues && i < m->nr_queues; i++) {
 		const struct rq_mode_queue_report *q = &m->queues[i];
 
 		rq_json_obj_open(j, NULL);
 		rq_json_strn(j, "name", q->name, sizeof(q->name));
-		if (is_mode(r, "mq")) {
-			rq_json_u64(j, "hw_queues", q->hw_queues);
-			rq_json_u64(j, "tags", q->tags);
-			rq_json_u64(j, "tag_waits", q->tag_waits);
-			rq_json_u64(j, "sw_queued", q->sw_queued);
-			rq_json_u64(j, "remote_dispatch", q->remote_dispatch);
-		}
-		if (is_mode(r, "cluster")) {
-			rq_json_i64(j, "owner_partition", q->owner_partition);
-			rq_json_u64(j, "local", q->local);
-			rq_json_u64(j, "forwarded", q->forwarded);
-			rq_json_u64(j, "ring_full", q->ring_full);
-		}
+		if (mq)
+			rq_json_fields_of(j, q, mq_queue_fields);
+		if (cluster)
+			rq_json_fields_of(j, q, cluster_queue_fields);
 		rq_json_obj_close(j);
 	}
 	rq_json_arr_close(j);
 	rq_json_obj_close(j);
+}
+
+void rq_lockstat_json(struct rq_json *j, const struct rq_run_report *r)
+{
+	const struct rq_lockdep_report *ld = &r->lockdep;
+
+	rq_json_obj_open(j, "lockstat");
+	rq_json_fields_of(j, &r->lockstat, lockstat_fields);
+	json_classes(j, &r->lockstat);
+	rq_json_obj_close(j);
+
+	rq_json_obj_open(j, "lockdep");
+	rq_json_fields_of(j, ld, lockdep_fields);
+	rq_json_objects_of(j, "edge_list", ld->edge_list, ld->nr_edges, edge_fields);
+	rq_json_strn(j, "cycle", ld->cycle, sizeof(ld->cycle));
+	rq_json_obj_close(j);
+
+	json_topology(j, r);
+	if (is_mode(r, "cluster"))
+		json_cluster(j, r);
+	json_mode(j, r);
 }
 
 /* ---------------------------------------------------------------- text */

@@ -18,87 +18,83 @@
 #include "results/output_internal.h"
 #include "results/results.h"
 
+/* The run's own facts: the first members of "rqlock". */
+static const struct rq_json_field run_fields[] = {
+	RQ_JSON_MEMBER(struct rq_run_report, lock_mode, RQ_JSON_STR),
+	RQ_JSON_MEMBER(struct rq_run_report, lock_type, RQ_JSON_STR),
+	RQ_JSON_MEMBER(struct rq_run_report, workers, RQ_JSON_UINT),
+	RQ_JSON_MEMBER(struct rq_run_report, bios_submitted, RQ_JSON_UINT),
+	RQ_JSON_MEMBER(struct rq_run_report, bios_completed, RQ_JSON_UINT),
+	RQ_JSON_MEMBER(struct rq_run_report, bios_abandoned, RQ_JSON_UINT),
+	RQ_JSON_MEMBER(struct rq_run_report, sectors_verified, RQ_JSON_UINT),
+	RQ_JSON_STR_OR(struct rq_run_report, clock, "clock", "clock_gettime"),
+	RQ_JSON_MEMBER(struct rq_run_report, interrupted, RQ_JSON_INT),
+	RQ_JSON_MEMBER(struct rq_run_report, stalled, RQ_JSON_UINT),
+};
+
+/* A stuck request's members around "op", which is written as a word. */
+static const struct rq_json_field stuck_where[] = {
+	RQ_JSON_MEMBER(struct rq_stuck_report, job, RQ_JSON_CHARS),
+	RQ_JSON_MEMBER(struct rq_stuck_report, clone, RQ_JSON_UINT),
+	RQ_JSON_MEMBER(struct rq_stuck_report, device, RQ_JSON_CHARS),
+};
+
+static const struct rq_json_field stuck_what[] = {
+	RQ_JSON_MEMBER(struct rq_stuck_report, offset, RQ_JSON_UINT),
+	RQ_JSON_FIELD(struct rq_stuck_report, len, "length", RQ_JSON_UINT),
+	RQ_JSON_MEMBER(struct rq_stuck_report, age_ns, RQ_JSON_UINT),
+};
+
+static const struct rq_json_field lock_fields[] = {
+	RQ_JSON_MEMBER(struct rq_lock_report, name, RQ_JSON_CHARS),
+	RQ_JSON_MEMBER(struct rq_lock_report, acquisitions, RQ_JSON_UINT),
+	RQ_JSON_MEMBER(struct rq_lock_report, contentions, RQ_JSON_UINT),
+};
+
+static const struct rq_json_field queue_fields[] = {
+	RQ_JSON_MEMBER(struct rq_queue_report, name, RQ_JSON_CHARS),
+	RQ_JSON_MEMBER(struct rq_queue_report, requests, RQ_JSON_UINT),
+	RQ_JSON_MEMBER(struct rq_queue_report, bios, RQ_JSON_UINT),
+	RQ_JSON_MEMBER(struct rq_queue_report, merges_front, RQ_JSON_UINT),
+	RQ_JSON_MEMBER(struct rq_queue_report, merges_back, RQ_JSON_UINT),
+	RQ_JSON_MEMBER(struct rq_queue_report, dispatched, RQ_JSON_UINT),
+	RQ_JSON_MEMBER(struct rq_queue_report, completed, RQ_JSON_UINT),
+};
+
+static const struct rq_json_field device_fields[] = {
+	RQ_JSON_MEMBER(struct rq_device_report, name, RQ_JSON_CHARS),
+	RQ_JSON_MEMBER(struct rq_device_report, kind, RQ_JSON_CHARS),
+	RQ_JSON_MEMBER(struct rq_device_report, subkind, RQ_JSON_CHARS),
+	RQ_JSON_MEMBER(struct rq_device_report, path, RQ_JSON_CHARS),
+	RQ_JSON_MEMBER(struct rq_device_report, model, RQ_JSON_CHARS),
+	RQ_JSON_MEMBER(struct rq_device_report, size, RQ_JSON_UINT),
+	RQ_JSON_MEMBER(struct rq_device_report, logical_block_size, RQ_JSON_UINT),
+	RQ_JSON_MEMBER(struct rq_device_report, queue_depth, RQ_JSON_UINT),
+	RQ_JSON_MEMBER(struct rq_device_report, serial, RQ_JSON_CHARS),
+	RQ_JSON_MEMBER(struct rq_device_report, transport, RQ_JSON_CHARS),
+	RQ_JSON_MEMBER(struct rq_device_report, rotational, RQ_JSON_INT),
+	RQ_JSON_MEMBER(struct rq_device_report, registered, RQ_JSON_CHARS),
+};
+
 void rq_output_rqlock_json(struct rq_json *j, const struct rq_run_report *r)
 {
-	unsigned int i;
-
 	rq_json_obj_open(j, "rqlock");
-	rq_json_str(j, "lock_mode", r->lock_mode);
-	rq_json_str(j, "lock_type", r->lock_type);
-	rq_json_u64(j, "workers", r->workers);
-	rq_json_u64(j, "bios_submitted", r->bios_submitted);
-	rq_json_u64(j, "bios_completed", r->bios_completed);
-	rq_json_u64(j, "bios_abandoned", r->bios_abandoned);
-	rq_json_u64(j, "sectors_verified", r->sectors_verified);
-	rq_json_str(j, "clock", r->clock ? r->clock : "clock_gettime");
-	rq_json_i64(j, "interrupted", r->interrupted);
-	rq_json_i64(j, "stalled", r->stalled);
+	rq_json_fields_of(j, r, run_fields);
 	/* the requests that never came back (abandoned), always a list */
 	rq_json_arr_open(j, "stuck");
-	for (i = 0; i < r->nr_stuck; i++) {
+	for (unsigned int i = 0; r->stuck && i < r->nr_stuck; i++) {
 		const struct rq_stuck_report *s = &r->stuck[i];
 
 		rq_json_obj_open(j, NULL);
-		rq_json_strn(j, "job", s->job, sizeof(s->job));
-		rq_json_u64(j, "clone", s->clone);
-		rq_json_strn(j, "device", s->device, sizeof(s->device));
+		rq_json_fields_of(j, s, stuck_where);
 		rq_json_str(j, "op", s->op == RQ_DDIR_WRITE ? "write" : "read");
-		rq_json_u64(j, "offset", s->offset);
-		rq_json_u64(j, "length", s->len);
-		rq_json_u64(j, "age_ns", s->age_ns);
+		rq_json_fields_of(j, s, stuck_what);
 		rq_json_obj_close(j);
 	}
 	rq_json_arr_close(j);
-
-	rq_json_arr_open(j, "locks");
-	for (i = 0; i < r->nr_locks; i++) {
-		const struct rq_lock_report *l = &r->locks[i];
-
-		rq_json_obj_open(j, NULL);
-		rq_json_strn(j, "name", l->name, sizeof(l->name));
-		rq_json_u64(j, "acquisitions", l->acquisitions);
-		rq_json_u64(j, "contentions", l->contentions);
-		rq_json_obj_close(j);
-	}
-	rq_json_arr_close(j);
-
-	rq_json_arr_open(j, "queues");
-	for (i = 0; i < r->nr_queues; i++) {
-		const struct rq_queue_report *q = &r->queues[i];
-
-		rq_json_obj_open(j, NULL);
-		rq_json_strn(j, "name", q->name, sizeof(q->name));
-		rq_json_u64(j, "requests", q->requests);
-		rq_json_u64(j, "bios", q->bios);
-		rq_json_u64(j, "merges_front", q->merges_front);
-		rq_json_u64(j, "merges_back", q->merges_back);
-		rq_json_u64(j, "dispatched", q->dispatched);
-		rq_json_u64(j, "completed", q->completed);
-		rq_json_obj_close(j);
-	}
-	rq_json_arr_close(j);
-
-	rq_json_arr_open(j, "devices");
-	for (i = 0; i < r->nr_devices; i++) {
-		const struct rq_device_report *dv = &r->devices[i];
-
-		rq_json_obj_open(j, NULL);
-		rq_json_strn(j, "name", dv->name, sizeof(dv->name));
-		rq_json_strn(j, "kind", dv->kind, sizeof(dv->kind));
-		rq_json_strn(j, "subkind", dv->subkind, sizeof(dv->subkind));
-		rq_json_strn(j, "path", dv->path, sizeof(dv->path));
-		rq_json_strn(j, "model", dv->model, sizeof(dv->model));
-		rq_json_u64(j, "size", dv->size);
-		rq_json_u64(j, "logical_block_size", dv->logical_block_size);
-		rq_json_u64(j, "queue_depth", dv->queue_depth);
-		rq_json_strn(j, "serial", dv->serial, sizeof(dv->serial));
-		rq_json_strn(j, "transport", dv->transport, sizeof(dv->transport));
-		rq_json_i64(j, "rotational", dv->rotational);
-		rq_json_strn(j, "registered", dv->registered, sizeof(dv->registered));
-		rq_json_obj_close(j);
-	}
-	rq_json_arr_close(j);
-
+	rq_json_objects_of(j, "locks", r->locks, r->nr_locks, lock_fields);
+	rq_json_objects_of(j, "queues", r->queues, r->nr_queues, queue_fields);
+	rq_json_objects_of(j, "devices", r->devices, r->nr_devices, device_fields);
 	rq_lockstat_json(j, r);
 	rq_json_obj_close(j);
 }

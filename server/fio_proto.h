@@ -79,10 +79,30 @@ enum fio_net_op {
 /* fio's log levels in a TEXT pdu (log.h: FIO_LOG_DEBUG, INFO, ERR) */
 enum { FIO_LOG_DEBUG = 1, FIO_LOG_INFO = 2, FIO_LOG_ERR = 3 };
 
-/* fio's os/arch numbers in the probe reply (os/os.h, arch/arch.h) */
+/*
+ * fio's os/arch numbers in the probe reply (os/os.h, arch/arch.h), and
+ * FIO_ARCH_HOST, this build's.  fio sends the arch it was compiled for
+ * (arch/arch.h picks it by the compiler's macros), as it sends bpp, the
+ * pointer size: a 32-bit build on a 64-bit kernel says x86.
+ */
 enum { FIO_OS_LINUX = 1 };
 enum { FIO_ARCH_X86_64 = 1, FIO_ARCH_X86 = 2, FIO_ARCH_PPC = 3, FIO_ARCH_S390 = 5,
        FIO_ARCH_ARM = 9, FIO_ARCH_AARCH64 = 13, FIO_ARCH_GENERIC = 14 };
+#if defined(__x86_64__)
+#define FIO_ARCH_HOST FIO_ARCH_X86_64
+#elif defined(__i386__)
+#define FIO_ARCH_HOST FIO_ARCH_X86
+#elif defined(__aarch64__)
+#define FIO_ARCH_HOST FIO_ARCH_AARCH64
+#elif defined(__arm__)
+#define FIO_ARCH_HOST FIO_ARCH_ARM
+#elif defined(__powerpc__)
+#define FIO_ARCH_HOST FIO_ARCH_PPC
+#elif defined(__s390__)
+#define FIO_ARCH_HOST FIO_ARCH_S390
+#else
+#define FIO_ARCH_HOST FIO_ARCH_GENERIC
+#endif
 
 /* client -> server PROBE */
 struct fio_probe_pdu {

@@ -42,6 +42,21 @@ struct hstat {
 	double mean, S;
 };
 
+/*
+ * The job's settings a thread_stat carries: __show_run_stats copies them
+ * from each td->o (and td->latency_qd) it sums, so with group_reporting
+ * the last clone's stand.
+ */
+struct hts_opts {
+	uint32_t clat_pct, lat_pct, slat_pct;
+	uint64_t precision;
+	double plist[FIO_LIST_MAX];
+	uint32_t coe;			/* continue_on_error */
+	uint32_t latency_depth;
+	uint64_t latency_target, latency_window;	/* ns, us: as fio's thread_stat */
+	double latency_percentile;
+};
+
 /* fio's thread_stat in host order: the fields a client reads. */
 struct hts {
 	char name[128], verror[128], description[256];
@@ -50,20 +65,16 @@ struct hts {
 	struct hstat clat[FIO_DDIR_CNT], slat[FIO_DDIR_CNT], lat[FIO_DDIR_CNT];
 	struct hstat bw[FIO_DDIR_CNT], iops[FIO_DDIR_CNT];
 	uint64_t usr_ms, sys_ms, ctx, minf, majf;
-	uint32_t clat_pct, lat_pct, slat_pct;
-	uint64_t precision;
-	double plist[FIO_LIST_MAX];
+	struct hts_opts o;
 	uint64_t map[FIO_MAP_NR], submit[FIO_MAP_NR], complete[FIO_MAP_NR];
 	uint64_t lat_n[FIO_LAT_N_NR], lat_u[FIO_LAT_U_NR], lat_m[FIO_LAT_M_NR];
 	uint64_t plat[FIO_LAT_CNT][FIO_DDIR_CNT][FIO_PLAT_NR];
 	uint64_t total_io_u[FIO_DDIR_SYNC_CNT];
 	uint64_t total_submit, total_complete;
 	uint64_t io_bytes[FIO_DDIR_CNT], runtime[FIO_DDIR_CNT], total_run_time;
-	uint32_t coe, first_error;
+	uint32_t first_error;
 	uint64_t total_err;
-	uint32_t kb_base, latency_depth;
-	uint64_t latency_target, latency_window;	/* ns, us: as fio's thread_stat */
-	double latency_percentile;
+	uint32_t kb_base;
 };
 
 static void hstat_init(struct hstat *s)
@@ -75,7 +86,7 @@ static void hstat_init(struct hstat *s)
 static void hts_init(struct hts *t)
 {
 	memset(t, 0, sizeof(*t));
-	t->latency_percentile = 100.0;
+	t->o.latency_percentile = 100.0;
 	for (int d = 0; d < FIO_DDIR_CNT; d++) {
 		hstat_init(&t->clat[d]);
 		hstat_init(&t->slat[d]);
@@ -197,20 +208,20 @@ static void hts_from_job(struct hts *t, const struct rq_job_report *m)
 		t->total_submit += m->submit_hist[i];
 		t->total_complete += m->complete_hist[i];
 	}
-	rq_job_percentiles(m, t->plist, FIO_LIST_MAX, &precision);
-	t->precision = precision;
-	t->clat_pct = m->clat_percentiles;
-	t->lat_pct = m->lat_percentiles;
-	t->slat_pct = m->slat_percentiles;
-	t->coe = (uint32_t)m->continue_on_error;
+	rq_job_percentiles(m, t->o.plist, FIO_LIST_MAX, &precision);
+	t->o.precision = precision;
+	t->o.clat_pct = m->clat_percentiles;
+	t->o.lat_pct = m->lat_percentiles;
+	t->o.slat_pct = m->slat_percentiles;
+	t->o.coe = (uint32_t)m->continue_on_error;
 	t->total_err = m->total_err;
 	t->first_error = (uint32_t)m->first_error;
 	t->error = (uint32_t)m->error;
 	t->kb_base = m->kb_base ? m->kb_base : 1024;
-	t->latency_depth = m->iodepth;
-	t->latency_target = m->latency_target_ns;
-	t->latency_window = m->latency_window_us;
-	t->latency_percentile = m->latency_percentile;
+	t->o.latency_depth = m->iodepth;
+	t->o.latency_target = m->latency_target_ns;
+	t->o.latency_window = m->latency_window_us;
+	t->o.latency_percentile = m->latency_percentile;
 	t->unified = (uint32_t)m->unified_rw_reporting;
 }
 
@@ -232,26 +243,17 @@ static void hts_sum(struct hts *v, const struct hts *s, const struct rq_job_repo
 		v->kb_base = s->kb_base;
 		v->unified = s->unified;
 	}
-	v->clat_pct = s->clat_pct;
-	v->lat_pct = s->lat_pct;
-	v->slat_pct = s->slat_pct;
-	v->precision = s->precision;
-	memcpy(v->plist, s->plist, sizeof(v->plist));
-	v->coe = s->coe;
+	v->o = s->o;
 	v->total_err += s->total_err;
 	v->first_error = s->first_error;
 	if (!v->error) {
-		if (!s->error && s->coe && s->first_error)
+		if (!s->error && s->o.coe && s->first_error)
 			v->error = s->first_error;
 		else
 			v->error = s->error;
 		if (v->error)
 			snprintf(v->verror, sizeof(v->verror), "rqlock: %s", strerror((int)v->error));
 	}
-	v->latency_depth = s->latency_depth;
-	v->latency_target = s->latency_target;
-	v->latency_window = s->latency_window;
-	v->latency_percentile = s->latency_percentile;
 
 	for (int d = 0; d < FIO_DDIR_CNT; d++) {
 		int t = v->unified == UNIFIED_MIXED ? 0 : d;
@@ -352,12 +354,12 @@ static void encode_ts(struct fio_wire_ts *w, const struct hts *v)
 	w->ctx = htole64(v->ctx);
 	w->minf = htole64(v->minf);
 	w->majf = htole64(v->majf);
-	w->clat_percentiles = htole32(v->clat_pct);
-	w->lat_percentiles = htole32(v->lat_pct);
-	w->slat_percentiles = htole32(v->slat_pct);
-	w->percentile_precision = htole64(v->precision);
+	w->clat_percentiles = htole32(v->o.clat_pct);
+	w->lat_percentiles = htole32(v->o.lat_pct);
+	w->slat_percentiles = htole32(v->o.slat_pct);
+	w->percentile_precision = htole64(v->o.precision);
 	for (int i = 0; i < FIO_LIST_MAX; i++)
-		w->percentile_list[i].bits = le64_double(v->plist[i]);
+		w->percentile_list[i].bits = le64_double(v->o.plist[i]);
 	put_u64s(&w->io_u_map, v->map, FIO_MAP_NR);
 	put_u64s(&w->io_u_submit, v->submit, FIO_MAP_NR);
 	put_u64s(&w->io_u_complete, v->complete, FIO_MAP_NR);
@@ -373,15 +375,15 @@ static void encode_ts(struct fio_wire_ts *w, const struct hts *v)
 	put_u64s(&w->io_bytes, v->io_bytes, FIO_DDIR_CNT);
 	put_u64s(&w->runtime, v->runtime, FIO_DDIR_CNT);
 	w->total_run_time = htole64(v->total_run_time);
-	w->continue_on_error = htole32(v->coe & 0xffff);
+	w->continue_on_error = htole32(v->o.coe & 0xffff);
 	w->first_error = htole32(v->first_error);
 	w->total_err_count = htole64(v->total_err);
 	w->kb_base = htole32(v->kb_base);
 	w->unit_base = htole32(FIO_UNIT_BASE);
-	w->latency_depth = htole32(v->latency_depth);
-	w->latency_target = htole64(v->latency_target);
-	w->latency_percentile.bits = le64_double(v->latency_percentile);
-	w->latency_window = htole64(v->latency_window);
+	w->latency_depth = htole32(v->o.latency_depth);
+	w->latency_target = htole64(v->o.latency_target);
+	w->latency_percentile.bits = le64_double(v->o.latency_percentile);
+	w->latency_window = htole64(v->o.latency_window);
 	w->sig_figs = htole32(FIO_SIG_FIGS);
 }
 

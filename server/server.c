@@ -469,21 +469,7 @@ static void on_probe(struct conn *c, const struct rq_fio_cmd *cmd)
 	snprintf((char *)r.fio_version, sizeof(r.fio_version), "%s", RQ_VERSION);
 	r.bigendian = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
 	r.os = FIO_OS_LINUX;
-#if defined(__x86_64__)
-	r.arch = FIO_ARCH_X86_64;
-#elif defined(__i386__)
-	r.arch = FIO_ARCH_X86;
-#elif defined(__aarch64__)
-	r.arch = FIO_ARCH_AARCH64;
-#elif defined(__arm__)
-	r.arch = FIO_ARCH_ARM;
-#elif defined(__powerpc__)
-	r.arch = FIO_ARCH_PPC;
-#elif defined(__s390__)
-	r.arch = FIO_ARCH_S390;
-#else
-	r.arch = FIO_ARCH_GENERIC;
-#endif
+	r.arch = FIO_ARCH_HOST;
 	r.bpp = sizeof(void *);
 	r.cpus = htole32(cpus > 0 ? (uint32_t)cpus : 1);
 	r.flags = 0;			/* no zlib: iologs are not sent anyway */

@@ -142,6 +142,17 @@ grep -q '^All clients: (groupid=0, jobs=4)' "$TMP/out.txt" || fail "no All clien
 grep -q '^rand: (groupid=0, jobs=1)' "$TMP/out.txt" || fail "no per-job block in the normal output"
 grep -q '<.*> rqlock: lock=mq' "$TMP/out.txt" || fail "no rqlock TEXT block from the mq server"
 grep -q 'lockstat' "$TMP/out.txt" || fail "no lockstat summary in the normal output"
+# the probe reply names the arch rqlock was built for (FIO_ARCH_HOST), as fio's does;
+# checked where the machine's arch and a 64-bit build say which it must be
+probe=$(grep -m1 '^hostname=' "$TMP/out.txt") || fail "no probe reply line in the normal output"
+case "$(uname -m)" in
+x86_64) want=x86-64 ;;
+aarch64) want=aarch64 ;;
+*) want= ;;
+esac
+if [ -n "$want" ] && [[ "$probe" == *", 64-bit, "* ]]; then
+	[[ "$probe" == *"arch=$want,"* ]] || fail "probe reply '$probe' does not say arch=$want"
+fi
 
 # --- IPv6 loopback, where the machine has it ---
 port6=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET6); s.bind(("::1", 0)); print(s.getsockname()[1])' 2>/dev/null)

@@ -6,7 +6,9 @@
  * TS, GS per group) and sum_thread_stats' rules: bytes and I/Os added,
  * the longer runtime, latency mean and variance merged as one sample set
  * would give them, bandwidth sample stats added; the group's agg bandwidth
- * is its bytes over its longest runtime.
+ * is its bytes over its longest runtime.  The job settings a thread_stat
+ * carries (percentile flags, continue_on_error, the latency target's) are
+ * the last clone's, as __show_run_stats copies them from each td->o.
  */
 #include <endian.h>
 #include <math.h>
@@ -77,6 +79,13 @@ int main(void)
 		m->opt_vals = vals;
 		m->nr_opts = 1;
 		m->clat_percentiles = true;
+		/* settings that differ per clone: the summed thread_stat shows clone 1's */
+		m->slat_percentiles = i == 1;
+		m->continue_on_error = i + 1;
+		m->iodepth = 4 * (unsigned int)(i + 1);
+		m->latency_target_ns = 1000 * (uint64_t)(i + 1);
+		m->latency_window_us = 10 * (uint64_t)(i + 1);
+		m->latency_percentile = 90.0 + i;
 		rq_lat_init(&m->dir[0].clat);
 		for (int k = 0; k < 100; k++) {
 			uint64_t ns = 1000 + (uint64_t)(k * (i + 1) * 37 % 5000);
@@ -124,6 +133,10 @@ int main(void)
 	}
 	CHECK(dbl(&t->percentile_list[0]) == 1.0 && dbl(&t->percentile_list[16]) == 99.99 &&
 	      dbl(&t->percentile_list[17]) == 0.0);
+	CHECK(le32toh(t->clat_percentiles) == 1 && le32toh(t->slat_percentiles) == 1);
+	CHECK(le32toh(t->continue_on_error) == 2 && le32toh(t->latency_depth) == 8);
+	CHECK(le64toh(t->latency_target) == 2000 && le64toh(t->latency_window) == 20 &&
+	      dbl(&t->latency_percentile) == 91.0);
 	CHECK(le32toh(t->disable_prio_stat) == 1 && !t->nr_clat_prio[0] && !t->clat_prio_offset[0]);
 	/* the TS carries its group's final stats */
 	CHECK(le64toh(cap.ts[0].rs.iobytes[0]) == 819200 && le64toh(cap.ts[0].rs.max_run[0]) == 1000);
@@ -131,6 +144,7 @@ int main(void)
 	/* the second thread_stat: clone 3, its own group */
 	t = &cap.ts[1].ts;
 	CHECK(!strcmp(t->name, "solo") && le32toh(t->thread_number) == 3 && le32toh(t->groupid) == 1);
+	CHECK(le32toh(t->slat_percentiles) == 0 && le64toh(t->latency_target) == 3000);
 	CHECK(le64toh(cap.gs[1].agg[0]) == 409600 * 1000 / 1500 && le32toh(cap.gs[1].groupid) == 1);
 
 	/* rq_fio_nr_ts counts what START announces the same way */
