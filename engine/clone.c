@@ -769,7 +769,7 @@ unsigned int eng_clone_fill(struct clone *c)
 		if (job->latency_target_ns && !c->issue_done &&
 		    (c->lat.quiesce || c->inflight >= c->lat.qd))
 			break;
-		if (!c->vheld) {
+		if (!c->vheld && c->vlog.head < c->vlog.nr) {	/* something logged to read back */
 			int v = rq_vlog_next(&c->vlog, c->vtarget, &c->vpiece);
 
 			if (v == -EBUSY)
