@@ -147,7 +147,16 @@ bool rq_ctx_polled_pending(struct rq_ctx *ctx)
 	return ctx->mode && ctx->mode->pending && ctx->mode->pending(ctx);
 }
 
+/*
+ * Work this context still owes: I/O in flight, completions and timers to
+ * run, and SQEs prepared but not yet submitted.  Those last are easy to
+ * forget: a completion this worker reaps can dispatch another worker's
+ * queued request into this ring (end_request runs the queue), and
+ * submission waits for the next round; a worker that left now would
+ * strand it, and the job would wait for it forever.
+ */
 bool rq_ctx_pending(struct rq_ctx *ctx)
 {
-	return ctx->ring_inflight || ctx->done_head || ctx->timer_head || rq_ctx_polled_pending(ctx);
+	return ctx->ring_inflight || (ctx->has_ring && io_uring_sq_ready(&ctx->ring)) ||
+	       ctx->done_head || ctx->timer_head || rq_ctx_polled_pending(ctx);
 }

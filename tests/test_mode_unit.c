@@ -228,9 +228,40 @@ static void one_mode(const struct rq_queue_mode_ops *mode)
 	       NR_QUEUES, kick ? "kicked" : "no kick, mq on one hctx");
 }
 
+/*
+ * A context with an SQE prepared and not submitted still owes work: a
+ * completion a worker reaps can dispatch another worker's request into
+ * its ring (end_request runs the queue), submitted only on a later round.
+ * rq_ctx_pending() once missed it, and a worker left with the SQE
+ * stranded: the job never ended (chaos seed 4242 case 879).
+ */
+static void unsubmitted_sqe_is_pending(void)
+{
+	struct rq_ctx ctx;
+	struct io_uring_cqe *cqe;
+
+	rq_ctx_init(&ctx, 0);
+	if (io_uring_queue_init(4, &ctx.ring, 0) < 0) {
+		printf("unsubmitted SQE: skipped, io_uring_queue_init failed\n");
+		return;
+	}
+	ctx.has_ring = true;
+	CHECK(!rq_ctx_pending(&ctx), "an empty context is pending");
+	io_uring_prep_nop(io_uring_get_sqe(&ctx.ring));
+	CHECK(rq_ctx_pending(&ctx), "a context with an unsubmitted SQE is not pending");
+	CHECK(io_uring_submit_and_wait(&ctx.ring, 1) == 1, "nop not submitted");
+	CHECK(io_uring_peek_cqe(&ctx.ring, &cqe) == 0, "nop not completed");
+	io_uring_cqe_seen(&ctx.ring, cqe);
+	CHECK(!rq_ctx_pending(&ctx), "a drained context is pending");
+	io_uring_queue_exit(&ctx.ring);
+	printf("unsubmitted SQE: the context stays pending until it is submitted\n");
+}
+
 int main(void)
 {
 	char msg[256];
+
+	unsubmitted_sqe_is_pending();
 
 	CHECK(rq_queue_modes_check(msg, sizeof(msg)) == 0, "%s", msg);
 	for (unsigned int i = 0; rq_queue_mode_at(i); i++) {
