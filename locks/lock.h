@@ -220,9 +220,15 @@ void rq_unlock(struct rq_lock *l, int cpu);
 bool rq_lock_is_held_by(const struct rq_lock *l, int cpu);
 /* Held by anyone at this instant (a relaxed read: a hint unless fenced). */
 bool rq_lock_is_locked(const struct rq_lock *l);
-#define rq_lock_assert_held(l, cpu) rq_lock_assert_held_at((l), (cpu), __FILE__, __LINE__)
 /* @cpu < 0 (no current worker): asserts that somebody holds @l */
 void rq_lock_assert_held_at(const struct rq_lock *l, int cpu, const char *file, int line);
+/* The holder's case inline, one load and a compare; the rest out of line. */
+static inline void rq_lock_assert_held_inline(const struct rq_lock *l, int cpu, const char *file, int line)
+{
+	if (__builtin_expect(cpu < 0 || __atomic_load_n(&l->owner, __ATOMIC_RELAXED) != cpu, 0))
+		rq_lock_assert_held_at(l, cpu, file, line);
+}
+#define rq_lock_assert_held(l, cpu) rq_lock_assert_held_inline((l), (cpu), __FILE__, __LINE__)
 
 /*
  * The calling thread's cpu id, -1 outside a worker: set by the block
@@ -235,7 +241,7 @@ void rq_lock_assert_held_at(const struct rq_lock *l, int cpu, const char *file, 
 extern _Thread_local int rq_lock_cpu;
 void rq_lock_set_cpu(int cpu);
 #ifdef RQ_LOCK_ASSERT
-#define rq_lockdep_assert_held(l) rq_lock_assert_held_at((l), rq_lock_cpu, __FILE__, __LINE__)
+#define rq_lockdep_assert_held(l) rq_lock_assert_held_inline((l), rq_lock_cpu, __FILE__, __LINE__)
 #else
 #define rq_lockdep_assert_held(l) ((void)(l))
 #endif
