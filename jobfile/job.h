@@ -336,9 +336,24 @@ int rq_jobs_showcmd(const struct rq_job_list *list, FILE *f);
 int rq_job_for_each_file(const struct rq_job *job, int (*fn)(const char *name, void *arg), void *arg);
 
 const char *rq_rw_name(enum rq_rw rw);
-/* true when the job reads at all / writes at all */
-bool rq_rw_reads(enum rq_rw rw);
-bool rq_rw_writes(enum rq_rw rw);
-bool rq_rw_random(enum rq_rw rw);
+/* true when the job reads at all / writes at all / draws random offsets (inline: per I/O) */
+static inline bool rq_rw_reads(enum rq_rw rw)
+{
+	return rw == RQ_RW_READ || rw == RQ_RW_RANDREAD ||
+	       rw == RQ_RW_RW || rw == RQ_RW_RANDRW;
+}
+
+static inline bool rq_rw_writes(enum rq_rw rw)
+{
+	return rw == RQ_RW_WRITE || rw == RQ_RW_RANDWRITE ||
+	       rw == RQ_RW_RW || rw == RQ_RW_RANDRW ||
+	       rw == RQ_RW_TRIMWRITE || rw == RQ_RW_RANDTRIMWRITE;
+}
+
+static inline bool rq_rw_random(enum rq_rw rw)
+{
+	return rw == RQ_RW_RANDREAD || rw == RQ_RW_RANDWRITE || rw == RQ_RW_RANDRW ||
+	       rw == RQ_RW_RANDTRIM || rw == RQ_RW_RANDTRIMWRITE;
+}
 
 #endif /* RQ_JOB_H */

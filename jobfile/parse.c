@@ -1285,21 +1285,3 @@ const char *rq_rw_name(enum rq_rw rw)
 	return "invalid";
 }
 
-bool rq_rw_reads(enum rq_rw rw)
-{
-	return rw == RQ_RW_READ || rw == RQ_RW_RANDREAD ||
-	       rw == RQ_RW_RW || rw == RQ_RW_RANDRW;
-}
-
-bool rq_rw_writes(enum rq_rw rw)
-{
-	return rw == RQ_RW_WRITE || rw == RQ_RW_RANDWRITE ||
-	       rw == RQ_RW_RW || rw == RQ_RW_RANDRW ||
-	       rw == RQ_RW_TRIMWRITE || rw == RQ_RW_RANDTRIMWRITE;
-}
-
-bool rq_rw_random(enum rq_rw rw)
-{
-	return rw == RQ_RW_RANDREAD || rw == RQ_RW_RANDWRITE || rw == RQ_RW_RANDRW ||
-	       rw == RQ_RW_RANDTRIM || rw == RQ_RW_RANDTRIMWRITE;
-}
