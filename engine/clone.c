@@ -66,6 +66,26 @@ static uint64_t map_take(struct clone *c, struct clone_file *f, uint64_t b, uint
 static uint64_t random_offset_bs(struct clone *c, struct clone_file *f, uint32_t *bsp, int op);
 
 /*
+ * The random pass's next block below nblocks.  A pass is over when the
+ * counter has run through [0, 2^bits) or, with a map, when every block
+ * is marked; the next one starts.
+ */
+static inline uint64_t pass_next(struct clone_file *f, uint64_t seed)
+{
+	uint64_t b;
+
+	do {
+		if (f->counter > f->mask || (f->map.bits && f->map.nr_set == f->map.nblocks)) {
+			f->counter = 0;
+			if (f->map.bits)
+				rq_randmap_clear(&f->map);
+		}
+		b = permute(f, f->counter++, seed);
+	} while (b >= f->nblocks);
+	return b;
+}
+
+/*
  * random_distribution=zoned|zoned_abs, as fio's __get_next_rand_offset_zoned:
  * a zone chosen by its share of the I/Os (a draw in 1..100 against the
  * running sum), then a block drawn evenly inside it.  Zones are laid end
@@ -141,14 +161,7 @@ static uint64_t random_offset_bs(struct clone *c, struct clone_file *f, uint32_t
 		} else if (job->norandommap) {
 			b = rq_rng_next(&c->rng) % f->nblocks;
 		} else {
-			if (f->counter > f->mask || (f->map.bits && f->map.nr_set == f->map.nblocks)) {
-				f->counter = 0;		/* a pass is over: start another */
-				if (f->map.bits)
-					rq_randmap_clear(&f->map);
-			}
-			b = permute(f, f->counter++, c->seed);
-			if (b >= f->nblocks)
-				continue;
+			b = pass_next(f, c->seed);
 			/* mixed sizes: a block an earlier, larger I/O covered is not a start */
 			if (f->map.bits) {
 				if (rq_randmap_busy(&f->map, b))
@@ -680,6 +693,22 @@ static void clone_place(struct clone *c, int op, struct clone_file **fp, uint64_
 	struct clone_file *f;
 	uint32_t bs;
 
+	if (c->plain_rand) {
+		/* what the general path below does for this job, without its checks */
+		uint64_t o;
+
+		bs = job->bs[op];
+		if (!job->time_based && c->io_limit - c->issued < bs)
+			bs = (uint32_t)(c->io_limit - c->issued);
+		f = next_file(c, bs);
+		do
+			o = f->start + pass_next(f, c->seed) * c->min_bs;
+		while (o + bs > f->end);
+		*off = o;
+		*fp = f;
+		*bsp = bs;
+		return;
+	}
 	bs = pick_bs(c, op);
 	if (!job->time_based && c->io_limit - c->issued < bs)
 		bs = (uint32_t)(c->io_limit - c->issued);

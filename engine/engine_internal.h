@@ -243,6 +243,12 @@ struct clone {
 	char *bufs;
 	size_t buf_bytes;		/* the clone's I/O buffers: registered on rings */
 	uint32_t min_bs, max_bs;
+	/*
+	 * Uniform random offsets over the random map's pass, one block size,
+	 * no blockalign, no rw=rand...:N: clone_place()'s short path (set up
+	 * by plain_rand(), setup.c).
+	 */
+	bool plain_rand;
 	unsigned int inflight;
 	uint64_t rng;
 	uint64_t seed;

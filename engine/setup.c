@@ -825,6 +825,25 @@ fail:
 	return ret;
 }
 
+/*
+ * Whether clone_place()'s short path draws this clone's offsets: the
+ * general path's choices are all fixed by the job - uniform random over
+ * the pass, one block size whichever way (no bssplit, no bsrange: neither
+ * draws from the rng then), no random map (it needs mixed sizes), no
+ * blockalign above the block, no rw=rand...:N.
+ */
+static bool plain_rand(const struct clone *c, const struct rq_job *job)
+{
+	if (!rq_rw_random(job->rw) || job->random_distribution != RQ_RAND_UNIFORM ||
+	    job->norandommap || job->rw_seq_nr > 1 || c->max_bs != c->min_bs)
+		return false;
+	for (int d = 0; d < 2; d++)
+		if (job->nr_bssplit[d] || (job->bs_min[d] && job->bs_max[d] > job->bs_min[d]) ||
+		    job->blockalign[d] > c->min_bs)
+			return false;
+	return true;
+}
+
 static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job *job,
 		      unsigned int index)
 {
@@ -893,6 +912,7 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 			c->io_limit += c->files[i].end - c->files[i].start;
 	/* loops: the whole amount again, each loop from the region's start */
 	c->io_limit *= job->loops ? job->loops : 1;
+	c->plain_rand = plain_rand(c, job);
 	c->ios_limit = job->number_ios * (job->loops ? job->loops : 1);
 	if (job->latency_target_ns)
 		eng_lat_init(c);

@@ -121,6 +121,25 @@ for m in $modes; do
 	w=$(json "$TMP/vo_only.json" 'j["jobs"][0]["write"]["io_bytes"]')
 	[ "$w" = 0 ] || fail "verify_only ($m) wrote $w bytes"
 done
+# clone_place()'s short path (one bs, uniform) and its general path
+# (bssplit=4k/100: the same offsets, drawn through every check) replay
+# each other's writes: the two paths draw one sequence
+rm -f "$TMP/vp.img"
+job vp_short "$TMP/vp.img" 4m rw=randwrite bs=4k iodepth=8 verify=crc32c
+job vp_general "$TMP/vp.img" 4m rw=randwrite bssplit=4k/100 iodepth=8 verify=crc32c
+for pair in "vp_short vp_general" "vp_general vp_short"; do
+	set -- $pair
+	ok "$1" per-queue $((4 << 20))
+	cp "$TMP/$2.fio" "$TMP/$2_only.fio"
+	echo "verify_only=1" >>"$TMP/$2_only.fio"
+	ok "$2_only" per-queue $((4 << 20))
+done
+# and a different seed does not (the check can fail)
+cp "$TMP/vp_short.fio" "$TMP/vp_seed.fio"
+printf 'randseed=99\nverify_only=1\n' >>"$TMP/vp_seed.fio"
+"$RQLOCK" run "$TMP/vp_seed.fio" >/dev/null 2>"$TMP/vp_seed.err" && fail "verify_only with another seed passed"
+grep -q "verify:" "$TMP/vp_seed.err" || fail "another seed: $(head -3 "$TMP/vp_seed.err")"
+echo "ok: the short and the general offset paths replay each other's writes"
 sum_before=$(md5sum <"$TMP/vo.img")
 # a real corruption: one byte flipped under the file is caught at its offset
 flip=5000003
