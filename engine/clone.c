@@ -683,32 +683,18 @@ static void fill_pattern(const struct rq_job *job, void *buf, uint32_t len)
 }
 
 /*
- * Where the clone's next I/O of @op goes and how long it is: the one place
- * offsets and sizes are drawn, so verify_only (clone_dry_run()) draws the
- * same sequence from the same seed as the run that wrote.
+ * Where the clone's next I/O of @op goes and how long it is.  With
+ * clone_place() below, the one place offsets and sizes are drawn, so
+ * verify_only (clone_dry_run()) draws the same sequence from the same
+ * seed as the run that wrote.
  */
-static void clone_place(struct clone *c, int op, struct clone_file **fp, uint64_t *off, uint32_t *bsp)
+static void __attribute__((noinline)) clone_place_general(struct clone *c, int op, struct clone_file **fp,
+							uint64_t *off, uint32_t *bsp)
 {
 	const struct rq_job *job = c->job;
 	struct clone_file *f;
 	uint32_t bs;
 
-	if (c->plain_rand) {
-		/* what the general path below does for this job, without its checks */
-		uint64_t o;
-
-		bs = job->bs[op];
-		if (!job->time_based && c->io_limit - c->issued < bs)
-			bs = (uint32_t)(c->io_limit - c->issued);
-		f = next_file(c, bs);
-		do
-			o = f->start + pass_next(f, c->seed) * c->min_bs;
-		while (o + bs > f->end);
-		*off = o;
-		*fp = f;
-		*bsp = bs;
-		return;
-	}
 	bs = pick_bs(c, op);
 	if (!job->time_based && c->io_limit - c->issued < bs)
 		bs = (uint32_t)(c->io_limit - c->issued);
@@ -719,6 +705,35 @@ static void clone_place(struct clone *c, int op, struct clone_file **fp, uint64_
 	} else {
 		*off = seq_offset(c, f, bs);
 	}
+	*fp = f;
+	*bsp = bs;
+}
+
+/*
+ * c->plain_rand: what clone_place_general() does for such a job, without
+ * its checks, inline in the fill loop (tests/test_verify_mixed.sh: each
+ * path replays the other's writes).
+ */
+static inline void clone_place(struct clone *c, int op, struct clone_file **fp, uint64_t *off,
+			       uint32_t *bsp)
+{
+	const struct rq_job *job = c->job;
+	struct clone_file *f;
+	uint64_t o;
+	uint32_t bs;
+
+	if (!c->plain_rand) {
+		clone_place_general(c, op, fp, off, bsp);
+		return;
+	}
+	bs = job->bs[op];
+	if (!job->time_based && c->io_limit - c->issued < bs)
+		bs = (uint32_t)(c->io_limit - c->issued);
+	f = next_file(c, bs);
+	do
+		o = f->start + pass_next(f, c->seed) * c->min_bs;
+	while (o + bs > f->end);
+	*off = o;
 	*fp = f;
 	*bsp = bs;
 }
@@ -774,6 +789,94 @@ static void clone_dry_run(struct clone *c)
 	}
 }
 
+/*
+ * The next I/O of a clone that shapes its load or verifies (c->shaped):
+ * latency_target's depth, verify's read-back and held writes, thinktime,
+ * rate, flow and rate_iops's schedule.  False when the clone issues
+ * nothing more now.
+ */
+static bool fill_pick_shaped(struct clone *c, struct rq_bio *bio, int *opp, struct clone_file **fp,
+			     uint32_t *bsp, uint64_t *duep, bool *vreadp)
+{
+	const struct rq_job *job = c->job;
+	struct rq_cpu *cpu = c->cpu;
+	struct clone_file *f;
+	uint64_t due = 0;
+	uint32_t bs;
+	int op;
+
+	/* latency_target: the depth searched for, not iodepth; none while draining */
+	if (job->latency_target_ns && !c->issue_done &&
+	    (c->lat.quiesce || c->inflight >= c->lat.qd))
+		return false;
+	if (!c->vheld && c->vlog.head < c->vlog.nr) {	/* something logged to read back */
+		int v = rq_vlog_next(&c->vlog, c->vtarget, &c->vpiece);
+
+		if (v == -EBUSY)
+			return false;		/* the next piece's write is in flight */
+		c->vheld = v > 0;
+	}
+	if (c->vheld) {
+		*vreadp = true;
+		f = &c->files[c->vpiece.file];
+		op = RQ_OP_READ;
+		bs = c->vpiece.len;
+		bio->offset = c->vpiece.offset;
+		c->bio_tag[bio - c->bios] = c->vpiece.seq;
+	} else if (c->held) {
+		/* a write held back by an overlap: the same one, once it is clear */
+		op = c->held_op;
+		f = c->held_f;
+		bs = c->held_bs;
+		bio->offset = c->held_off;
+		if (clone_overlaps_inflight(c, f, bio->offset, bs))
+			return false;
+		c->held = false;
+	} else {
+		if (c->issue_done)
+			return false;
+		if (c->think_until_ns > cpu->now) {
+			hold_until(cpu, c->think_until_ns);
+			return false;
+		}
+		op = c->pending_op >= 0 ? c->pending_op : choose_op(c);
+		if (job->rate[op] && c->next_byte_ns[op] > cpu->now) {
+			c->pending_op = op;
+			hold_until(cpu, c->next_byte_ns[op]);
+			return false;
+		}
+		if (c->flow && !flow_may_issue(c)) {
+			c->pending_op = op;
+			hold_until(cpu, cpu->now + (job->flow_sleep_us ? job->flow_sleep_us : 10) * 1000);
+			return false;
+		}
+		if (c->pace[op].mean_gap_ns && !eng_pace_take(&c->pace[op], cpu->now, &c->rng, &due)) {
+			c->pending_op = op;
+			hold_until(cpu, due);
+			return false;
+		}
+		c->pending_op = -1;
+		clone_place(c, op, &f, &bio->offset, &bs);
+		if (job->rate[op])
+			c->next_byte_ns[op] = (c->next_byte_ns[op] ? c->next_byte_ns[op] : cpu->now) +
+					      (uint64_t)bs * 1000000000ULL / job->rate[op];
+		if (op == RQ_OP_WRITE && job->verify != RQ_VERIFY_NONE && f->has_data &&
+		    clone_overlaps_inflight(c, f, bio->offset, bs)) {
+			c->held = true;
+			c->held_op = op;
+			c->held_f = f;
+			c->held_off = bio->offset;
+			c->held_bs = bs;
+			return false;
+		}
+	}
+	*opp = op;
+	*fp = f;
+	*bsp = bs;
+	*duep = due;
+	return true;
+}
+
 /* Build and submit bios until the clone's depth is full (at most a depth's worth). */
 unsigned int eng_clone_fill(struct clone *c)
 {
@@ -794,71 +897,15 @@ unsigned int eng_clone_fill(struct clone *c)
 		int op, ret;
 		uint32_t bs;
 
-		/* latency_target: the depth searched for, not iodepth; none while draining */
-		if (job->latency_target_ns && !c->issue_done &&
-		    (c->lat.quiesce || c->inflight >= c->lat.qd))
-			break;
-		if (!c->vheld && c->vlog.head < c->vlog.nr) {	/* something logged to read back */
-			int v = rq_vlog_next(&c->vlog, c->vtarget, &c->vpiece);
-
-			if (v == -EBUSY)
-				break;		/* the next piece's write is in flight */
-			c->vheld = v > 0;
-		}
-		if (c->vheld) {
-			vread = true;
-			f = &c->files[c->vpiece.file];
-			op = RQ_OP_READ;
-			bs = c->vpiece.len;
-			bio->offset = c->vpiece.offset;
-			c->bio_tag[bio - c->bios] = c->vpiece.seq;
-		} else if (c->held) {
-			/* a write held back by an overlap: the same one, once it is clear */
-			op = c->held_op;
-			f = c->held_f;
-			bs = c->held_bs;
-			bio->offset = c->held_off;
-			if (clone_overlaps_inflight(c, f, bio->offset, bs))
+		if (__builtin_expect(c->shaped, 0)) {
+			if (!fill_pick_shaped(c, bio, &op, &f, &bs, &due, &vread))
 				break;
-			c->held = false;
 		} else {
+			/* nothing shapes the load or verifies: the next I/O is drawn at once */
 			if (c->issue_done)
 				break;
-			if (c->think_until_ns > cpu->now) {
-				hold_until(cpu, c->think_until_ns);
-				break;
-			}
-			op = c->pending_op >= 0 ? c->pending_op : choose_op(c);
-			if (job->rate[op] && c->next_byte_ns[op] > cpu->now) {
-				c->pending_op = op;
-				hold_until(cpu, c->next_byte_ns[op]);
-				break;
-			}
-			if (c->flow && !flow_may_issue(c)) {
-				c->pending_op = op;
-				hold_until(cpu, cpu->now + (job->flow_sleep_us ? job->flow_sleep_us : 10) * 1000);
-				break;
-			}
-			due = 0;
-			if (c->pace[op].mean_gap_ns && !eng_pace_take(&c->pace[op], cpu->now, &c->rng, &due)) {
-				c->pending_op = op;
-				hold_until(cpu, due);
-				break;
-			}
-			c->pending_op = -1;
+			op = choose_op(c);
 			clone_place(c, op, &f, &bio->offset, &bs);
-			if (job->rate[op])
-				c->next_byte_ns[op] = (c->next_byte_ns[op] ? c->next_byte_ns[op] : cpu->now) +
-						      (uint64_t)bs * 1000000000ULL / job->rate[op];
-			if (op == RQ_OP_WRITE && job->verify != RQ_VERIFY_NONE && f->has_data &&
-			    clone_overlaps_inflight(c, f, bio->offset, bs)) {
-				c->held = true;
-				c->held_op = op;
-				c->held_f = f;
-				c->held_off = bio->offset;
-				c->held_bs = bs;
-				break;
-			}
 		}
 		c->free_bios = bio->next;
 		bio->len = bs;

@@ -249,6 +249,11 @@ struct clone {
 	 * by plain_rand(), setup.c).
 	 */
 	bool plain_rand;
+	/*
+	 * latency_target, verify, thinktime, rate, flow or rate_iops: the
+	 * clone's next I/O goes through fill_pick_shaped() (clone.c)
+	 */
+	bool shaped;
 	unsigned int inflight;
 	uint64_t rng;
 	uint64_t seed;

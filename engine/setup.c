@@ -934,6 +934,9 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 		eng_pace_init(&c->pace[d], job->rate_iops[d], job->rate_poisson);
 		c->rep.dir[d].paced = job->rate_iops[d] != 0;
 	}
+	c->shaped = job->latency_target_ns || job->verify != RQ_VERIFY_NONE || job->verify_only ||
+		    job->thinktime_us || job->rate[0] || job->rate[1] || c->flow ||
+		    c->pace[0].mean_gap_ns || c->pace[1].mean_gap_ns;
 	return 0;
 }
 
