@@ -132,6 +132,7 @@ static int aio_queue_rq(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_reques
 	if (!c->nr_free)
 		return RQ_Q_BUSY;
 	cb = c->free[--c->nr_free];
+	rq_request_map(rq);
 	if (rq->nr_segs == 1) {
 		if (rq->op == RQ_OP_READ)
 			io_prep_pread(cb, dev->fd, rq->iov[0].iov_base, rq->len, (long long)rq->offset);

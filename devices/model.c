@@ -487,6 +487,7 @@ static int model_queue_rq(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_requ
 	model_service(&md->g, &md->st, now, rq->offset, rq->len, &t);
 	md->served++;
 	rq_unlock(&md->lock, id);
+	rq_request_map(rq);
 	res = rq_store_rw(&md->store, rq);
 	if (md->g.driver == DRIVER_SYNC) {
 		/* hostt->command(): the whole service, the queue lock held */

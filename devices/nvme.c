@@ -444,7 +444,10 @@ static int nvme_queue_rq(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_reque
 	int id = rq_ctx_id(cpu);
 	int slot = (unsigned int)id < pt->nr_cpus ? pt->slot[id] : -1;
 	uint32_t op;
-	int ret = nvme_pt_encode(&cmd, &op, pt->nsid, pt->lba_shift, rq);
+	int ret;
+
+	rq_request_map(rq);
+	ret = nvme_pt_encode(&cmd, &op, pt->nsid, pt->lba_shift, rq);
 
 	if (ret < 0 || !(ring->flags & IORING_SETUP_SQE128)) {
 		/* not whole blocks, or the engine made a small ring: fail it, corrupt nothing */

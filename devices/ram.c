@@ -80,7 +80,10 @@ static void ram_close(struct rq_dev *dev)
 static int ram_queue_rq(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_request *rq)
 {
 	struct ram_dev *rd = dev->priv;
-	int res = rq_store_rw(&rd->store, rq);
+	int res;
+
+	rq_request_map(rq);
+	res = rq_store_rw(&rd->store, rq);
 
 	switch (rd->irqmode) {
 	case 0:

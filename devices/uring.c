@@ -107,6 +107,7 @@ static int uring_queue_rq(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_requ
 
 	if (!sqe)
 		return RQ_Q_BUSY;
+	rq_request_map(rq);
 	if (rq->nr_segs == 1) {
 		void *buf = rq->iov[0].iov_base;
 		int idx = rq_ring_buf_index(cpu, buf, rq->len);

@@ -17,6 +17,22 @@
 
 #include "queues/queue.h"
 
+/*
+ * Fill rq->iov[0..nr_segs) from the request's bios.  A driver that hands
+ * the data to the kernel or copies it calls this in queue_rq(), as a
+ * kernel driver maps its request with blk_rq_map_sg(); one that moves no
+ * data (null) does not pay for it.
+ */
+static inline void rq_request_map(struct rq_request *rq)
+{
+	unsigned int i = 0;
+
+	for (struct rq_bio *b = rq->bio; b; b = b->next, i++) {
+		rq->iov[i].iov_base = b->buf;
+		rq->iov[i].iov_len = b->len;
+	}
+}
+
 /* The request completes on @ctx's next reap, with @res bytes or -errno. */
 void rq_ctx_complete(struct rq_ctx *ctx, struct rq_request *rq, int res);
 /* ... after @delay_ns.  Requests with the same delay complete in order. */

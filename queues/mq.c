@@ -378,7 +378,6 @@ static bool hctx_issue(struct mq_queue *mq, struct rq_hw_queue *h, struct rq_ctx
 	struct rq_dev *dev = h->q->dev;
 	int id = rq_ctx_id(cpu), st;
 
-	rq_request_prep(rq);
 	rq->state = RQ_STATE_DISPATCHED;
 	h->budget_used++;
 	st = dev->ops->queue_rq(dev, cpu, rq);

@@ -336,16 +336,6 @@ void rq_elv_requeue(struct rq_queue *q, struct rq_request *rq)
 	q->nr_queued++;
 }
 
-void rq_request_prep(struct rq_request *rq)
-{
-	unsigned int i = 0;
-
-	for (struct rq_bio *b = rq->bio; b; b = b->next, i++) {
-		rq->iov[i].iov_base = b->buf;
-		rq->iov[i].iov_len = b->len;
-	}
-}
-
 struct rq_bio *rq_request_bios_done(struct rq_queue *q, struct rq_request *rq, int error)
 {
 	struct rq_bio *bios = rq->bio;
@@ -415,7 +405,6 @@ void rq_request_fn(struct rq_queue *q, struct rq_ctx *cpu, struct rq_bio **done)
 	while (!q->stopped && q->inflight < q->depth && (rq = rq_elv_pop(q))) {
 		int st;
 
-		rq_request_prep(rq);
 		rq->state = RQ_STATE_DISPATCHED;
 		q->inflight++;
 		q->nr_dispatched++;

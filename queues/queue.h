@@ -106,7 +106,7 @@ struct rq_request {
 	int32_t res;			/* device result: bytes or -errno */
 	int32_t submit_cpu;		/* mq: the worker whose software queue it came from */
 	struct rq_hw_queue *hctx;	/* mq: the hardware queue whose tag it holds */
-	struct iovec iov[RQ_MAX_SEGS];	/* one per bio, filled at dispatch */
+	struct iovec iov[RQ_MAX_SEGS];	/* one per bio: the driver's rq_request_map() */
 };
 
 struct rq_run_report;

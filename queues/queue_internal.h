@@ -59,8 +59,6 @@ void rq_elv_add_bio(struct rq_queue *q, struct rq_request *rq, struct rq_bio *bi
 struct rq_request *rq_elv_pop(struct rq_queue *q);
 void rq_elv_requeue(struct rq_queue *q, struct rq_request *rq);
 
-/* Fill rq->iov from its bios before it goes to the device. */
-void rq_request_prep(struct rq_request *rq);
 /*
  * A request's device work is over: check and move its state, return its
  * bios with their error set; the request goes back to the pool.
