@@ -38,7 +38,7 @@
  */
 static uint64_t permute(const struct clone_file *f, uint64_t x, uint64_t seed)
 {
-	int h = f->bits / 2 + 1;
+	int h = f->perm_shift;
 
 	x = (x + seed) & f->mask;
 	x = (x * 0x9e3779b97f4a7c15ULL) & f->mask;

@@ -157,6 +157,7 @@ struct clone_file {
 	uint64_t nblocks;		/* random: blocks of min bs in the region */
 	uint64_t mask, counter;		/* random map: permutation state */
 	int bits;
+	int perm_shift;			/* permute()'s xor-shift: bits / 2 + 1 */
 	bool has_data;
 	uint64_t zone_start;		/* zonemode=strided: where the current zone began */
 	struct rq_dist dist;		/* random_distribution other than random */

@@ -348,6 +348,7 @@ static int bind_file(const char *name, void *arg)
 	while (f->bits < 63 && (1ULL << f->bits) < f->nblocks)
 		f->bits++;
 	f->mask = (1ULL << f->bits) - 1;
+	f->perm_shift = f->bits / 2 + 1;
 	if (dist_needs_init(job) &&
 	    rq_dist_init(&f->dist, job->random_distribution, job->rand_param, f->nblocks, job->rand_center))
 		return -EINVAL;
