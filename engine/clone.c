@@ -682,6 +682,14 @@ static void fill_pattern(const struct rq_job *job, void *buf, uint32_t len)
 		p[i] = job->buffer_pattern[i % job->buffer_pattern_len];
 }
 
+/* A size-bound job's last I/O is what is left of its io_size, as fio's. */
+static inline uint32_t bs_within_limit(const struct clone *c, uint32_t bs)
+{
+	if (!c->job->time_based && c->io_limit - c->issued < bs)
+		bs = (uint32_t)(c->io_limit - c->issued);
+	return bs;
+}
+
 /*
  * Where the clone's next I/O of @op goes and how long it is.  With
  * clone_place() below, the one place offsets and sizes are drawn, so
@@ -695,9 +703,7 @@ static void __attribute__((noinline)) clone_place_general(struct clone *c, int o
 	struct clone_file *f;
 	uint32_t bs;
 
-	bs = pick_bs(c, op);
-	if (!job->time_based && c->io_limit - c->issued < bs)
-		bs = (uint32_t)(c->io_limit - c->issued);
+	bs = bs_within_limit(c, pick_bs(c, op));
 	f = next_file(c, bs);
 	if (rq_rw_random(job->rw)) {
 		*off = random_offset(c, f, &bs, op);
@@ -726,9 +732,7 @@ static inline void clone_place(struct clone *c, int op, struct clone_file **fp, 
 		clone_place_general(c, op, fp, off, bsp);
 		return;
 	}
-	bs = job->bs[op];
-	if (!job->time_based && c->io_limit - c->issued < bs)
-		bs = (uint32_t)(c->io_limit - c->issued);
+	bs = bs_within_limit(c, job->bs[op]);
 	f = next_file(c, bs);
 	do
 		o = f->start + pass_next(f, c->seed) * c->min_bs;
