@@ -408,13 +408,21 @@ void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
 
 			d->total_ios++;
 			d->io_bytes += bio->len;
-			/* gtod_reduce and disable_*: those latencies are not kept, as fio */
+			/*
+			 * gtod_reduce and disable_*: those latencies are not
+			 * kept, as fio.  fio keeps the slat and lat histograms
+			 * only when their percentiles are asked for (stat.c
+			 * add_slat_sample, add_lat_sample): clat's feeds the
+			 * latency buckets and the histogram logs.
+			 */
 			if (!job->disable_slat)
-				rq_lat_add(&d->slat, bio->issue_ns - bio->start_ns);
+				(job->slat_percentiles ? rq_lat_add : rq_lat_add_stat)(&d->slat,
+					bio->issue_ns - bio->start_ns);
 			if (!job->disable_clat)
 				rq_lat_add(&d->clat, bio->done_ns - bio->issue_ns);
 			if (!job->disable_lat)
-				rq_lat_add(&d->lat, bio->done_ns - bio->start_ns);
+				(job->lat_percentiles ? rq_lat_add : rq_lat_add_stat)(&d->lat,
+					bio->done_ns - bio->start_ns);
 			if (bio->due_ns)
 				eng_pace_account(d, c->pace[bio->op].mean_gap_ns, bio->due_ns,
 						 bio->start_ns, bio->done_ns);

@@ -49,7 +49,13 @@ struct rq_lat_stat {
 };
 
 void rq_lat_init(struct rq_lat_stat *s);
+/* A sample into the moments and the histogram (fio's add_clat_sample()). */
 void rq_lat_add(struct rq_lat_stat *s, uint64_t ns);
+/*
+ * Into the moments only: fio's add_stat_sample(), for slat and lat, whose
+ * histograms fio keeps only with slat_percentiles / lat_percentiles.
+ */
+void rq_lat_add_stat(struct rq_lat_stat *s, uint64_t ns);
 /* dst += src (for group_reporting and for merging per-worker copies) */
 void rq_lat_merge(struct rq_lat_stat *dst, const struct rq_lat_stat *src);
 double rq_lat_mean(const struct rq_lat_stat *s);

@@ -66,7 +66,7 @@ uint64_t rq_plat_idx_to_val(unsigned int idx)
 	return base + (k << err) + ((uint64_t)1 << (err - 1));
 }
 
-void rq_lat_add(struct rq_lat_stat *s, uint64_t ns)
+void rq_lat_add_stat(struct rq_lat_stat *s, uint64_t ns)
 {
 	double d;
 
@@ -83,6 +83,11 @@ void rq_lat_add(struct rq_lat_stat *s, uint64_t ns)
 	s->sum += d;
 	s->sumsq += d * d;
 	s->n++;
+}
+
+void rq_lat_add(struct rq_lat_stat *s, uint64_t ns)
+{
+	rq_lat_add_stat(s, ns);
 	s->plat[rq_plat_val_to_idx(ns)]++;
 }
 

@@ -3,7 +3,8 @@
 # rqlock's json+ file, validates its CSV against the "bins" (--validate),
 # and the percentiles the CSV's cumulative counts give - fio's rule, the
 # first bucket whose running count reaches p% of the samples - must be the
-# ones rqlock printed, for every latency that has percentiles.
+# ones rqlock printed, for every latency that has percentiles, and each
+# such latency's bins hold every one of its samples.
 # Skips (77) without python3 or fio_jsonplus_clat2csv.
 . "$(dirname "$0")/lib.sh"
 need python3
@@ -49,6 +50,10 @@ for n, job in enumerate(d['jobs']):
             l = job[ddir][lat]
             if 'percentile' not in l:
                 continue
+            # each latency asked for keeps its own histogram: one count per I/O
+            if sum(l['bins'].values()) != l['N']:
+                bad.append('%s %s %s: bins hold %d of %d samples'
+                           % (job['jobname'], ddir, lat, sum(l['bins'].values()), l['N']))
             col = head.index('%s_%s_cumulative' % (ddir, lat))
             pts = [(int(r[0]), int(r[col])) for r in rows[1:] if len(r) > col and r[col].strip()]
             for key, want in l['percentile'].items():
