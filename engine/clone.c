@@ -314,25 +314,31 @@ static bool told_to_exit(const struct clone *c)
 	       c->job->groupid == g;
 }
 
-/* A bio is back: check what it read, account it, note errors. */
-void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
-{
-	struct clone_file *f = bio->owner_priv;
-	const struct rq_job *job = c->job;
-	unsigned int idx = (unsigned int)(bio - c->bios);
-	bool vread = c->bio_flags[idx] & BIO_VERIFY;
-	bool logged = vread;		/* a read of a logged piece: its seq is known */
-	bool lat_fatal = false;		/* latency_target failed at depth 1: said already */
-	int kind = bio->op == RQ_OP_WRITE ? RQ_COE_WRITE : RQ_COE_READ;
+/* What account_checks() found on a completion. */
+struct acct_check {
+	bool vread;		/* a verify read: not a new I/O of the job */
+	bool lat_fatal;		/* latency_target failed at depth 1: said already */
+	int kind;		/* RQ_COE_* of an error it set */
+};
 
-	/* a bio ended on another worker carries that worker's clock: never before its issue */
-	bio->done_ns = done > bio->issue_ns ? done : bio->issue_ns;
-	c->inflight--;
-	c->cpu->completed++;
-	c->bio_flags[idx] = 0;
+/*
+ * The checks of a clone that verifies or shapes its load, or of a file
+ * holding data: what a read brought back (verify= or the exactly-once
+ * stamps), the verify log, latency_target, and thinktime's count.  A
+ * failure is left in bio->error.
+ */
+static void __attribute__((noinline)) account_checks(struct clone *c, struct rq_bio *bio,
+						     struct clone_file *f, unsigned int idx,
+						     struct acct_check *ck)
+{
+	const struct rq_job *job = c->job;
+	bool logged = c->bio_flags[idx] & BIO_VERIFY;	/* a read of a logged piece: its seq is known */
+	bool vread = logged;
+
 	/* a read-only job with verify= checks what it reads, as fio's */
 	if (job->verify != RQ_VERIFY_NONE && !rq_rw_writes(job->rw))
 		vread = true;
+	ck->vread = vread;
 	if (!bio->error && bio->op == RQ_OP_READ && f->has_data) {
 		if (vread) {
 			char msg[256];
@@ -341,14 +347,14 @@ void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
 						logged ? c->bio_tag[idx] : UINT64_MAX, msg, sizeof(msg))) {
 				fprintf(stderr, "rqlock: verify: job '%s': %s %s\n", job->name, f->q->name, msg);
 				bio->error = -EILSEQ;
-				kind = RQ_COE_VERIFY;
+				ck->kind = RQ_COE_VERIFY;
 			}
 		} else if (job->verify == RQ_VERIFY_NONE) {
 			int n = check_stamps(c, bio, f);
 
 			if (n < 0) {
 				bio->error = n;
-				kind = RQ_COE_VERIFY;
+				ck->kind = RQ_COE_VERIFY;
 			} else {
 				c->cpu->verified += (uint64_t)n;
 			}
@@ -372,14 +378,41 @@ void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
 				bio->offset, (bio->done_ns - bio->start_ns) / 1000,
 				job->latency_target_ns / 1000);
 		bio->error = -ETIMEDOUT;
-		lat_fatal = true;
+		ck->lat_fatal = true;
 	}
+	/* thinktime after thinktime_blocks completed I/Os (fio's default, "complete") */
+	if (!bio->error && job->thinktime_us && !vread &&
+	    ++c->since_think >= (job->thinktime_blocks ? job->thinktime_blocks : 1)) {
+		c->since_think = 0;
+		c->think_until_ns = bio->done_ns + job->thinktime_us * 1000;
+		c->spin_until_ns = bio->done_ns + job->thinktime_spin_us * 1000;
+	}
+}
+
+/* A bio is back: check what it read, account it, note errors. */
+void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
+{
+	struct clone_file *f = bio->owner_priv;
+	const struct rq_job *job = c->job;
+	unsigned int idx = (unsigned int)(bio - c->bios);
+	struct acct_check ck = {
+		.vread = false, .lat_fatal = false,
+		.kind = bio->op == RQ_OP_WRITE ? RQ_COE_WRITE : RQ_COE_READ,
+	};
+
+	/* a bio ended on another worker carries that worker's clock: never before its issue */
+	bio->done_ns = done > bio->issue_ns ? done : bio->issue_ns;
+	c->inflight--;
+	c->cpu->completed++;
+	if (__builtin_expect(c->shaped || f->has_data, 0))
+		account_checks(c, bio, f, idx, &ck);
+	c->bio_flags[idx] = 0;
 	if (bio->error) {
 		/* fio: an error continue_on_error covers is counted, not the job's error */
 		c->total_err++;
 		if (!c->first_error) {
 			c->first_error = -bio->error;
-			if (bio->error != -EILSEQ && !lat_fatal) {
+			if (bio->error != -EILSEQ && !ck.lat_fatal) {
 				char why[160];
 
 				explain_error(f, bio, why, sizeof(why));
@@ -388,50 +421,41 @@ void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
 					bio->offset, bio->len, strerror(-bio->error), why);
 			}
 		}
-		if (!error_allowed(c, kind, -bio->error)) {
+		if (!error_allowed(c, ck.kind, -bio->error)) {
 			if (!c->error)
 				c->error = -bio->error;
 			c->issue_done = true;
 			if (job->exitall_on_error)
 				exit_others(c);
 		}
-	} else {
-		/* thinktime after thinktime_blocks completed I/Os (fio's default, "complete") */
-		if (job->thinktime_us && !vread &&
-		    ++c->since_think >= (job->thinktime_blocks ? job->thinktime_blocks : 1)) {
-			c->since_think = 0;
-			c->think_until_ns = bio->done_ns + job->thinktime_us * 1000;
-			c->spin_until_ns = bio->done_ns + job->thinktime_spin_us * 1000;
-		}
-		if (bio->done_ns >= c->ramp_end_ns) {
-			struct rq_dir_report *d = &c->rep.dir[bio->op];
+	} else if (bio->done_ns >= c->ramp_end_ns) {
+		struct rq_dir_report *d = &c->rep.dir[bio->op];
 
-			d->total_ios++;
-			d->io_bytes += bio->len;
-			/*
-			 * gtod_reduce and disable_*: those latencies are not
-			 * kept, as fio.  fio keeps the slat and lat histograms
-			 * only when their percentiles are asked for (stat.c
-			 * add_slat_sample, add_lat_sample): clat's feeds the
-			 * latency buckets and the histogram logs.
-			 */
-			if (!job->disable_slat)
-				(job->slat_percentiles ? rq_lat_add : rq_lat_add_stat)(&d->slat,
-					bio->issue_ns - bio->start_ns);
-			if (!job->disable_clat)
-				rq_lat_add(&d->clat, bio->done_ns - bio->issue_ns);
-			if (!job->disable_lat)
-				(job->lat_percentiles ? rq_lat_add : rq_lat_add_stat)(&d->lat,
-					bio->done_ns - bio->start_ns);
-			if (bio->due_ns)
-				eng_pace_account(d, c->pace[bio->op].mean_gap_ns, bio->due_ns,
-						 bio->start_ns, bio->done_ns);
-			if (__builtin_expect(c->cpu->e->o.timeline != NULL, 0) && !vread)
-				eng_timeline_add(c, bio);
-			/* one predictable branch when no log is asked for */
-			if (__builtin_expect(c->logs != NULL, 0))
-				eng_logs_io(c, bio);
-		}
+		d->total_ios++;
+		d->io_bytes += bio->len;
+		/*
+		 * gtod_reduce and disable_*: those latencies are not kept, as
+		 * fio.  fio keeps the slat and lat histograms only when their
+		 * percentiles are asked for (stat.c add_slat_sample,
+		 * add_lat_sample): clat's feeds the latency buckets and the
+		 * histogram logs.
+		 */
+		if (!job->disable_slat)
+			(job->slat_percentiles ? rq_lat_add : rq_lat_add_stat)(&d->slat,
+				bio->issue_ns - bio->start_ns);
+		if (!job->disable_clat)
+			rq_lat_add(&d->clat, bio->done_ns - bio->issue_ns);
+		if (!job->disable_lat)
+			(job->lat_percentiles ? rq_lat_add : rq_lat_add_stat)(&d->lat,
+				bio->done_ns - bio->start_ns);
+		if (bio->due_ns)
+			eng_pace_account(d, c->pace[bio->op].mean_gap_ns, bio->due_ns,
+					 bio->start_ns, bio->done_ns);
+		if (__builtin_expect(c->cpu->e->o.timeline != NULL, 0) && !ck.vread)
+			eng_timeline_add(c, bio);
+		/* one predictable branch when no log is asked for */
+		if (__builtin_expect(c->logs != NULL, 0))
+			eng_logs_io(c, bio);
 	}
 	bio->next = c->free_bios;
 	c->free_bios = bio;
@@ -576,13 +600,12 @@ static bool clone_try_start(struct clone *c, uint64_t now)
 	return true;
 }
 
+/* fio's iodepth_level bucket of depth @d >= 1: log2, the last one open-ended */
 static inline unsigned int depth_bucket(unsigned int d)
 {
-	unsigned int b = 0;
+	unsigned int b = 31u - (unsigned int)__builtin_clz(d | 1);
 
-	while (b < RQ_DEPTH_BUCKETS - 1 && (1u << (b + 1)) <= d)
-		b++;
-	return b;
+	return b < RQ_DEPTH_BUCKETS - 1 ? b : RQ_DEPTH_BUCKETS - 1;
 }
 
 static int choose_op(struct clone *c)
@@ -622,6 +645,9 @@ static struct clone_file *next_file(struct clone *c, uint32_t bs)
 	const struct rq_job *job = c->job;
 	struct clone_file *f;
 
+	/* one file: no choice to make (a random choice still draws, keeping the sequence) */
+	if (c->nr_files == 1 && job->file_service != RQ_FS_RANDOM)
+		return c->files;
 	switch (job->file_service) {
 	case RQ_FS_RANDOM:
 		return &c->files[rq_rng_next(&c->rng) % c->nr_files];

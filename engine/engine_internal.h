@@ -252,7 +252,8 @@ struct clone {
 	bool plain_rand;
 	/*
 	 * latency_target, verify, thinktime, rate, flow or rate_iops: the
-	 * clone's next I/O goes through fill_pick_shaped() (clone.c)
+	 * clone's next I/O goes through fill_pick_shaped() and its
+	 * completions through account_checks() (clone.c)
 	 */
 	bool shaped;
 	unsigned int inflight;
