@@ -451,11 +451,13 @@ void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
 		if (bio->due_ns)
 			eng_pace_account(d, c->pace[bio->op].mean_gap_ns, bio->due_ns,
 					 bio->start_ns, bio->done_ns);
-		if (__builtin_expect(c->cpu->e->o.timeline != NULL, 0) && !ck.vread)
-			eng_timeline_add(c, bio);
-		/* one predictable branch when no log is asked for */
-		if (__builtin_expect(c->logs != NULL, 0))
-			eng_logs_io(c, bio);
+		/* one predictable branch when no log or timeline is asked for */
+		if (__builtin_expect(c->traced, 0)) {
+			if (c->cpu->e->o.timeline && !ck.vread)
+				eng_timeline_add(c, bio);
+			if (c->logs)
+				eng_logs_io(c, bio);
+		}
 	}
 	bio->next = c->free_bios;
 	c->free_bios = bio;
@@ -608,7 +610,7 @@ static inline unsigned int depth_bucket(unsigned int d)
 	return b < RQ_DEPTH_BUCKETS - 1 ? b : RQ_DEPTH_BUCKETS - 1;
 }
 
-static int choose_op(struct clone *c)
+static inline int choose_op(struct clone *c)
 {
 	const struct rq_job *job = c->job;
 
@@ -645,9 +647,6 @@ static struct clone_file *next_file(struct clone *c, uint32_t bs)
 	const struct rq_job *job = c->job;
 	struct clone_file *f;
 
-	/* one file: no choice to make (a random choice still draws, keeping the sequence) */
-	if (c->nr_files == 1 && job->file_service != RQ_FS_RANDOM)
-		return c->files;
 	switch (job->file_service) {
 	case RQ_FS_RANDOM:
 		return &c->files[rq_rng_next(&c->rng) % c->nr_files];
@@ -767,7 +766,7 @@ static inline void clone_place(struct clone *c, int op, struct clone_file **fp, 
 		return;
 	}
 	bs = bs_within_limit(c, job->bs[op]);
-	f = next_file(c, bs);
+	f = c->one_file ? c->files : next_file(c, bs);
 	do
 		o = f->start + pass_next(f, c->seed) * c->min_bs;
 	while (o + bs > f->end);

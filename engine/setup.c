@@ -764,6 +764,8 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 	ret = eng_logs_setup(e, err);
 	if (ret)
 		goto fail;
+	for (unsigned int k = 0; k < e->nr_clones; k++)
+		e->clones[k].traced = e->clones[k].logs || e->o.timeline;
 	/* 5: only now may anything be written (file layout) */
 	for (unsigned int i = 0; i < e->nr_devs; i++) {
 		ret = rq_dev_prepare(&e->devs[i].dev, &e->devs[i].o, err);
@@ -914,6 +916,8 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 	/* loops: the whole amount again, each loop from the region's start */
 	c->io_limit *= job->loops ? job->loops : 1;
 	c->plain_rand = plain_rand(c, job);
+	/* a random file_service draws even for one file, keeping its sequence */
+	c->one_file = c->nr_files == 1 && job->file_service != RQ_FS_RANDOM;
 	c->ios_limit = job->number_ios * (job->loops ? job->loops : 1);
 	if (job->latency_target_ns)
 		eng_lat_init(c);
