@@ -345,20 +345,17 @@ static inline void holder_set(struct rq_lock *l, const char *who, const char *si
 	__atomic_store_n(&l->holder_site, site, __ATOMIC_RELAXED);
 }
 
-void rq_lock_for_at(struct rq_lock *l, int cpu, const char *who, const char *site)
+/*
+ * The fast try failed: wait in the primitive's slow path.  Out of line, so
+ * that the uncontended acquisition saves and restores no more registers
+ * than it uses.
+ */
+static void __attribute__((noinline)) lock_contended(struct rq_lock *l, int cpu, const char *who,
+						     const char *site, uintptr_t token)
 {
 	const char *h_for, *h_site;
 	uint64_t t0, t1;
-	uintptr_t token;
 
-	if (__builtin_expect(l->flags & RQ_LOCK_F_DEP, 0))
-		ld_push(l, cpu, site, false);	/* before: a deadlock is reported, not entered */
-	if (__builtin_expect(l->ops->lock_fast(l, &token), 1)) {
-		acquired(l, cpu, token, false, 0);
-		if (__builtin_expect(l->flags & RQ_LOCK_F_STAT, 0))
-			holder_set(l, who, site);
-		return;
-	}
 	if (!(l->flags & RQ_LOCK_F_STAT)) {
 		l->ops->lock_slow(l, token);
 		acquired(l, cpu, token, true, 0);
@@ -373,6 +370,21 @@ void rq_lock_for_at(struct rq_lock *l, int cpu, const char *who, const char *sit
 	holder_set(l, who, site);
 	lk_stat_contended(l, site, t0, t1);
 	lk_stat_holder(l, who, h_for, h_site, t1 - t0);
+}
+
+void rq_lock_for_at(struct rq_lock *l, int cpu, const char *who, const char *site)
+{
+	uintptr_t token;
+
+	if (__builtin_expect(l->flags & RQ_LOCK_F_DEP, 0))
+		ld_push(l, cpu, site, false);	/* before: a deadlock is reported, not entered */
+	if (__builtin_expect(!l->ops->lock_fast(l, &token), 0)) {
+		lock_contended(l, cpu, who, site, token);
+		return;
+	}
+	acquired(l, cpu, token, false, 0);
+	if (__builtin_expect(l->flags & RQ_LOCK_F_STAT, 0))
+		holder_set(l, who, site);
 }
 
 void rq_lock_at(struct rq_lock *l, int cpu, const char *site)
