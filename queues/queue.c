@@ -275,17 +275,21 @@ static bool try_merge(struct rq_queue *q, struct rq_request *rq, struct rq_bio *
 	return false;
 }
 
-bool rq_elv_merge(struct rq_queue *q, struct rq_bio *bio)
+/* rq_elv_merge() past its empty-queue test: the last merge hint first, then back to front */
+static bool __attribute__((noinline)) elv_merge_scan(struct rq_queue *q, struct rq_bio *bio)
 {
-	rq_queue_assert_locked(q);
-	if (!q->head)
-		return false;
 	if (q->last_merge && try_merge(q, q->last_merge, bio))
 		return true;
 	for (struct rq_request *rq = q->tail; rq; rq = rq->prev)
 		if (rq != q->last_merge && try_merge(q, rq, bio))
 			return true;
 	return false;
+}
+
+bool rq_elv_merge(struct rq_queue *q, struct rq_bio *bio)
+{
+	rq_queue_assert_locked(q);
+	return q->head && elv_merge_scan(q, bio);
 }
 
 void rq_elv_add_bio(struct rq_queue *q, struct rq_request *rq, struct rq_bio *bio)
@@ -336,7 +340,7 @@ void rq_elv_requeue(struct rq_queue *q, struct rq_request *rq)
 	q->nr_queued++;
 }
 
-struct rq_bio *rq_request_bios_done(struct rq_queue *q, struct rq_request *rq, int error)
+static inline struct rq_bio *request_bios_done(struct rq_queue *q, struct rq_request *rq, int error)
 {
 	struct rq_bio *bios = rq->bio;
 
@@ -354,16 +358,26 @@ struct rq_bio *rq_request_bios_done(struct rq_queue *q, struct rq_request *rq, i
 	return bios;
 }
 
-struct rq_bio *rq_request_finish(struct rq_queue *q, struct rq_request *rq, int error)
+struct rq_bio *rq_request_bios_done(struct rq_queue *q, struct rq_request *rq, int error)
+{
+	return request_bios_done(q, rq, error);
+}
+
+static inline struct rq_bio *request_finish(struct rq_queue *q, struct rq_request *rq, int error)
 {
 	struct rq_bio *bios;
 
 	rq_queue_assert_locked(q);
-	bios = rq_request_bios_done(q, rq, error);
+	bios = request_bios_done(q, rq, error);
 	q->inflight--;
 	q->nr_completed++;
 	rq_pool_put(q, rq);
 	return bios;
+}
+
+struct rq_bio *rq_request_finish(struct rq_queue *q, struct rq_request *rq, int error)
+{
+	return request_finish(q, rq, error);
 }
 
 void rq_bios_splice(struct rq_bio **done, struct rq_bio *bios)
@@ -419,16 +433,7 @@ void rq_request_fn(struct rq_queue *q, struct rq_ctx *cpu, struct rq_bio **done)
 			break;
 		}
 		if (st == RQ_Q_DONE)
-			rq_bios_splice(done, rq_request_finish(q, rq, rq->error));
+			rq_bios_splice(done, request_finish(q, rq, rq->error));
 	}
 }
 
-void rq_bios_end(struct rq_ctx *cpu, struct rq_bio *bios)
-{
-	while (bios) {
-		struct rq_bio *next = bios->next;
-
-		rq_bio_endio(cpu, bios, bios->error);
-		bios = next;
-	}
-}

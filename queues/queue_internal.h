@@ -67,7 +67,15 @@ struct rq_bio *rq_request_finish(struct rq_queue *q, struct rq_request *rq, int 
 /* Check the state (abort on a double completion) and set the bios' error; returns them. */
 struct rq_bio *rq_request_bios_done(struct rq_queue *q, struct rq_request *rq, int error);
 /* End a list of bios (no lock held). */
-void rq_bios_end(struct rq_ctx *cpu, struct rq_bio *bios);
+static inline void rq_bios_end(struct rq_ctx *cpu, struct rq_bio *bios)
+{
+	while (bios) {
+		struct rq_bio *next = bios->next;
+
+		rq_bio_endio(cpu, bios, bios->error);
+		bios = next;
+	}
+}
 /* Put list @bios in front of *@done. */
 void rq_bios_splice(struct rq_bio **done, struct rq_bio *bios);
 
