@@ -318,7 +318,7 @@ static bool told_to_exit(const struct clone *c)
 struct acct_check {
 	bool vread;		/* a verify read: not a new I/O of the job */
 	bool lat_fatal;		/* latency_target failed at depth 1: said already */
-	int kind;		/* RQ_COE_* of an error it set */
+	int kind;		/* RQ_COE_VERIFY for a check that failed, 0 else */
 };
 
 /*
@@ -395,10 +395,7 @@ void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
 	struct clone_file *f = bio->owner_priv;
 	const struct rq_job *job = c->job;
 	unsigned int idx = (unsigned int)(bio - c->bios);
-	struct acct_check ck = {
-		.vread = false, .lat_fatal = false,
-		.kind = bio->op == RQ_OP_WRITE ? RQ_COE_WRITE : RQ_COE_READ,
-	};
+	struct acct_check ck = { .vread = false, .lat_fatal = false, .kind = 0 };
 
 	/* a bio ended on another worker carries that worker's clock: never before its issue */
 	bio->done_ns = done > bio->issue_ns ? done : bio->issue_ns;
@@ -421,6 +418,9 @@ void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
 					bio->offset, bio->len, strerror(-bio->error), why);
 			}
 		}
+		/* continue_on_error's class of the error: the check's, or the I/O's direction */
+		if (!ck.kind)
+			ck.kind = bio->op == RQ_OP_WRITE ? RQ_COE_WRITE : RQ_COE_READ;
 		if (!error_allowed(c, ck.kind, -bio->error)) {
 			if (!c->error)
 				c->error = -bio->error;
@@ -440,14 +440,20 @@ void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
 		 * add_lat_sample): clat's feeds the latency buckets and the
 		 * histogram logs.
 		 */
-		if (!job->disable_slat)
-			(job->slat_percentiles ? rq_lat_add : rq_lat_add_stat)(&d->slat,
-				bio->issue_ns - bio->start_ns);
+		if (!job->disable_slat) {
+			if (job->slat_percentiles)
+				rq_lat_add(&d->slat, bio->issue_ns - bio->start_ns);
+			else
+				rq_lat_add_stat(&d->slat, bio->issue_ns - bio->start_ns);
+		}
 		if (!job->disable_clat)
 			rq_lat_add(&d->clat, bio->done_ns - bio->issue_ns);
-		if (!job->disable_lat)
-			(job->lat_percentiles ? rq_lat_add : rq_lat_add_stat)(&d->lat,
-				bio->done_ns - bio->start_ns);
+		if (!job->disable_lat) {
+			if (job->lat_percentiles)
+				rq_lat_add(&d->lat, bio->done_ns - bio->start_ns);
+			else
+				rq_lat_add_stat(&d->lat, bio->done_ns - bio->start_ns);
+		}
 		if (bio->due_ns)
 			eng_pace_account(d, c->pace[bio->op].mean_gap_ns, bio->due_ns,
 					 bio->start_ns, bio->done_ns);
