@@ -371,9 +371,11 @@ static inline bool hctx_can_issue(const struct rq_hw_queue *h)
  * Hand @rq to the driver; h->lock held.  False when the device said BUSY:
  * @rq is back at the head of the dispatch list and @h is stopped until a
  * completion (or, with nothing in flight, the engine's delayed run).
+ * Inline in both callers: the direct issue is blk-mq's fast path.
  */
-static bool hctx_issue(struct mq_queue *mq, struct rq_hw_queue *h, struct rq_ctx *cpu,
-		       struct rq_request *rq, struct rq_bio **done)
+static inline __attribute__((always_inline)) bool hctx_issue(struct mq_queue *mq, struct rq_hw_queue *h,
+								struct rq_ctx *cpu, struct rq_request *rq,
+								struct rq_bio **done)
 {
 	struct rq_dev *dev = h->q->dev;
 	int id = rq_ctx_id(cpu), st;

@@ -340,27 +340,11 @@ void rq_elv_requeue(struct rq_queue *q, struct rq_request *rq)
 	q->nr_queued++;
 }
 
-static inline struct rq_bio *request_bios_done(struct rq_queue *q, struct rq_request *rq, int error)
+void rq_request_bad_end(const struct rq_queue *q, const struct rq_request *rq)
 {
-	struct rq_bio *bios = rq->bio;
-
-	if (__builtin_expect(rq->state != RQ_STATE_DISPATCHED && rq->state != RQ_STATE_DONE, 0)) {
-		fprintf(stderr, "rqlock: BUG: %s: request %u ended in state %u (double completion?)\n",
-			q->name, rq->tag, rq->state);
-		abort();
-	}
-	if (!error && rq->res != (int32_t)rq->len)
-		error = rq->res < 0 ? rq->res : -EIO;
-	if (__builtin_expect(q->dev_end_rq != NULL, 0))
-		q->dev_end_rq(q->dev, rq);
-	for (struct rq_bio *b = bios; b; b = b->next)
-		b->error = error;
-	return bios;
-}
-
-struct rq_bio *rq_request_bios_done(struct rq_queue *q, struct rq_request *rq, int error)
-{
-	return request_bios_done(q, rq, error);
+	fprintf(stderr, "rqlock: BUG: %s: request %u ended in state %u (double completion?)\n",
+		q->name, rq->tag, rq->state);
+	abort();
 }
 
 static inline struct rq_bio *request_finish(struct rq_queue *q, struct rq_request *rq, int error)
@@ -368,7 +352,7 @@ static inline struct rq_bio *request_finish(struct rq_queue *q, struct rq_reques
 	struct rq_bio *bios;
 
 	rq_queue_assert_locked(q);
-	bios = request_bios_done(q, rq, error);
+	bios = rq_request_bios_done(q, rq, error);
 	q->inflight--;
 	q->nr_completed++;
 	rq_pool_put(q, rq);
@@ -380,17 +364,6 @@ struct rq_bio *rq_request_finish(struct rq_queue *q, struct rq_request *rq, int 
 	return request_finish(q, rq, error);
 }
 
-void rq_bios_splice(struct rq_bio **done, struct rq_bio *bios)
-{
-	struct rq_bio *tail = bios;
-
-	if (!bios)
-		return;
-	while (tail->next)
-		tail = tail->next;
-	tail->next = *done;
-	*done = bios;
-}
 
 bool rq_elv_insert_bio(struct rq_queue *q, struct rq_bio *bio)
 {

@@ -64,8 +64,24 @@ void rq_elv_requeue(struct rq_queue *q, struct rq_request *rq);
  * bios with their error set; the request goes back to the pool.
  */
 struct rq_bio *rq_request_finish(struct rq_queue *q, struct rq_request *rq, int error);
+/* A request ended twice, or before it was dispatched: say so and abort. */
+void rq_request_bad_end(const struct rq_queue *q, const struct rq_request *rq)
+	__attribute__((noreturn, cold));
 /* Check the state (abort on a double completion) and set the bios' error; returns them. */
-struct rq_bio *rq_request_bios_done(struct rq_queue *q, struct rq_request *rq, int error);
+static inline struct rq_bio *rq_request_bios_done(struct rq_queue *q, struct rq_request *rq, int error)
+{
+	struct rq_bio *bios = rq->bio;
+
+	if (__builtin_expect(rq->state != RQ_STATE_DISPATCHED && rq->state != RQ_STATE_DONE, 0))
+		rq_request_bad_end(q, rq);
+	if (!error && rq->res != (int32_t)rq->len)
+		error = rq->res < 0 ? rq->res : -EIO;
+	if (__builtin_expect(q->dev_end_rq != NULL, 0))
+		q->dev_end_rq(q->dev, rq);
+	for (struct rq_bio *b = bios; b; b = b->next)
+		b->error = error;
+	return bios;
+}
 /* End a list of bios (no lock held). */
 static inline void rq_bios_end(struct rq_ctx *cpu, struct rq_bio *bios)
 {
@@ -77,7 +93,17 @@ static inline void rq_bios_end(struct rq_ctx *cpu, struct rq_bio *bios)
 	}
 }
 /* Put list @bios in front of *@done. */
-void rq_bios_splice(struct rq_bio **done, struct rq_bio *bios);
+static inline void rq_bios_splice(struct rq_bio **done, struct rq_bio *bios)
+{
+	struct rq_bio *tail = bios;
+
+	if (!bios)
+		return;
+	while (tail->next)
+		tail = tail->next;
+	tail->next = *done;
+	*done = bios;
+}
 
 /*
  * The 2.4 request_fn: hand queued requests to the driver while it has
