@@ -304,8 +304,7 @@ static inline void ld_pop(struct rq_lock *l, int cpu)
 
 /* ---- lock, trylock, unlock -------------------------------------------- */
 
-/* The countdown reached 0: start a sampled hold, or (lockstat off) wind it back. */
-static void __attribute__((noinline)) sample_start(struct rq_lock *l, uint64_t t1)
+void rq_lock_sample_start(struct rq_lock *l, uint64_t t1)
 {
 	if (!(l->flags & RQ_LOCK_F_STAT)) {
 		l->sample_left = UINT32_MAX;
@@ -315,50 +314,14 @@ static void __attribute__((noinline)) sample_start(struct rq_lock *l, uint64_t t
 	l->hold_start = t1 ? t1 : ticks();
 }
 
-/*
- * Taken: the holder's bookkeeping.  The same instructions run with
- * lockstat on and off (off, the countdown starts at 2^32 - 1 and the rare
- * path only winds it back): lockstat's cost is then only its sampled holds
- * and contended waits, not a second copy of the hot path that the code
- * layout can make faster or slower than the first (measured: +-8% on the
- * null path, either way, from layout alone).
- */
-static inline void acquired(struct rq_lock *l, int cpu, uintptr_t token, bool contended, uint64_t t1)
-{
-	l->token = token;
-	__atomic_store_n(&l->owner, cpu, __ATOMIC_RELAXED);
-	l->acquisitions++;
-	l->contentions += contended;
-	if (l->last_owner != cpu) {
-		l->acq_bounces++;
-		l->con_bounces += contended;
-		l->last_owner = cpu;
-	}
-	if (__builtin_expect(--l->sample_left == 0, 0))
-		sample_start(l, t1);
-}
-
-/* lockstat on: remember who holds it now, for the next waiter */
-static inline void holder_set(struct rq_lock *l, const char *who, const char *site)
-{
-	__atomic_store_n(&l->holder_for, who, __ATOMIC_RELAXED);
-	__atomic_store_n(&l->holder_site, site, __ATOMIC_RELAXED);
-}
-
-/*
- * The fast try failed: wait in the primitive's slow path.  Out of line, so
- * that the uncontended acquisition saves and restores no more registers
- * than it uses.
- */
-static void __attribute__((noinline)) lock_contended(struct rq_lock *l, int cpu, const char *who,
-						     const char *site, uintptr_t token)
+void rq_lock_contended(struct rq_lock *l, int cpu, const char *who, const char *site, uintptr_t token)
 {
 	const char *h_for, *h_site;
 	uint64_t t0, t1;
 
 	if (!(l->flags & RQ_LOCK_F_STAT)) {
 		l->ops->lock_slow(l, token);
-		acquired(l, cpu, token, true, 0);
+		rq_lock_acquired(l, cpu, token, true, 0);
 		return;
 	}
 	t0 = ticks();
@@ -366,47 +329,24 @@ static void __attribute__((noinline)) lock_contended(struct rq_lock *l, int cpu,
 	h_site = __atomic_load_n(&l->holder_site, __ATOMIC_RELAXED);
 	l->ops->lock_slow(l, token);
 	t1 = ticks();
-	acquired(l, cpu, token, true, t1);
-	holder_set(l, who, site);
+	rq_lock_acquired(l, cpu, token, true, t1);
+	rq_lock_holder_set(l, who, site);
 	lk_stat_contended(l, site, t0, t1);
 	lk_stat_holder(l, who, h_for, h_site, t1 - t0);
 }
 
-void rq_lock_for_at(struct rq_lock *l, int cpu, const char *who, const char *site)
+void rq_lock_dep_at(struct rq_lock *l, int cpu, const char *who, const char *site)
 {
-	uintptr_t token;
-
-	if (__builtin_expect(l->flags & RQ_LOCK_F_DEP, 0))
-		ld_push(l, cpu, site, false);	/* before: a deadlock is reported, not entered */
-	if (__builtin_expect(!l->ops->lock_fast(l, &token), 0)) {
-		lock_contended(l, cpu, who, site, token);
-		return;
-	}
-	acquired(l, cpu, token, false, 0);
-	if (__builtin_expect(l->flags & RQ_LOCK_F_STAT, 0))
-		holder_set(l, who, site);
+	ld_push(l, cpu, site, false);	/* before: a deadlock is reported, not entered */
+	rq_lock_nodep(l, cpu, who, site);
 }
 
-void rq_lock_at(struct rq_lock *l, int cpu, const char *site)
+void rq_lock_dep_trylocked(struct rq_lock *l, int cpu, const char *site)
 {
-	rq_lock_for_at(l, cpu, NULL, site);
+	ld_push(l, cpu, site, true);
 }
 
-bool rq_trylock_at(struct rq_lock *l, int cpu, const char *site)
-{
-	uintptr_t token;
-
-	if (!l->ops->trylock(l, &token))
-		return false;
-	acquired(l, cpu, token, false, 0);
-	if (__builtin_expect(l->flags & RQ_LOCK_F_STAT, 0))
-		holder_set(l, NULL, site);
-	if (__builtin_expect(l->flags & RQ_LOCK_F_DEP, 0))
-		ld_push(l, cpu, site, true);
-	return true;
-}
-
-void rq_unlock(struct rq_lock *l, int cpu)
+void rq_unlock_slow(struct rq_lock *l, int cpu)
 {
 	if (__builtin_expect(__atomic_load_n(&l->owner, __ATOMIC_RELAXED) != cpu, 0)) {
 		fprintf(stderr, "rqlock: BUG: cpu %d releases %s held by %d\n", cpu, l->name,
