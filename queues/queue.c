@@ -220,19 +220,6 @@ int rq_mode_locks_setup(const struct rq_mode_config *cfg)
 	return rq_lock_setup(&lc);
 }
 
-struct rq_request *rq_pool_get(struct rq_queue *q)
-{
-	struct rq_request *rq = q->free;
-
-	rq_queue_assert_locked(q);
-	if (rq) {
-		q->free = rq->next;
-		rq->next = rq->prev = NULL;
-		q->nr_alloc++;
-	}
-	return rq;
-}
-
 void rq_pool_put(struct rq_queue *q, struct rq_request *rq)
 {
 	rq_queue_assert_locked(q);
@@ -275,8 +262,7 @@ static bool try_merge(struct rq_queue *q, struct rq_request *rq, struct rq_bio *
 	return false;
 }
 
-/* rq_elv_merge() past its empty-queue test: the last merge hint first, then back to front */
-static bool __attribute__((noinline)) elv_merge_scan(struct rq_queue *q, struct rq_bio *bio)
+bool rq_elv_merge_scan(struct rq_queue *q, struct rq_bio *bio)
 {
 	if (q->last_merge && try_merge(q, q->last_merge, bio))
 		return true;
@@ -286,26 +272,6 @@ static bool __attribute__((noinline)) elv_merge_scan(struct rq_queue *q, struct 
 	return false;
 }
 
-bool rq_elv_merge(struct rq_queue *q, struct rq_bio *bio)
-{
-	rq_queue_assert_locked(q);
-	return q->head && elv_merge_scan(q, bio);
-}
-
-void rq_elv_add_bio(struct rq_queue *q, struct rq_request *rq, struct rq_bio *bio)
-{
-	rq_queue_assert_locked(q);
-	rq_request_start(rq, bio);
-	rq->next = NULL;
-	rq->prev = q->tail;
-	if (q->tail)
-		q->tail->next = rq;
-	else
-		q->head = rq;
-	q->tail = rq;
-	q->nr_queued++;
-	q->last_merge = rq;
-}
 
 struct rq_request *rq_elv_pop(struct rq_queue *q)
 {
@@ -365,22 +331,6 @@ struct rq_bio *rq_request_finish(struct rq_queue *q, struct rq_request *rq, int 
 }
 
 
-bool rq_elv_insert_bio(struct rq_queue *q, struct rq_bio *bio)
-{
-	struct rq_request *rq;
-
-	rq_queue_assert_locked(q);
-	q->nr_bios++;
-	if (rq_elv_merge(q, bio))
-		return true;
-	rq = rq_pool_get(q);
-	if (!rq) {
-		q->nr_bios--;
-		return false;
-	}
-	rq_elv_add_bio(q, rq, bio);
-	return true;
-}
 
 void rq_request_fn(struct rq_queue *q, struct rq_ctx *cpu, struct rq_bio **done)
 {

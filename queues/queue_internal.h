@@ -43,7 +43,18 @@ static inline void rq_request_start(struct rq_request *rq, struct rq_bio *bio)
 }
 
 /* Take a free request from the pool; NULL when empty. */
-struct rq_request *rq_pool_get(struct rq_queue *q);
+static inline struct rq_request *rq_pool_get(struct rq_queue *q)
+{
+	struct rq_request *rq = q->free;
+
+	rq_queue_assert_locked(q);
+	if (rq) {
+		q->free = rq->next;
+		rq->next = rq->prev = NULL;
+		q->nr_alloc++;
+	}
+	return rq;
+}
 void rq_pool_put(struct rq_queue *q, struct rq_request *rq);
 
 /*
@@ -53,9 +64,27 @@ void rq_pool_put(struct rq_queue *q, struct rq_request *rq);
  * request is tried first, then the queue from the tail, as the 2.4
  * elevator scanned it.  Returns true if merged.
  */
-bool rq_elv_merge(struct rq_queue *q, struct rq_bio *bio);
+bool rq_elv_merge_scan(struct rq_queue *q, struct rq_bio *bio);
+static inline bool rq_elv_merge(struct rq_queue *q, struct rq_bio *bio)
+{
+	rq_queue_assert_locked(q);
+	return q->head && rq_elv_merge_scan(q, bio);
+}
 /* Start a request from @bio and add it at the tail. */
-void rq_elv_add_bio(struct rq_queue *q, struct rq_request *rq, struct rq_bio *bio);
+static inline void rq_elv_add_bio(struct rq_queue *q, struct rq_request *rq, struct rq_bio *bio)
+{
+	rq_queue_assert_locked(q);
+	rq_request_start(rq, bio);
+	rq->next = NULL;
+	rq->prev = q->tail;
+	if (q->tail)
+		q->tail->next = rq;
+	else
+		q->head = rq;
+	q->tail = rq;
+	q->nr_queued++;
+	q->last_merge = rq;
+}
 struct rq_request *rq_elv_pop(struct rq_queue *q);
 void rq_elv_requeue(struct rq_queue *q, struct rq_request *rq);
 
@@ -114,6 +143,21 @@ static inline void rq_bios_splice(struct rq_bio **done, struct rq_bio *bios)
  */
 void rq_request_fn(struct rq_queue *q, struct rq_ctx *cpu, struct rq_bio **done);
 /* Merge @bio or start a request for it; false if the pool is empty. */
-bool rq_elv_insert_bio(struct rq_queue *q, struct rq_bio *bio);
+static inline bool rq_elv_insert_bio(struct rq_queue *q, struct rq_bio *bio)
+{
+	struct rq_request *rq;
+
+	rq_queue_assert_locked(q);
+	q->nr_bios++;
+	if (rq_elv_merge(q, bio))
+		return true;
+	rq = rq_pool_get(q);
+	if (!rq) {
+		q->nr_bios--;
+		return false;
+	}
+	rq_elv_add_bio(q, rq, bio);
+	return true;
+}
 
 #endif
