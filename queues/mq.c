@@ -339,7 +339,7 @@ static inline uint32_t in_flight(const struct rq_hw_queue *h, memory_order mo)
 }
 
 /* The request's device work is over: free its tag.  No lock. */
-static struct rq_bio *mq_complete(struct mq_queue *mq, struct rq_request *rq, int id, int error)
+static inline struct rq_bio *mq_complete(struct mq_queue *mq, struct rq_request *rq, int id, int error)
 {
 	struct rq_bio *bios = rq_request_bios_done(rq->q, rq, error);
 
