@@ -757,22 +757,23 @@ static void __attribute__((noinline)) clone_place_general(struct clone *c, int o
 /*
  * c->plain_rand: what clone_place_general() does for such a job, without
  * its checks, inline in the fill loop (tests/test_verify_mixed.sh: each
- * path replays the other's writes).
+ * path replays the other's writes).  @plain: the caller knows the clone is
+ * c->plain (one file, plain_rand), a constant that drops both tests.
  */
 static inline void clone_place(struct clone *c, int op, struct clone_file **fp, uint64_t *off,
-			       uint32_t *bsp)
+			       uint32_t *bsp, const bool plain)
 {
 	const struct rq_job *job = c->job;
 	struct clone_file *f;
 	uint64_t o;
 	uint32_t bs;
 
-	if (!c->plain_rand) {
+	if (!plain && !c->plain_rand) {
 		clone_place_general(c, op, fp, off, bsp);
 		return;
 	}
 	bs = bs_within_limit(c, job->bs[op]);
-	f = c->one_file ? c->files : next_file(c, bs);
+	f = plain || c->one_file ? c->files : next_file(c, bs);
 	do
 		o = f->start + pass_next(f, c->seed) * c->min_bs;
 	while (o + bs > f->end);
@@ -819,7 +820,7 @@ static void clone_dry_run(struct clone *c)
 
 		if (c->pace[op].mean_gap_ns && c->pace[op].poisson)
 			(void)rq_rng_unit(&c->rng);	/* eng_pace_take() draws one gap per I/O */
-		clone_place(c, op, &f, &off, &bs);
+		clone_place(c, op, &f, &off, &bs, false);
 		if (op == RQ_OP_WRITE && f->has_data) {
 			if (!vlog_add(c, f, off, bs, false, &id))
 				return;
@@ -899,7 +900,7 @@ static bool fill_pick_shaped(struct clone *c, struct rq_bio *bio, int *opp, stru
 			return false;
 		}
 		c->pending_op = -1;
-		clone_place(c, op, &f, &bio->offset, &bs);
+		clone_place(c, op, &f, &bio->offset, &bs, false);
 		if (job->rate[op])
 			c->next_byte_ns[op] = (c->next_byte_ns[op] ? c->next_byte_ns[op] : cpu->now) +
 					      (uint64_t)bs * 1000000000ULL / job->rate[op];
@@ -920,18 +921,18 @@ static bool fill_pick_shaped(struct clone *c, struct rq_bio *bio, int *opp, stru
 	return true;
 }
 
-/* Build and submit bios until the clone's depth is full (at most a depth's worth). */
-unsigned int eng_clone_fill(struct clone *c)
+/*
+ * Build and submit bios until the clone's depth is full (at most a depth's
+ * worth).  @plain (c->plain, constant at each call) compiles a copy for a
+ * clone that shapes nothing and draws plain random offsets, without the
+ * tests that are always false for it.
+ */
+static inline __attribute__((always_inline)) unsigned int fill(struct clone *c, const bool plain)
 {
 	const struct rq_job *job = c->job;
 	struct rq_cpu *cpu = c->cpu;
 	unsigned int n = 0, batch = job->iodepth_batch_submit ? job->iodepth_batch_submit : 1;
 
-	if (c->waiting && !clone_try_start(c, cpu->now))
-		return 0;
-	if (job->verify_only && !c->issue_done)
-		clone_dry_run(c);
-	eng_clone_check_done(c, cpu->now);
 	while (c->free_bios && n < job->iodepth) {
 		struct rq_bio *bio = c->free_bios;
 		struct clone_file *f;
@@ -940,7 +941,7 @@ unsigned int eng_clone_fill(struct clone *c)
 		int op, ret;
 		uint32_t bs;
 
-		if (__builtin_expect(c->shaped, 0)) {
+		if (!plain && __builtin_expect(c->shaped, 0)) {
 			if (!fill_pick_shaped(c, bio, &op, &f, &bs, &due, &vread))
 				break;
 		} else {
@@ -948,7 +949,7 @@ unsigned int eng_clone_fill(struct clone *c)
 			if (c->issue_done)
 				break;
 			op = choose_op(c);
-			clone_place(c, op, &f, &bio->offset, &bs);
+			clone_place(c, op, &f, &bio->offset, &bs, plain);
 		}
 		c->free_bios = bio->next;
 		bio->len = bs;
@@ -982,7 +983,7 @@ unsigned int eng_clone_fill(struct clone *c)
 		} else {
 			c->issued += bs;
 			c->nr_ios++;
-			if (c->flow) {
+			if (!plain && c->flow) {
 				c->flow_ios++;
 				atomic_fetch_add_explicit(&c->flow->ios, 1, memory_order_relaxed);
 			}
@@ -994,7 +995,7 @@ unsigned int eng_clone_fill(struct clone *c)
 		 * kernel when it is full; the default (1) leaves SQEs to the
 		 * worker loop's next enter, within a pass of the loop.
 		 */
-		if (batch > 1 && ++c->unsubmitted >= batch && cpu->ctx.has_ring &&
+		if (!plain && batch > 1 && ++c->unsubmitted >= batch && cpu->ctx.has_ring &&
 		    io_uring_sq_ready(&cpu->ctx.ring) && !cpu->fatal) {
 			cpu->fatal = eng_cpu_submit(cpu, false, 0);
 			c->unsubmitted = 0;
@@ -1029,5 +1030,15 @@ unsigned int eng_clone_fill(struct clone *c)
 	if (n)
 		c->rep.submit_hist[batch_bucket(n)]++;
 	return n;
+}
+
+unsigned int eng_clone_fill(struct clone *c)
+{
+	if (c->waiting && !clone_try_start(c, c->cpu->now))
+		return 0;
+	if (c->job->verify_only && !c->issue_done)
+		clone_dry_run(c);
+	eng_clone_check_done(c, c->cpu->now);
+	return c->plain ? fill(c, true) : fill(c, false);
 }
 

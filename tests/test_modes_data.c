@@ -8,7 +8,8 @@
  * every stamp again and must report all 8192 sectors verified.  With the
  * cluster mode, the second worker's bios are forwarded to the owner
  * partition; with mq, one hardware queue is shared by both workers.
- * Then a cluster regression: a device owned by a worker with no clone.
+ * Then, in each mode, one pass of plain 4k random writes must stamp every
+ * sector.  Then a cluster regression: a device owned by a worker with no clone.
  * Exit 0 pass, 1 fail, 77 skip (no io_uring or no O_DIRECT where the file
  * lives: set TMPDIR).
  */
@@ -110,7 +111,7 @@ int main(void)
 	static const char *const modes[] = { "global", "per-queue", "mq", "cluster" };
 	static const char *const types[] = { "ttas", "ticket", "mcs", "mutex" };
 	const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/var/tmp";
-	char path[512], wjob[1024], rjob[1024];
+	char path[512], wjob[1024], rjob[1024], pjob[1024];
 	int fd, passes = 0;
 
 	snprintf(path, sizeof(path), "%s/rqlock-modes-data.XXXXXX", dir);
@@ -130,6 +131,7 @@ int main(void)
 	snprintf(wjob, sizeof(wjob), "[w]\nfilename=%s\nrw=write\nbs=8k\niodepth=8\ndirect=1\nnumjobs=2\n"
 		 "offset_increment=2m\nsize=2m\n", path);
 	snprintf(rjob, sizeof(rjob), "[r]\nfilename=%s\nrw=randread\nbs=4k\nsize=4m\niodepth=8\ndirect=1\n", path);
+	snprintf(pjob, sizeof(pjob), "[p]\nfilename=%s\nrw=randwrite\nbs=4k\nsize=4m\niodepth=8\ndirect=1\n", path);
 	for (unsigned int m = 0; m < 4; m++) {
 		for (unsigned int t = 0; t < 4; t++) {
 			uint64_t v = 0;
@@ -153,6 +155,21 @@ int main(void)
 			CHECK(v == SIZE / 512, "%s/%s: %" PRIu64 " sectors verified, expected %u", modes[m],
 			      types[t], v, SIZE / 512);
 			passes++;
+		}
+		/*
+		 * One file, uniform 4k random writes, nothing shaped: the fill
+		 * loop's plain copy (engine/clone.c fill()).  One pass must
+		 * stamp every block: a block skipped or written twice leaves a
+		 * sector unstamped.
+		 */
+		if (truncate(path, 0) == 0) {
+			uint64_t v = 0;
+			int bad;
+
+			CHECK(run(modes[m], "ttas", pjob, &v) == 0, "%s: plain random write pass failed", modes[m]);
+			bad = check_file(path);
+			CHECK(bad == 0, "%s: plain random writes: stamps on disk wrong at sector %d", modes[m],
+			      bad - 1);
 		}
 	}
 	if (truncate(path, 0) == 0)
