@@ -261,7 +261,7 @@ struct clone {
 	/* one file, not chosen at random: next_file() has nothing to choose */
 	bool one_file;
 	/*
-	 * plain_rand, one_file, not shaped, no flow, no iodepth_batch_submit:
+	 * plain_rand, one_file, not shaped (so no flow), no iodepth_batch_submit:
 	 * eng_clone_fill() runs its copy without those tests (clone.c fill())
 	 */
 	bool plain;

@@ -220,15 +220,6 @@ int rq_mode_locks_setup(const struct rq_mode_config *cfg)
 	return rq_lock_setup(&lc);
 }
 
-void rq_pool_put(struct rq_queue *q, struct rq_request *rq)
-{
-	rq_queue_assert_locked(q);
-	rq->state = RQ_STATE_FREE;
-	rq->bio = rq->biotail = NULL;
-	rq->next = q->free;
-	q->free = rq;
-}
-
 static bool can_merge(const struct rq_queue *q, const struct rq_request *rq, const struct rq_bio *bio)
 {
 	return rq->op == bio->op && rq->nr_segs < RQ_MAX_SEGS &&
@@ -272,7 +263,6 @@ bool rq_elv_merge_scan(struct rq_queue *q, struct rq_bio *bio)
 	return false;
 }
 
-
 struct rq_request *rq_elv_pop(struct rq_queue *q)
 {
 	struct rq_request *rq = q->head;
@@ -313,25 +303,6 @@ void rq_request_bad_end(const struct rq_queue *q, const struct rq_request *rq)
 	abort();
 }
 
-static inline struct rq_bio *request_finish(struct rq_queue *q, struct rq_request *rq, int error)
-{
-	struct rq_bio *bios;
-
-	rq_queue_assert_locked(q);
-	bios = rq_request_bios_done(q, rq, error);
-	q->inflight--;
-	q->nr_completed++;
-	rq_pool_put(q, rq);
-	return bios;
-}
-
-struct rq_bio *rq_request_finish(struct rq_queue *q, struct rq_request *rq, int error)
-{
-	return request_finish(q, rq, error);
-}
-
-
-
 void rq_request_fn(struct rq_queue *q, struct rq_ctx *cpu, struct rq_bio **done)
 {
 	struct rq_dev *dev = q->dev;
@@ -356,7 +327,6 @@ void rq_request_fn(struct rq_queue *q, struct rq_ctx *cpu, struct rq_bio **done)
 			break;
 		}
 		if (st == RQ_Q_DONE)
-			rq_bios_splice(done, request_finish(q, rq, rq->error));
+			rq_bios_splice(done, rq_request_finish(q, rq, rq->error));
 	}
 }
-

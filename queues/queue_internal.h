@@ -55,7 +55,15 @@ static inline struct rq_request *rq_pool_get(struct rq_queue *q)
 	}
 	return rq;
 }
-void rq_pool_put(struct rq_queue *q, struct rq_request *rq);
+/* Give @rq back to the pool. */
+static inline void rq_pool_put(struct rq_queue *q, struct rq_request *rq)
+{
+	rq_queue_assert_locked(q);
+	rq->state = RQ_STATE_FREE;
+	rq->bio = rq->biotail = NULL;
+	rq->next = q->free;
+	q->free = rq;
+}
 
 /*
  * Try to merge @bio into a queued request: back merge (the request ends
@@ -88,11 +96,6 @@ static inline void rq_elv_add_bio(struct rq_queue *q, struct rq_request *rq, str
 struct rq_request *rq_elv_pop(struct rq_queue *q);
 void rq_elv_requeue(struct rq_queue *q, struct rq_request *rq);
 
-/*
- * A request's device work is over: check and move its state, return its
- * bios with their error set; the request goes back to the pool.
- */
-struct rq_bio *rq_request_finish(struct rq_queue *q, struct rq_request *rq, int error);
 /* A request ended twice, or before it was dispatched: say so and abort. */
 void rq_request_bad_end(const struct rq_queue *q, const struct rq_request *rq)
 	__attribute__((noreturn, cold));
@@ -109,6 +112,21 @@ static inline struct rq_bio *rq_request_bios_done(struct rq_queue *q, struct rq_
 		q->dev_end_rq(q->dev, rq);
 	for (struct rq_bio *b = bios; b; b = b->next)
 		b->error = error;
+	return bios;
+}
+/*
+ * A request's device work is over: check and move its state, return its
+ * bios with their error set; the request goes back to the pool.
+ */
+static inline struct rq_bio *rq_request_finish(struct rq_queue *q, struct rq_request *rq, int error)
+{
+	struct rq_bio *bios;
+
+	rq_queue_assert_locked(q);
+	bios = rq_request_bios_done(q, rq, error);
+	q->inflight--;
+	q->nr_completed++;
+	rq_pool_put(q, rq);
 	return bios;
 }
 /* End a list of bios (no lock held). */
