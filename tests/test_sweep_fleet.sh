@@ -168,7 +168,7 @@ for p in glob.glob(os.path.join(run, "jobs", "points", "*.fio")):
     live = [l for l in text.splitlines() if not l.lstrip().startswith((";", "#"))]
     assert not any("${" in l for l in live), p
     secs = [l.strip() for l in live if l.strip().startswith("[")]
-    d = int(p.split(".d")[1].split(".")[0])
+    d = int(os.path.basename(p).split(".d")[1].split(".")[0])  # the name, not the path: mktemp's letters may hold ".d"
     assert secs == ["[global]"] + ["[drive%d]" % i for i in range(d)], (p, secs)
     if ".fio-null." in p:
         assert "ioengine=null" in live and not any(l.startswith(("filename=", "direct=")) for l in live), p
