@@ -168,9 +168,10 @@ for p in glob.glob(os.path.join(run, "jobs", "points", "*.fio")):
     live = [l for l in text.splitlines() if not l.lstrip().startswith((";", "#"))]
     assert not any("${" in l for l in live), p
     secs = [l.strip() for l in live if l.strip().startswith("[")]
-    d = int(os.path.basename(p).split(".d")[1].split(".")[0])  # the name, not the path: mktemp's letters may hold ".d"
+    name = os.path.basename(p)  # the name, not the path: mktemp's letters may hold ".d"
+    d = int(name.split(".d")[1].split(".")[0])
     assert secs == ["[global]"] + ["[drive%d]" % i for i in range(d)], (p, secs)
-    if ".fio-null." in p:
+    if ".fio-null." in name:
         assert "ioengine=null" in live and not any(l.startswith(("filename=", "direct=")) for l in live), p
     else:
         assert "filename=@null0" in live, p
