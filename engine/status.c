@@ -243,7 +243,6 @@ static void *status_main(void *arg)
 	while (!atomic_load(&e->status_stop)) {
 		uint64_t now = rq_clock_mono_ns(), next = e->o.status_f ? next_line : next_dump;
 
-
 		struct timespec ts = { 0, 50000000L };
 
 		if (e->o.status_f && now >= next_line) {

@@ -40,7 +40,6 @@ static void ttas_unlock(struct rq_lock *l, uintptr_t token)
 	atomic_store_explicit(&l->word, 0, memory_order_release);
 }
 
-
 static bool word_locked(const struct rq_lock *l)
 {
 	return atomic_load_explicit(&l->word, memory_order_relaxed) != 0;
