@@ -14,43 +14,8 @@
 #include <unistd.h>
 
 #include "engine/engine_internal.h"
+#include "engine/paths.h"
 #include "lib/clock.h"
-
-/* The job options that ask for logs, and the name each was given. */
-static const struct {
-	const char *option;
-	unsigned int bit;
-	size_t name_off;
-} log_opts[] = {
-	{ "write_lat_log", RQ_JOB_LOG_LAT, offsetof(struct rq_job, lat_log_file) },
-	{ "write_bw_log", RQ_JOB_LOG_BW, offsetof(struct rq_job, bw_log_file) },
-	{ "write_iops_log", RQ_JOB_LOG_IOPS, offsetof(struct rq_job, iops_log_file) },
-	{ "write_hist_log", RQ_JOB_LOG_HIST, offsetof(struct rq_job, hist_log_file) },
-};
-
-/*
- * A kind the engine can feed for @job.  lat_intended is from the rate
- * schedule's due time (bio->due_ns, queues/queue.h): written for
- * rate-limited jobs only, where it differs from lat.
- */
-static bool kind_fed(enum rq_log_kind k, const struct rq_job *job)
-{
-	return k != RQ_LOG_LAT_INTENDED || job->rate_iops[0] || job->rate_iops[1];
-}
-
-/* The name prefix for @kind, or NULL when @job does not ask for it. */
-static const char *kind_prefix(const struct rq_job *job, enum rq_log_kind k)
-{
-	for (size_t i = 0; i < sizeof(log_opts) / sizeof(log_opts[0]); i++) {
-		const char *name;
-
-		if (strcmp(log_opts[i].option, rq_log_kinds[k].option) || !(job->write_logs & log_opts[i].bit))
-			continue;
-		name = (const char *)job + log_opts[i].name_off;
-		return *name ? name : job->name;	/* fio's make_log_name */
-	}
-	return NULL;
-}
 
 int eng_logs_setup(struct rq_engine *e, FILE *err)
 {
@@ -74,16 +39,11 @@ int eng_logs_setup(struct rq_engine *e, FILE *err)
 		if (!job->write_logs)
 			continue;
 		for (int k = 0; k < RQ_LOG_NR_KINDS && !ret; k++) {
-			const char *prefix = kind_prefix(job, (enum rq_log_kind)k);
-
-			if (!prefix || !kind_fed((enum rq_log_kind)k, job))
+			/* the name engine/paths.c gives it (the server judges the same); thread i + 1 */
+			ret = rq_clone_log_path(path, sizeof(path), job, (enum rq_log_kind)k, i + 1);
+			if (ret <= 0)
 				continue;
-			/* fio's thread_number: clones counted from 1 over every job */
-			if (rq_log_name(path, sizeof(path), prefix, rq_log_kinds[k].suffix, i + 1,
-					job->per_job_logs) >= (int)sizeof(path)) {
-				ret = -ENAMETOOLONG;
-				break;
-			}
+			ret = 0;
 			if (rq_dir_writable(path)) {
 				fprintf(err, "%s:%d: job '%s': %s: cannot write %s: its directory is missing or not writable\n",
 					job->file, job->line, job->name, rq_log_kinds[k].option, path);

@@ -22,6 +22,7 @@
 #include "devices/device.h"
 #include "engine/engine.h"
 #include "engine/engine_internal.h"
+#include "engine/paths.h"
 #include "lib/alloc.h"
 #include "lib/clock.h"
 #include "queues/queue.h"
@@ -37,6 +38,7 @@ struct name_ctx {
 	FILE *err;
 	int ret;
 	uint64_t fsize;			/* filesize: this file's size; 0 = from size */
+	enum rq_path_kind kind;		/* what paths.c says this name is */
 };
 
 /* The parser's ioengine= as the devices name it. */
@@ -65,22 +67,6 @@ static struct dev_entry *dev_find(struct rq_engine *e, const char *name)
 	return NULL;
 }
 
-static unsigned int job_nr_files(const struct rq_job *job)
-{
-	int n;
-
-	if (!job->filename[0])
-		return job->nrfiles ? job->nrfiles : 1;
-	n = rq_job_for_each_file(job, NULL, NULL);
-	return n > 0 ? (unsigned int)n : 1;
-}
-
-/* Whether the clones of a job use files of their own (fio lays them out per clone). */
-static bool job_files_per_clone(const struct rq_job *job)
-{
-	return !job->filename[0] || strchr(job->directory, ':');
-}
-
 /*
  * A file's size under filesize=MIN-MAX: drawn per file from the job's seed,
  * rounded down to the smallest block size, as fio's get_rand_file_size.
@@ -103,92 +89,25 @@ static uint32_t job_min_bs(const struct rq_job *job);
 struct dir_ctx {
 	struct name_ctx *x;
 	int (*fn)(const char *name, void *arg);
-	char dir[RQ_JOB_PATH_MAX];
-	unsigned int i;
 };
 
-static int dir_name(const char *name, void *arg)
+static int dir_name(const struct rq_path *p, void *arg)
 {
 	struct dir_ctx *d = arg;
-	char path[RQ_JOB_PATH_MAX];
 
-	if (d->dir[0] && name[0] != '@') {
-		if ((size_t)snprintf(path, sizeof(path), "%s/%s", d->dir, name) >= sizeof(path))
-			return -ENAMETOOLONG;
-		name = path;
-	}
 	d->x->fsize = d->x->job->filesize_min ?
-		file_size_of(d->x->job, d->x->clone, d->i, job_min_bs(d->x->job)) : 0;
-	d->i++;
-	return d->fn(name, d->x);
+		file_size_of(d->x->job, d->x->clone, p->file, job_min_bs(d->x->job)) : 0;
+	d->x->kind = p->kind;
+	return d->fn(p->path, d->x);
 }
 
-/* $jobname, $jobnum, $filenum (any case), as fio's make_filename */
-static void format_name(char *out, size_t cap, const struct rq_job *job, unsigned int clone,
-			unsigned int file)
-{
-	const char *f = job->filename_format[0] ? job->filename_format : "$jobname.$jobnum.$filenum";
-	size_t len = 0;
-
-	out[0] = '\0';
-	while (*f && len + 1 < cap) {
-		int n = 0;
-
-		if (!strncasecmp(f, "$jobname", 8)) {
-			n = snprintf(out + len, cap - len, "%s", job->name);
-			f += 8;
-		} else if (!strncasecmp(f, "$jobnum", 7)) {
-			n = snprintf(out + len, cap - len, "%u", clone);
-			f += 7;
-		} else if (!strncasecmp(f, "$filenum", 8)) {
-			n = snprintf(out + len, cap - len, "%u", file);
-			f += 8;
-		} else if (!strncasecmp(f, "$clientuid", 10)) {
-			f += 10;	/* fio's client id: no clients here */
-		} else {
-			out[len++] = *f++;
-			out[len] = '\0';
-		}
-		if (n > 0)
-			len = len + (size_t)n < cap ? len + (size_t)n : cap - 1;
-	}
-}
-
-/*
- * The files a clone uses, as fio names them: filename (':' list), or
- * nrfiles files named by filename_format; each under the directory the
- * clone's number picks from directory's ':' list (fio's set_name_idx).
- * The null engine without a filename uses fio's names as device names.
- */
+/* The files a clone uses: exactly those engine/paths.c names (the server judges the same). */
 static int clone_names(const struct rq_job *job, unsigned int clone,
 		       int (*fn)(const char *name, void *arg), struct name_ctx *x)
 {
 	struct dir_ctx d = { .x = x, .fn = fn };
-	char name[RQ_JOB_PATH_MAX];
-	int n = 0;
 
-	if (job->directory[0]) {
-		const char *p = job->directory;
-		unsigned int nr = 1, k;
-
-		for (const char *q = p; *q; q++)
-			nr += *q == ':';
-		k = clone % nr;
-		for (; k; k--)
-			p = strchr(p, ':') + 1;
-		snprintf(d.dir, sizeof(d.dir), "%.*s", (int)strcspn(p, ":"), p);
-	}
-	if (job->filename[0])
-		return rq_job_for_each_file(job, dir_name, &d);
-	for (unsigned int i = 0; i < job_nr_files(job); i++, n++) {
-		int ret;
-
-		format_name(name, sizeof(name), job, clone, i);
-		ret = dir_name(name, &d);
-		if (ret < 0)
-			return ret;
-	}
-	return n;
+	return rq_clone_files(&x->e->o, job, clone, dir_name, &d);
 }
 
 /* The smallest and largest block size a job issues in @dir. */
@@ -263,27 +182,16 @@ static uint64_t job_file_size(const struct rq_job *job, uint64_t dev_size, uint6
 	return job->size / nr_files;
 }
 
-/* The spec a --device NAME=SPEC gives @name, or NULL. */
-static const char *alias_of(const struct rq_engine_opts *o, const char *name)
-{
-	size_t len = strlen(name);
-
-	for (unsigned int i = 0; i < o->nr_aliases; i++)
-		if (!strncmp(o->aliases[i], name, len) && o->aliases[i][len] == '=')
-			return o->aliases[i] + len + 1;
-	return NULL;
-}
-
 static int add_dev(const char *name, void *arg)
 {
 	struct name_ctx *x = arg;
 	const struct rq_job *job = x->job;
-	uint64_t per_file = x->fsize ? x->fsize : job->size / job_nr_files(job);
+	uint64_t per_file = x->fsize ? x->fsize : job->size / rq_job_nr_files(job);
 	struct dev_entry *d = dev_find(x->e, name);
 	uint64_t need = per_file ? clone_offset(job, job->numjobs - 1) + per_file : 0;
 
 	if (!d && job->no_file_create && job->ioengine != RQ_IOENGINE_NULL && name[0] != '@' &&
-	    !alias_of(&x->e->o, name) && access(name, F_OK)) {
+	    !rq_path_alias(&x->e->o, name) && access(name, F_OK)) {
 		fprintf(x->err, "%s:%d: job '%s': %s does not exist and allow_file_create=0\n",
 			job->file, job->line, job->name, name);
 		return -ENOENT;
@@ -291,7 +199,7 @@ static int add_dev(const char *name, void *arg)
 	if (!d) {
 		d = &x->e->devs[x->e->nr_devs++];
 		snprintf(d->name, sizeof(d->name), "%s", name);
-		const char *alias = alias_of(&x->e->o, name);
+		const char *alias = rq_path_alias(&x->e->o, name);
 
 		/* fio's null engine takes any file name; '@null...' keeps its options */
 		if (alias)
@@ -309,7 +217,7 @@ static int add_dev(const char *name, void *arg)
 	}
 	if (need > d->o.min_size)
 		d->o.min_size = need;
-	d->unlink |= job->unlink;
+	d->unlink |= x->kind == RQ_PATH_FILE && job->unlink;	/* never an alias's or a built-in's */
 	d->o.write |= rq_rw_writes(job->rw);
 	d->o.direct |= job->direct;
 	d->nr_requests += job->iodepth;
@@ -367,7 +275,7 @@ static int check_file(const char *name, void *arg)
 	const struct dev_entry *d = dev_find(x->e, name);
 	const struct rq_dev *dev = &d->dev;
 	uint64_t last = clone_offset_on(job, job->numjobs - 1, dev->size);
-	uint64_t per_file = x->fsize ? x->fsize : job_file_size(job, dev->size, last, job_nr_files(job));
+	uint64_t per_file = x->fsize ? x->fsize : job_file_size(job, dev->size, last, rq_job_nr_files(job));
 	uint64_t end = per_file ? last + per_file : dev->size;
 	bool aligned = job->direct || (dev->flags & RQ_DEV_ALIGNED);
 
@@ -667,7 +575,7 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 	for (unsigned int j = 0; j < jobs->nr; j++) {
 		const struct rq_job *job = &jobs->jobs[j];
 
-		max_devs += job_nr_files(job) * (job_files_per_clone(job) ? job->numjobs : 1);
+		max_devs += rq_job_nr_files(job) * (rq_job_files_per_clone(job) ? job->numjobs : 1);
 		e->nr_clones += job->numjobs;
 	}
 	ret = check_jobs(e, err);
@@ -699,7 +607,7 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 			ret = clone_names(x.job, k, add_dev, &x);
 			if (ret < 0)
 				goto fail;
-			if (!job_files_per_clone(x.job))
+			if (!rq_job_files_per_clone(x.job))
 				break;		/* clones share the files */
 		}
 	}
@@ -719,7 +627,7 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 			ret = clone_names(x.job, k, check_file, &x);
 			if (ret < 0)
 				goto fail;
-			if (!job_files_per_clone(x.job))
+			if (!rq_job_files_per_clone(x.job))
 				break;
 		}
 	}
@@ -874,7 +782,7 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 		job_bs_limits(job, 1, &lo, &hi);
 		c->max_bs = hi > c->max_bs ? hi : c->max_bs;
 	}
-	c->nr_files = job_nr_files(job);
+	c->nr_files = rq_job_nr_files(job);
 	/*
 	 * Written on every I/O by the clone's worker: each on cache lines of
 	 * its own, or another worker's data on the same line bounces it
