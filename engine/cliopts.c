@@ -84,11 +84,22 @@ const struct rq_cli_opt rq_cli_opts[] = {
 	/* rqlock server's */
 	{ "allow", RQ_CLI_ALLOW, SERVER, "PATH|@builtin|@none",
 	  "what a client's job may open: an absolute file or directory (PATH/ and below), "
-	  "the built-in devices, or none of them (repeatable; default: @builtin only)" },
+	  "the built-in devices, or none of them (repeatable; default: @builtin only); every path a job "
+	  "makes the engine open, create or delete is judged, after symlinks and '..'" },
 	{ "allow-nonlocal", RQ_CLI_NONLOCAL, SERVER, NULL, "bind a non-loopback address (default: refuse)" },
 	{ "read-timeout", RQ_CLI_READ_TIMEOUT, SERVER, "MS", "a started packet must complete within MS (default: 5000)" },
-	{ "idle-timeout", RQ_CLI_IDLE_TIMEOUT, SERVER, "MS", "drop a client silent for MS outside a run (default: 30000)" },
+	{ "idle-timeout", RQ_CLI_IDLE_TIMEOUT, SERVER, "MS", "drop a client that sends nothing but ETA requests for MS outside a run (default: 30000)" },
 	{ "max-connections", RQ_CLI_MAX_CONNS, SERVER, "N", "exit after N connections (default: serve forever)" },
+	{ "max-memory", RQ_CLI_MAX_MEMORY, SERVER, "SIZE",
+	  "the memory a run's built-in devices may hold data in (@ram, models without file=), "
+	  "e.g. 4g; 0 = no cap (default: half of RAM)" },
+	{ "max-numjobs", RQ_CLI_MAX_NUMJOBS, SERVER, "N", "clones a job file may ask for, summed over its jobs (default: 256)" },
+	{ "max-files", RQ_CLI_MAX_FILES, SERVER, "N", "data files a job file may name, summed over its clones (default: 1024)" },
+	{ "max-iodepth", RQ_CLI_MAX_IODEPTH, SERVER, "N", "the largest iodepth a job may ask for (default: 1024)" },
+	{ "max-runtime", RQ_CLI_MAX_RUNTIME, SERVER, "SECONDS",
+	  "stop a run after SECONDS of wall time and send what it measured (default: 3600)" },
+	{ "name", RQ_CLI_NAME, SERVER, "NAME",
+	  "the host name clients see and print (default: this host's name and the address, HOST@ADDR)" },
 	{ "help", RQ_CLI_HELP, BOTH, NULL, "this help" },
 	{ "version", RQ_CLI_VERSION, RUN, NULL, "print the version" },
 };

@@ -12,6 +12,7 @@
 
 #include "jobfile/job.h"
 #include "results/results.h"
+#include "engine/paths.h"
 
 #define RQ_VERSION "rqlock-0.1.0"
 
@@ -54,6 +55,13 @@ struct rq_engine_opts {
 	 */
 	const char *lock_log_prefix;
 	unsigned int lock_log_msec;
+	/*
+	 * rqlock server --max-memory: the bytes built-in devices may hold
+	 * their data in (@ram, the models without file=), summed over the
+	 * run's devices, checked after they are opened and before anything
+	 * is written; 0 = no cap.
+	 */
+	uint64_t max_mem_bytes;
 	/* --device NAME=SPEC: a job's filename NAME opens SPEC instead */
 	const char *const *aliases;
 	unsigned int nr_aliases;
@@ -88,6 +96,8 @@ enum rq_cli_key {
 	RQ_CLI_ETA, RQ_CLI_ETA_NEWLINE, RQ_CLI_STATUS_INTERVAL, RQ_CLI_LOCK_LOG, RQ_CLI_LOCK_LOG_MSEC,
 	/* server's */
 	RQ_CLI_ALLOW, RQ_CLI_NONLOCAL, RQ_CLI_READ_TIMEOUT, RQ_CLI_IDLE_TIMEOUT, RQ_CLI_MAX_CONNS,
+	RQ_CLI_MAX_MEMORY, RQ_CLI_MAX_NUMJOBS, RQ_CLI_MAX_FILES, RQ_CLI_MAX_IODEPTH, RQ_CLI_MAX_RUNTIME,
+	RQ_CLI_NAME,
 };
 
 #define RQ_CLI_MAX_OPTS 64		/* getopt tables are this + 1 long */

@@ -39,11 +39,13 @@ bool rq_job_files_per_clone(const struct rq_job *job)
 	return !job->filename[0] || strchr(job->directory, ':');
 }
 
+#define DEFAULT_FORMAT "$jobname.$jobnum.$filenum"	/* fio's, and the parser's default */
+
 /* $jobname, $jobnum, $filenum (any case), as fio's make_filename */
 static void format_name(char *out, size_t cap, const struct rq_job *job, unsigned int clone,
 			unsigned int file)
 {
-	const char *f = job->filename_format[0] ? job->filename_format : "$jobname.$jobnum.$filenum";
+	const char *f = job->filename_format[0] ? job->filename_format : DEFAULT_FORMAT;
 	size_t len = 0;
 
 	out[0] = '\0';
@@ -133,8 +135,11 @@ int rq_clone_files(const struct rq_engine_opts *o, const struct rq_job *job, uns
 		x.p.option = job->directory[0] ? "directory+filename" : "filename";
 		return rq_job_for_each_file(job, one_file, &x);
 	}
-	x.p.option = job->filename_format[0] ? (job->directory[0] ? "directory+filename_format" : "filename_format") :
-		     job->directory[0] ? "directory (fio's default file names)" : "no filename (fio's default file names)";
+	if (job->filename_format[0] && strcmp(job->filename_format, DEFAULT_FORMAT))
+		x.p.option = job->directory[0] ? "directory+filename_format" : "filename_format";
+	else
+		x.p.option = job->directory[0] ? "directory (fio's default file names)" :
+			     "no filename (fio's default file names)";
 	nr = rq_job_nr_files(job);
 	for (unsigned int i = 0; i < nr; i++, n++) {
 		int ret;

@@ -322,6 +322,33 @@ static int check_file(const char *name, void *arg)
 	return 0;
 }
 
+/*
+ * --max-memory (rqlock server): the memory built-in devices hold their data
+ * in - a '@' spec with data and no backing path (ram, the models without
+ * file=, a fault over them) - mapped at open, taken as written.
+ */
+static int check_dev_memory(struct rq_engine *e, FILE *err)
+{
+	uint64_t sum = 0;
+
+	if (!e->o.max_mem_bytes)
+		return 0;
+	for (unsigned int i = 0; i < e->nr_devs; i++) {
+		const struct dev_entry *d = &e->devs[i];
+
+		if (d->spec[0] != '@' || !(d->dev.flags & RQ_DEV_HAS_DATA) || d->dev.path[0])
+			continue;
+		sum += d->dev.size;
+		if (sum > e->o.max_mem_bytes) {
+			fprintf(err, "%s: device '%s' (%" PRIu64 " bytes) takes the run's devices to %" PRIu64
+				" bytes of memory, over the server's --max-memory=%" PRIu64 "\n", d->where, d->spec,
+				d->dev.size, sum, e->o.max_mem_bytes);
+			return -E2BIG;
+		}
+	}
+	return 0;
+}
+
 static unsigned int online_cpus(void)
 {
 	cpu_set_t set;
@@ -619,6 +646,9 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 			goto fail;
 		snprintf(e->devs[i].dev.name, sizeof(e->devs[i].dev.name), "%.127s", e->devs[i].name);
 	}
+	ret = check_dev_memory(e, err);
+	if (ret)
+		goto fail;
 	/* 3: every job against every device it names */
 	for (unsigned int j = 0; j < jobs->nr; j++) {
 		for (unsigned int k = 0; k < jobs->jobs[j].numjobs; k++) {

@@ -39,6 +39,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysinfo.h>
 #include <sys/time.h>
 #include <sys/un.h>
 #include <time.h>
@@ -56,6 +57,10 @@ enum { EXIT_BAD_INPUT = 2 };
 #define DEF_READ_TIMEOUT_MS 5000	/* a started packet must be complete within this */
 #define DEF_IDLE_TIMEOUT_MS 30000	/* a connected client must say something within this */
 #define SEND_TIMEOUT_S 10		/* a client that stops reading is a vanished one */
+#define DEF_MAX_NUMJOBS 256
+#define DEF_MAX_FILES 1024
+#define DEF_MAX_IODEPTH 1024
+#define DEF_MAX_RUNTIME_S 3600
 
 struct allow_entry {
 	char path[PATH_MAX];
@@ -72,6 +77,14 @@ struct server {
 	unsigned int nr_allow;
 	int read_timeout_ms, idle_timeout_ms;
 	unsigned int max_conns;		/* 0 = serve forever */
+	unsigned int max_numjobs, max_files, max_iodepth;
+	unsigned int max_runtime_s;	/* a run is stopped after this much wall time */
+	char name[64];			/* the host name clients see (PROBE's hostname) */
+	/* the connection being served, for a second client's busy answer */
+	pthread_mutex_t busy_lock;
+	bool busy;			/* under busy_lock */
+	char busy_peer[96];		/* under busy_lock */
+	time_t busy_since;		/* under busy_lock */
 };
 
 /* One connection's state. */
@@ -85,6 +98,7 @@ struct conn {
 	struct rq_fio_emit em;
 	bool normal_out;		/* the client wants fio's normal output (TEXT makes sense) */
 	bool have_jobs, dead;
+	uint64_t last_cmd_ns;		/* the last command that was not SEND_ETA: the idle timeout's start */
 	struct rq_job_list jobs;
 	unsigned int nr_clones, nr_ts;
 	uint64_t run_start_ns;
@@ -313,6 +327,7 @@ static int recv_cmd(struct conn *c, int wait_ms, struct rq_fio_cmd *cmd)
 static int canon(const char *path, char *out)
 {
 	char dir[PATH_MAX], real[PATH_MAX];
+	struct stat st;
 	const char *base;
 	char *slash;
 
@@ -322,6 +337,8 @@ static int canon(const char *path, char *out)
 		return 0;
 	if (errno != ENOENT)
 		return -errno;
+	if (!lstat(path, &st))
+		return -ELOOP;	/* a dangling symlink: opening it would create its target, wherever that is */
 	snprintf(dir, sizeof(dir), "%s", path);
 	slash = strrchr(dir, '/');
 	if (slash == dir) {
@@ -363,7 +380,7 @@ static bool path_allowed(const struct server *s, const char *path)
 
 struct check_ctx {
 	const struct server *srv;
-	char msg[PATH_MAX + 128];
+	char msg[2 * PATH_MAX];
 };
 
 /*
@@ -415,9 +432,88 @@ static int check_name(struct check_ctx *x, const char *name)
 	return 0;
 }
 
-static int check_file_cb(const char *name, void *arg)
+/*
+ * One path the engine would touch (engine/paths.c names them: the engine
+ * opens exactly these): data files must be in the allow-list, a built-in
+ * spec is judged with its file= and of=, and logs are refused - they would
+ * be written at a path the client chose.
+ */
+static int judge_path(const struct rq_path *p, void *arg)
 {
-	return check_name(arg, name);
+	struct check_ctx *x = arg;
+	int ret;
+
+	switch (p->kind) {
+	case RQ_PATH_NONE:		/* ioengine=null: a null device, nothing opened */
+	case RQ_PATH_ALIAS:		/* the operator's own --device */
+		return 0;
+	case RQ_PATH_LOG:
+		snprintf(x->msg, sizeof(x->msg), "job '%s': %s would write '%s': a server writes no logs at "
+			 "a client's path (run the job with rqlock run, or drop %s)", p->job->name, p->option,
+			 p->path, p->option);
+		return -EACCES;
+	case RQ_PATH_BUILTIN:
+	case RQ_PATH_FILE:
+		break;
+	}
+	ret = check_name(x, p->path);
+	if (ret && p->kind == RQ_PATH_FILE) {
+		char why[sizeof(x->msg)];
+
+		snprintf(why, sizeof(why), "%s", x->msg);
+		snprintf(x->msg, sizeof(x->msg), "job '%s': %s: %.4200s%s", p->job->name, p->option, why,
+			 p->flags & RQ_PATH_UNLINK ? " (and unlink=1 would delete it)" : "");
+	}
+	return ret;
+}
+
+/* What the server caps before a run: clones, files, depth. */
+struct count_ctx {
+	unsigned long files;
+};
+
+static int count_file(const struct rq_path *p, void *arg)
+{
+	struct count_ctx *n = arg;
+
+	n->files += p->kind != RQ_PATH_LOG;
+	return 0;
+}
+
+static int check_limits(const struct server *s, const struct rq_job_list *jobs, char *msg, size_t len)
+{
+	struct count_ctx n = { 0 };
+	unsigned long clones = 0;
+
+	for (unsigned int i = 0; i < jobs->nr; i++) {
+		const struct rq_job *j = &jobs->jobs[i];
+
+		clones += j->numjobs;
+		if (clones > s->max_numjobs) {
+			snprintf(msg, len, "job '%s': numjobs=%u takes the job file to %lu clones, over the "
+				 "server's --max-numjobs=%u", j->name, j->numjobs, clones, s->max_numjobs);
+			return -E2BIG;
+		}
+		if (j->iodepth > s->max_iodepth) {
+			snprintf(msg, len, "job '%s': iodepth=%u is over the server's --max-iodepth=%u", j->name,
+				 j->iodepth, s->max_iodepth);
+			return -E2BIG;
+		}
+		/* the files before they are named: nrfiles alone may be huge */
+		if ((unsigned long)rq_job_nr_files(j) * (rq_job_files_per_clone(j) ? j->numjobs : 1) >
+		    s->max_files) {
+			snprintf(msg, len, "job '%s': %u file(s) per clone, %u clone(s): over the server's "
+				 "--max-files=%u", j->name, rq_job_nr_files(j), j->numjobs, s->max_files);
+			return -E2BIG;
+		}
+	}
+	rq_jobs_paths(&s->eo, jobs, count_file, &n);
+	if (n.files > s->max_files) {
+		snprintf(msg, len, "the job file names %lu data files, over the server's --max-files=%u", n.files,
+			 s->max_files);
+		return -E2BIG;
+	}
+	return 0;
 }
 
 /* 'include FILE' lines make the parser open FILE: they need the allow-list too. */
@@ -465,7 +561,7 @@ static void on_probe(struct conn *c, const struct rq_fio_cmd *cmd)
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
 	memset(&r, 0, sizeof(r));
-	gethostname((char *)r.hostname, sizeof(r.hostname) - 1);
+	snprintf((char *)r.hostname, sizeof(r.hostname), "%s", c->srv->name);
 	snprintf((char *)r.fio_version, sizeof(r.fio_version), "%s", RQ_VERSION);
 	r.bigendian = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
 	r.os = FIO_OS_LINUX;
@@ -567,13 +663,18 @@ static void on_job(struct conn *c, const struct rq_fio_cmd *cmd)
 	}
 	free(err_buf);
 	c->have_jobs = true;
-	for (unsigned int i = 0; i < c->jobs.nr; i++) {
-		if (c->jobs.jobs[i].ioengine == RQ_IOENGINE_NULL && !c->jobs.jobs[i].filename[0])
-			continue;
-		if (rq_job_for_each_file(&c->jobs.jobs[i], check_file_cb, &x) < 0) {
-			refuse(c, EACCES, x.msg);
-			return;
-		}
+	if (check_limits(c->srv, &c->jobs, x.msg, sizeof(x.msg))) {
+		refuse(c, E2BIG, x.msg);
+		return;
+	}
+	/* every path the engine would open, create, truncate or delete, before any is */
+	x.msg[0] = '\0';
+	ret = rq_jobs_paths(&c->srv->eo, &c->jobs, judge_path, &x);
+	if (ret < 0) {
+		if (!x.msg[0])
+			snprintf(x.msg, sizeof(x.msg), "the jobs' file names: %s", strerror(-ret));
+		refuse(c, EACCES, x.msg);
+		return;
 	}
 	c->nr_ts = rq_fio_nr_ts(&c->jobs, &c->nr_clones);
 	if (c->normal_out) {
@@ -699,7 +800,7 @@ static void on_run(struct conn *c)
 	char *err_buf = NULL, *txt = NULL;
 	size_t err_len = 0, txt_len = 0;
 	pthread_t th;
-	bool vanished = false;
+	bool vanished = false, over = false;
 	int ret;
 
 	if (!c->have_jobs) {
@@ -733,6 +834,15 @@ static void on_run(struct conn *c)
 	while (!atomic_load(&r.done)) {
 		struct rq_fio_cmd cmd;
 		int got = recv_cmd(c, 100, &cmd);
+
+		if (!over && c->srv->max_runtime_s &&
+		    now_ns() - c->run_start_ns >= (uint64_t)c->srv->max_runtime_s * 1000000000ULL) {
+			over = true;
+			slog(c, "the run passed --max-runtime=%u s: stopping it", c->srv->max_runtime_s);
+			send_textf(c, FIO_LOG_ERR, "rqlock server: the run passed the server's --max-runtime=%u s: "
+				   "stopped, sending what it measured\n", c->srv->max_runtime_s);
+			rq_engine_stop(SIGTERM);
+		}
 
 		if (got == RECV_GONE) {
 			if (!vanished)
@@ -803,6 +913,27 @@ static void on_run(struct conn *c)
 	}
 }
 
+/*
+ * After our QUIT the client closes: wait for that up to @ms, reading what
+ * it still sends, so that it reads everything (closing with unread input
+ * would reset the connection and lose our last packets).
+ */
+static void linger_close(int fd, unsigned int ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	uint8_t sink[4096];
+	uint64_t until = now_ns() + (uint64_t)ms * 1000000ULL;
+
+	shutdown(fd, SHUT_WR);
+	while (now_ns() < until && poll(&pfd, 1, 100) >= 0) {
+		ssize_t n = recv(fd, sink, sizeof(sink), MSG_DONTWAIT);
+
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+			break;
+	}
+	close(fd);
+}
+
 static void serve_conn(struct server *s, int fd, const char *peer)
 {
 	struct conn *c = calloc(1, sizeof(*c));
@@ -819,14 +950,24 @@ static void serve_conn(struct server *s, int fd, const char *peer)
 	rq_fio_rx_init(&c->rx);
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 
+	c->last_cmd_ns = now_ns();
 	while (!c->dead && !g_quit) {
 		struct rq_fio_cmd cmd;
-		int got = recv_cmd(c, -1, &cmd);
+		/* SEND_ETA does not count as activity: a client that only pings goes at the idle timeout */
+		int64_t left = (int64_t)s->idle_timeout_ms - (int64_t)((now_ns() - c->last_cmd_ns) / 1000000);
+		int got;
 
+		if (left <= 0) {
+			slog(c, "dropped: idle for %d ms (ETA requests do not count)", s->idle_timeout_ms);
+			break;
+		}
+		got = recv_cmd(c, left < 500 ? (int)left : 500, &cmd);	/* slices: a quit is seen */
 		if (got == RECV_GONE)
 			break;
 		if (got != RECV_CMD)
 			continue;
+		if (cmd.opcode != FIO_NET_CMD_SEND_ETA)
+			c->last_cmd_ns = now_ns();
 		switch (cmd.opcode) {
 		case FIO_NET_CMD_PROBE:
 			on_probe(c, &cmd);
@@ -863,24 +1004,62 @@ static void serve_conn(struct server *s, int fd, const char *peer)
 			break;
 		}
 	}
-	/* after our QUIT the client closes: wait for that briefly, so it reads everything */
-	shutdown(fd, SHUT_WR);
-	{
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		uint8_t sink[4096];
-		uint64_t until = now_ns() + 2000000000ULL;
-
-		while (now_ns() < until && poll(&pfd, 1, 200) >= 0) {
-			ssize_t n = recv(fd, sink, sizeof(sink), MSG_DONTWAIT);
-
-			if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
-				break;
-		}
-	}
-	close(fd);
+	linger_close(fd, 2000);
 	if (c->have_jobs)
 		rq_jobs_free(&c->jobs);
 	rq_fio_rx_free(&c->rx);
+	free(c);
+}
+
+struct serve_arg {
+	struct server *s;
+	int fd;
+	char peer[96];
+};
+
+static void *serve_thread(void *arg)
+{
+	struct serve_arg *a = arg;
+	struct server *s = a->s;
+
+	serve_conn(s, a->fd, a->peer);
+	pthread_mutex_lock(&s->busy_lock);
+	s->busy = false;
+	pthread_mutex_unlock(&s->busy_lock);
+	free(a);
+	return NULL;
+}
+
+/*
+ * A second client while one is served: told at once who holds the server
+ * and since when, then closed; the client prints the line and exits 1.
+ * A run owns the machine's workers, so runs are never served side by side.
+ */
+static void answer_busy(struct server *s, int fd, const char *peer)
+{
+	struct conn *c = calloc(1, sizeof(*c));
+	struct timeval tv = { .tv_sec = 1 };
+	char msg[512], ts[32];
+	struct tm tm;
+	time_t since;
+
+	if (!c) {
+		close(fd);
+		return;
+	}
+	c->srv = s;
+	c->fd = fd;
+	snprintf(c->peer, sizeof(c->peer), "%s", peer);
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	pthread_mutex_lock(&s->busy_lock);
+	since = s->busy_since;
+	gmtime_r(&since, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%d %H:%M:%S UTC", &tm);
+	snprintf(msg, sizeof(msg), "%s: busy, serving %s since %s (%lld s): one client at a time, try again "
+		 "when it is done", s->name, s->busy_peer, ts, (long long)(time(NULL) - since));
+	pthread_mutex_unlock(&s->busy_lock);
+	refuse(c, EBUSY, msg);
+	linger_close(fd, 1000);
 	free(c);
 }
 
@@ -1114,6 +1293,32 @@ static int parse_num(const char *s, unsigned long max, unsigned long *v)
 	return errno || *end || end == s || *v > max || !*v ? -EINVAL : 0;
 }
 
+/* A size as fio writes one: digits, then k, m, g or t (powers of 1024); 0 allowed. */
+static int parse_size(const char *s, uint64_t *v)
+{
+	static const char units[] = "kmgt";
+	const char *u;
+	char *end;
+
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	if (errno || end == s || *s == '-')
+		return -EINVAL;
+	if (*end && (u = strchr(units, end[0] | 0x20)) != NULL) {
+		unsigned int shift = 10 * (unsigned int)(u - units + 1);
+
+		if (*v > (UINT64_MAX >> shift))
+			return -ERANGE;
+		*v <<= shift;
+		end++;
+		if ((*end | 0x20) == 'i' && (end[1] | 0x20) == 'b')
+			end += 2;
+		else if ((*end | 0x20) == 'b')
+			end++;
+	}
+	return *end ? -EINVAL : 0;
+}
+
 int rq_server_cmd(int argc, char **argv)
 {
 	struct server *s = calloc(1, sizeof(*s));
@@ -1121,7 +1326,9 @@ int rq_server_cmd(int argc, char **argv)
 	const char *addr = "ip:127.0.0.1,8765";
 	bool nonlocal = false;
 	unsigned long v;
-	unsigned int conns = 0;
+	unsigned int conns = 0, nr_sock = 0;
+	pthread_t th;
+	bool have_th = false;
 	int c, ret = EXIT_BAD_INPUT;
 
 	if (!s)
@@ -1131,6 +1338,17 @@ int rq_server_cmd(int argc, char **argv)
 	s->read_timeout_ms = DEF_READ_TIMEOUT_MS;
 	s->idle_timeout_ms = DEF_IDLE_TIMEOUT_MS;
 	s->listen_fd = -1;
+	s->max_numjobs = DEF_MAX_NUMJOBS;
+	s->max_files = DEF_MAX_FILES;
+	s->max_iodepth = DEF_MAX_IODEPTH;
+	s->max_runtime_s = DEF_MAX_RUNTIME_S;
+	pthread_mutex_init(&s->busy_lock, NULL);
+	{
+		struct sysinfo si;
+
+		if (!sysinfo(&si))
+			s->eo.max_mem_bytes = (uint64_t)si.totalram * si.mem_unit / 2;
+	}
 	rq_cli_longopts(lopts, RQ_CMD_SERVER);
 	optind = 1;
 	opterr = 0;
@@ -1166,6 +1384,43 @@ int rq_server_cmd(int argc, char **argv)
 			}
 			s->max_conns = (unsigned int)v;
 			break;
+		case RQ_CLI_MAX_MEMORY:
+			if (parse_size(optarg, &s->eo.max_mem_bytes)) {
+				fprintf(stderr, "rqlock server: --max-memory=%s: expected a size such as 512m or 4g, or 0\n",
+					optarg);
+				goto out;
+			}
+			break;
+		case RQ_CLI_MAX_NUMJOBS:
+		case RQ_CLI_MAX_FILES:
+		case RQ_CLI_MAX_IODEPTH:
+		case RQ_CLI_MAX_RUNTIME: {
+			static const struct { int key; const char *name; size_t off; unsigned long max; } caps[] = {
+				{ RQ_CLI_MAX_NUMJOBS, "max-numjobs", offsetof(struct server, max_numjobs), 1000000 },
+				{ RQ_CLI_MAX_FILES, "max-files", offsetof(struct server, max_files), 10000000 },
+				{ RQ_CLI_MAX_IODEPTH, "max-iodepth", offsetof(struct server, max_iodepth), 65536 },
+				{ RQ_CLI_MAX_RUNTIME, "max-runtime", offsetof(struct server, max_runtime_s), 31536000 },
+			};
+			unsigned int k = 0;
+
+			while (caps[k].key != c)
+				k++;
+			if (parse_num(optarg, caps[k].max, &v)) {
+				fprintf(stderr, "rqlock server: --%s=%s: expected 1..%lu\n", caps[k].name, optarg,
+					caps[k].max);
+				goto out;
+			}
+			*(unsigned int *)((char *)s + caps[k].off) = (unsigned int)v;
+			break;
+		}
+		case RQ_CLI_NAME:
+			if (!*optarg || strlen(optarg) >= sizeof(s->name)) {
+				fprintf(stderr, "rqlock server: --name=%s: expected 1..%zu bytes\n", optarg,
+					sizeof(s->name) - 1);
+				goto out;
+			}
+			snprintf(s->name, sizeof(s->name), "%s", optarg);
+			break;
 		case RQ_CLI_HELP:
 			usage(stdout);
 			ret = 0;
@@ -1184,14 +1439,29 @@ int rq_server_cmd(int argc, char **argv)
 	}
 	if (parse_listen(s, addr, nonlocal))
 		goto out;
+	if (!s->name[0]) {
+		char host[64] = "";
+
+		gethostname(host, sizeof(host) - 1);
+		snprintf(s->name, sizeof(s->name), "%.30s@%.32s", host,
+			 strchr(s->addr_desc, ':') ? strchr(s->addr_desc, ':') + 1 : s->addr_desc);
+	}
 
 	rq_set_stop_signals(on_signal);
 	signal(SIGPIPE, SIG_IGN);
-	fprintf(stderr, "rqlock server: listening on %s (lock=%s lock-type=%s)\n", s->addr_desc,
-		s->eo.lock_mode, s->eo.lock_type);
+	fprintf(stderr, "rqlock server: %s listening on %s (lock=%s lock-type=%s%s)\n", s->name, s->addr_desc,
+		s->eo.lock_mode, s->eo.lock_type, s->eo.lockdep ? " lockdep" : "");
 	ret = 0;
-	while (!g_quit && (!s->max_conns || conns < s->max_conns)) {
+	while (!g_quit) {
 		struct pollfd pfd = { .fd = s->listen_fd, .events = POLLIN };
+		struct serve_arg *arg;
+		bool busy;
+
+		pthread_mutex_lock(&s->busy_lock);
+		busy = s->busy;
+		pthread_mutex_unlock(&s->busy_lock);
+		if (!busy && s->max_conns && conns >= s->max_conns)
+			break;
 		struct sockaddr_storage ss;
 		socklen_t sl = sizeof(ss);
 		char peer[96];
@@ -1215,11 +1485,43 @@ int rq_server_cmd(int argc, char **argv)
 			inet_ntop(AF_INET6, &a->sin6_addr, n, sizeof(n));
 			snprintf(peer, sizeof(peer), "[%s]:%u", n, ntohs(a->sin6_port));
 		} else {
-			snprintf(peer, sizeof(peer), "sock#%u", conns + 1);
+			snprintf(peer, sizeof(peer), "sock#%u", ++nr_sock);
 		}
+		pthread_mutex_lock(&s->busy_lock);
+		busy = s->busy;
+		if (!busy && (!s->max_conns || conns < s->max_conns)) {
+			s->busy = true;
+			s->busy_since = time(NULL);
+			snprintf(s->busy_peer, sizeof(s->busy_peer), "%s", peer);
+		}
+		pthread_mutex_unlock(&s->busy_lock);
+		if (busy || (s->max_conns && conns >= s->max_conns)) {
+			answer_busy(s, fd, peer);
+			continue;
+		}
+		if (have_th)
+			pthread_join(th, NULL);
+		have_th = false;
+		arg = calloc(1, sizeof(*arg));
+		if (arg) {
+			arg->s = s;
+			arg->fd = fd;
+			snprintf(arg->peer, sizeof(arg->peer), "%s", peer);
+		}
+		if (!arg || pthread_create(&th, NULL, serve_thread, arg)) {
+			slog(NULL, "cannot start a thread for %s", peer);
+			free(arg);
+			close(fd);
+			pthread_mutex_lock(&s->busy_lock);
+			s->busy = false;
+			pthread_mutex_unlock(&s->busy_lock);
+			continue;
+		}
+		have_th = true;
 		conns++;
-		serve_conn(s, fd, peer);
 	}
+	if (have_th)
+		pthread_join(th, NULL);
 	fprintf(stderr, "rqlock server: exiting after %u connection(s)\n", conns);
 out:
 	if (s->listen_fd >= 0)

@@ -214,7 +214,7 @@ for f in w w2 w3; do
 	grep -q 'not in the allow-list' "$TMP/$f.out" || { cat "$TMP/$f.out"; fail "$f.fio: no message to the client"; }
 done
 [ -z "$(ls -A "$TMP/out")" ] || fail "a refused job created $(ls "$TMP/out")"
-grep -q "refused: '$TMP/out/newfile' is not in the allow-list" "$TMP/a.log" || fail "no log line for the refusal"
+grep -q "refused: job 'w': filename: '$TMP/out/newfile' is not in the allow-list" "$TMP/a.log" || fail "no log line for the refusal"
 
 # an allowed directory: the write runs and its file is there, whole
 printf '[w]\nfilename=%s\nrw=write\nsize=1m\nbs=64k\n' "$TMP/ok/data" >"$TMP/ok.fio"
