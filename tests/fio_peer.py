@@ -15,6 +15,8 @@ MODE:
   slow       half a header, then silence until the server hangs up
   vanish     PROBE, JOB (JOBFILE), RUN, then close while the jobs run
   probe      a correct PROBE; prints the reply's hostname and version
+  etaping    PROBE, then only SEND_ETA every 0.3 s until the server hangs up
+             (at its idle timeout: pings are not activity); gives up after 60 s
 
 Exit 0 when the exchange went as the mode expects (for slow: the server
 closed the connection), 1 otherwise.
@@ -25,7 +27,7 @@ import sys
 import time
 
 VER = 97
-OP = {'QUIT': 1, 'JOB': 3, 'PROBE': 10, 'RUN': 16}
+OP = {'QUIT': 1, 'JOB': 3, 'SEND_ETA': 8, 'PROBE': 10, 'RUN': 16}
 
 
 def crc16(data):
@@ -142,6 +144,20 @@ def main():
                 break
         time.sleep(0.5)
         s.close()
+        return 0
+    if mode == 'etaping':
+        s.sendall(packet(OP['PROBE'], probe_pdu(), tag=1))
+        t0 = time.time()
+        while time.time() - t0 < 60:
+            try:
+                s.sendall(packet(OP['SEND_ETA'], tag=2))
+            except (BrokenPipeError, ConnectionResetError):
+                break
+            if closed_by_server(s, 0.3):
+                break
+        else:
+            return 1
+        print('closed after %.1f s of ETA pings' % (time.time() - t0))
         return 0
     sys.exit('fio_peer: unknown mode ' + mode)
 
