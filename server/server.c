@@ -678,8 +678,9 @@ static void on_job(struct conn *c, const struct rq_fio_cmd *cmd)
 	}
 	c->nr_ts = rq_fio_nr_ts(&c->jobs, &c->nr_clones);
 	if (c->normal_out) {
-		send_textf(c, FIO_LOG_INFO, "rqlock server %s: lock=%s lock-type=%s workers=%u\n", RQ_VERSION,
-			   c->srv->eo.lock_mode, c->srv->eo.lock_type, c->srv->eo.workers);
+		send_textf(c, FIO_LOG_INFO, "rqlock server %s (%s): lock=%s lock-type=%s workers=%u lockdep=%s\n",
+			   RQ_VERSION, c->srv->name, c->srv->eo.lock_mode, c->srv->eo.lock_type, c->srv->eo.workers,
+			   c->srv->eo.lockdep ? "on" : "off");
 		for (unsigned int i = 0; i < c->jobs.nr; i++) {
 			const struct rq_job *j = &c->jobs.jobs[i];
 
@@ -777,8 +778,9 @@ static void forward_text(struct conn *c, uint32_t level, const char *buf, size_t
 /* rqlock's facts in a thread_stat's description: what JSON readers see of them. */
 static void facts(const struct server *s, const struct rq_run_report *r, char *out, size_t len)
 {
-	size_t n = (size_t)snprintf(out, len, "rqlock lock=%s lock-type=%s workers=%u", r->lock_mode,
-				    r->lock_type, r->workers);
+	size_t n = (size_t)snprintf(out, len, "rqlock lock=%s lock-type=%s workers=%u lockdep=%s lockstat=%s",
+				    r->lock_mode, r->lock_type, r->workers, s->eo.lockdep ? "on" : "off",
+				    s->eo.lockstat ? "on" : "off");
 
 	for (unsigned int i = 0; i < r->lockstat.nr_classes && n < len; i++) {
 		const struct rq_lockstat_class *k = &r->lockstat.classes[i];
@@ -791,7 +793,6 @@ static void facts(const struct server *s, const struct rq_run_report *r, char *o
 		}
 		n += (size_t)w;
 	}
-	(void)s;
 }
 
 static void on_run(struct conn *c)
@@ -892,8 +893,8 @@ static void on_run(struct conn *c)
 		if (!ret && c->normal_out) {
 			f = open_memstream(&txt, &txt_len);
 			if (f) {
-				fprintf(f, "rqlock: lock=%s lock-type=%s workers=%u clock=%s\n", rep->lock_mode,
-					rep->lock_type, rep->workers, rep->clock);
+				fprintf(f, "rqlock: lock=%s lock-type=%s workers=%u lockdep=%s clock=%s\n", rep->lock_mode,
+					rep->lock_type, rep->workers, c->srv->eo.lockdep ? "on" : "off", rep->clock);
 				rq_lockstat_text(f, rep);
 				if (!fclose(f))
 					send_text(c, FIO_LOG_INFO, txt, txt_len);

@@ -341,6 +341,8 @@ def main():
         print(__doc__)
         return 2
     rqlock = os.path.abspath(sys.argv[1])
+    # a timeout's SIGTERM still stops the servers and removes the sandbox (the finally blocks)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     if not have_fio():
         skip("fio 3.33 is not installed (the client under test)")
     top = tempfile.mkdtemp(prefix="rqlock-sandbox.")

@@ -8,7 +8,8 @@
 #   (before: it waited silently until the first was done), and a client that
 #   only sends SEND_ETA is dropped at the idle timeout (before: each ping
 #   reset it, forever);
-# - --name is the host name the client prints.
+# - --name is the host name the client prints; the server's lock options,
+#   lockdep included, are in every job's description.
 # Skips (77) without fio 3.33 or python3.
 . "$(dirname "$0")/lib.sh"
 need python3
@@ -61,7 +62,7 @@ echo "--max-runtime=3 stopped a runtime=60 run after $took s with $ios I/Os repo
 
 # a second client while the first holds a run: busy, at once
 stop_server
-"$RQLOCK" server "$A" --workers 2 --no-pin --name=busy-host --idle-timeout=1500 2>"$TMP/s.log" &
+"$RQLOCK" server "$A" --workers 2 --no-pin --name=busy-host --idle-timeout=1500 --lockdep 2>"$TMP/s.log" &
 pid=$!
 for _ in $(seq 100); do grep -q 'listening on' "$TMP/s.log" && break; sleep 0.1; done
 printf '[t]\nfilename=@null0\nrw=read\ntime_based\nruntime=20\nrate_iops=1000\n' >"$TMP/hold.fio"
@@ -77,8 +78,11 @@ grep -q 'busy, serving .* since ' "$TMP/second.out" || { cat "$TMP/second.out"; 
 grep 'busy, serving' "$TMP/second.out"
 echo "second client answered busy after $(python3 -c "print('%.2f' % ($t1 - $t0))") s while the first ran"
 wait "$holder" || { cat "$TMP/hold.out"; fail "the first client's run failed"; }
-# and the server serves again afterwards
-fio --client="$A" "$TMP/ok.fio" >"$TMP/after.out" 2>&1 || { cat "$TMP/after.out"; fail "no service after the busy answer"; }
+# and the server serves again afterwards; its lock options, lockdep too, are in the results
+fio --output-format=json --client="$A" "$TMP/ok.fio" >"$TMP/after.json" 2>"$TMP/after.err" \
+	|| { cat "$TMP/after.err"; fail "no service after the busy answer"; }
+grep -q '"desc" : "rqlock lock=global lock-type=ttas workers=2 lockdep=on lockstat=on' "$TMP/after.json" \
+	|| { grep desc "$TMP/after.json"; fail "the server's lockdep is not in the results"; }
 
 # ETA pings are not activity: dropped at the idle timeout
 python3 "$SRCDIR/tests/fio_peer.py" "$A" etaping || fail "a client sending only SEND_ETA was never dropped"

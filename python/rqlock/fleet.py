@@ -56,7 +56,7 @@ DEFAULT_PORT = 8765
 FIO_KERNEL, FIO_NULL = "fio-kernel", "fio-null"   # the fio baseline's modes on a fleet
 FIO_MODES = (FIO_KERNEL, FIO_NULL)
 NAME_RE = re.compile(r"^[A-Za-z0-9._-]+$")
-DESC_RE = re.compile(r"^rqlock lock=(\S+) lock-type=(\S+) workers=(\d+)")
+DESC_RE = re.compile(r"^rqlock lock=(\S+) lock-type=(\S+) workers=(\d+)(?: lockdep=(on|off))?")
 PROBE_JOB = "[fleet-probe]\nioengine=io_uring\nfilename=@null0\nrw=read\nbs=4k\nsize=64k\n"
 
 
@@ -227,8 +227,9 @@ def probe(addr, timeout=5.0):
 
 
 def server_config(fio, addr, timeout=60):
-    """(mode, primitive, workers) of the rqlock server at addr, from the
-    description of a tiny job run through the real fio client."""
+    """(mode, primitive, workers, lockdep) of the rqlock server at addr, from
+    the description of a tiny job run through the real fio client (lockdep
+    "off" from a server that does not say)."""
     with tempfile.TemporaryDirectory(prefix="rqlock-fleet-probe.") as tmp:
         job = os.path.join(tmp, "probe.fio")
         with open(job, "w") as f:
@@ -246,7 +247,7 @@ def server_config(fio, addr, timeout=60):
     for js in doc.get("client_stats", []):
         m = DESC_RE.match(js.get("desc") or "")
         if m:
-            return m.group(1), m.group(2), int(m.group(3))
+            return m.group(1), m.group(2), int(m.group(3)), m.group(4) or "off"
     raise FleetError("%s: the probe job's description names no lock mode (is it an rqlock server?)" % addr)
 
 
@@ -265,7 +266,7 @@ def discover(clients, fio, kind):
             raise FleetError("%s: an rqlock server, not fio (give rqlock servers with --clients)" % c["addr"])
         e = dict(c, hostname=pr["hostname"], version=pr["version"], cores=pr["cpus"])
         if kind == "rqlock":
-            e["mode"], e["primitive"], e["workers"] = server_config(fio, c["addr"])
+            e["mode"], e["primitive"], e["workers"], e["lockdep"] = server_config(fio, c["addr"])
         out.append(e)
     seen = {}
     for e in out:

@@ -1043,8 +1043,9 @@ def fleet_modes(a, fl):
 def fleet_notes(fl):
     notes = []
     for sv in fl["servers"]:
-        notes.append("host %s: %s (%s, %d cores) lock=%s lock-type=%s workers=%d" % (
-            sv["name"], sv["addr"], sv["hostname"], sv["cores"], sv["mode"], sv["primitive"], sv["workers"]))
+        notes.append("host %s: %s (%s, %d cores) lock=%s lock-type=%s workers=%d lockdep=%s" % (
+            sv["name"], sv["addr"], sv["hostname"], sv["cores"], sv["mode"], sv["primitive"], sv["workers"],
+            sv.get("lockdep", "off")))
         if sv["workers"] > sv["cores"]:
             notes.append("warning: host %s runs %d workers on %d cores: spinning locks under oversubscription "
                          "measure the scheduler, not the lock" % (sv["name"], sv["workers"], sv["cores"]))
