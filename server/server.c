@@ -398,6 +398,11 @@ static int check_builtin(struct check_ctx *x, const char *spec)
 		snprintf(x->msg, sizeof(x->msg), "'%s': built-in devices are not in the allow-list", spec);
 		return -EACCES;
 	}
+	/* "@x/../y" (directory=@x): not a built-in's name, and a path if a directory '@x' exists */
+	if (memchr(spec, '/', strcspn(spec, ","))) {
+		snprintf(x->msg, sizeof(x->msg), "'%s': not a built-in device (its name has a '/')", spec);
+		return -EACCES;
+	}
 	while ((p = strchr(p, ',')) != NULL) {
 		p++;
 		if (!strncmp(p, "of=", 3))
@@ -457,7 +462,7 @@ static int judge_path(const struct rq_path *p, void *arg)
 		break;
 	}
 	ret = check_name(x, p->path);
-	if (ret && p->kind == RQ_PATH_FILE) {
+	if (ret) {
 		char why[sizeof(x->msg)];
 
 		snprintf(why, sizeof(why), "%s", x->msg);

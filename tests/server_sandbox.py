@@ -65,6 +65,8 @@ class Sandbox:
         os.symlink(os.path.join(self.out, "existing"), os.path.join(self.allowed, "link_out"))
         os.symlink(os.path.join(self.out, "ghost"), os.path.join(self.allowed, "dangling"))
         os.symlink(self.out, os.path.join(self.allowed, "link_dir"))
+        for d in (self.cwd, self.allowed):
+            os.makedirs(os.path.join(d, "@x"))	# "@x/../out/..." resolves: a '@' name that is a path
 
     def snapshot(self):
         snap = {}
@@ -183,6 +185,8 @@ def table_cases(box):
         ("include from OUT", base + [("filename", "@null0")], o + "/inc.fio"),
         ("@hdd file= in OUT", base + [("rw", "write"), ("filename", "@hdd0,file=" + o + "/hdd.img")], None),
         ("@fault of= a file in OUT", base + [("rw", "write"), ("filename", "@fault0,of=" + o + "/victim")], None),
+        ("directory=@x: a '@' name that is a path", base + [("rw", "write"), ("directory", "@x"),
+                                                            ("filename_format", "../out/existing")], None),
         ("write_iops_log, write_hist_log in ALLOWED", base + [("filename", "@null0"), ("write_iops_log", a + "/i"),
                                                               ("write_hist_log", a + "/h")], None),
     ]
@@ -263,7 +267,8 @@ def random_job(rng, box):
              "/", ".", ".."]
     specs = ["@null0", "@ram0,size=1m", "@null0,irqmode=1", "@hdd0,file=" + rng.choice([a + "/h.img", o + "/h.img"]),
              "@fault0,eio_every=1000,of=" + rng.choice(["@null0", a + "/existing", o + "/victim", "victim"])]
-    dirs = [a, o, a + ":" + o, o + ":" + a, a + "/../out", "../out", "../allowed", a + "/link_dir", r + "/cwd", "."]
+    dirs = [a, o, a + ":" + o, o + ":" + a, a + "/../out", "../out", "../allowed", a + "/link_dir", r + "/cwd", ".",
+            "@x", "@null0"]
     opts = [("size", rng.choice(["4k", "16k"])), ("bs", "4k"),
             ("rw", rng.choice(["read", "write", "randwrite", "rw"]))]
     if rng.random() < 0.5:

@@ -192,6 +192,24 @@ for h in alpha "$B" gamma "$F"; do
 	grep -qF "on $h" "$gp.svg" || fail "the merged SVG does not show host $h"
 done
 
+# 3b. a device template for one host (--dev HOST:PREFIX=): each host runs its own job file
+bad "--dev for a host not in --clients" --clients "alpha=$A" --dev "nohost:DISK=@null{n}"
+grep -q "no --clients host is named nohost" "$TMP/bad.err" || fail "--dev nohost: $(cat "$TMP/bad.err")"
+"$S/sweep" "${common[@]}" --id h --drives 1 --clients "alpha=$A,beta=$B" --dev "beta:DISK=@null{n},irqmode=1" \
+	"$job" >"$TMP/h.out" 2>"$TMP/h.err" || { cat "$TMP/h.err" >&2; fail "the sweep with a per-host --dev failed"; }
+python3 - "$out/h" "$A" "$B" <<'PY' || fail "per-host device templates"
+import glob, json, os, sys
+run, A, B = sys.argv[1:]
+metas = [m for m in glob.glob(os.path.join(run, "json", "*.meta.json"))]
+assert metas, run
+for mp in metas:
+    cmd = json.load(open(mp))["command"]
+    jobs = dict((cmd[i][len("--client="):], cmd[i + 1]) for i in range(len(cmd)) if cmd[i].startswith("--client="))
+    assert set(jobs) == {A, B} and jobs[A] != jobs[B], cmd
+    assert "filename=@null0\n" in open(jobs[A]).read(), jobs[A]
+    assert "filename=@null0,irqmode=1\n" in open(jobs[B]).read(), jobs[B]
+PY
+
 # 4. a server restarted with other options: the point run again on it fails, naming
 # the server and what it ran; nothing is filed under the wrong mode
 stop "$pid_b"
@@ -210,6 +228,11 @@ import csv, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["point"].startswith("multi-drive-scaling.per-queue.ttas.d1.")]
 assert len(rows) == 2 and all(r["status"].startswith("failed: ") and "lock=global" in r["status"] for r in rows), rows
 PY
+
+# 5. a host that is gone is named (fio's own line says only "connect: Connection refused")
+stop "$pid_b2"
+"$S/sweep" --resume "$run" --retry-failed >"$TMP/d.out" 2>"$TMP/d.err"
+grep -q "$B: connect: " "$TMP/d.err" || fail "the dead host is not named: $(cat "$TMP/d.err")"
 
 # the servers stop cleanly, with nothing from a sanitizer in their logs
 kill_servers

@@ -189,6 +189,21 @@ def connect(addr, timeout=5.0):
     raise err or OSError("no address")
 
 
+def unreachable(servers, timeout=2.0):
+    """'NAME (ADDR): connect: REASON' for each server that refuses a
+    connection now: fio's own message ("fio: connect: Connection refused")
+    does not say which host."""
+    out = []
+    for sv in servers:
+        try:
+            connect(sv["addr"], timeout).close()
+        except (OSError, FleetError) as e:
+            why = getattr(e, "strerror", None) or str(e)
+            out.append("%s: connect: %s" % (sv["name"] if sv["name"] == sv["addr"] else
+                                             "%s (%s)" % (sv["name"], sv["addr"]), why))
+    return out
+
+
 def probe(addr, timeout=5.0):
     """The PROBE reply of the fio-protocol server at addr: {hostname,
     version, cpus}; raises FleetError naming the address."""
@@ -325,10 +340,10 @@ def resolve_job(text, env, sections, null_engine=False):
 def client_args(servers, job):
     """fio's syntax for several hosts: the job file after each --client
     (with one job after all of them fio 3.33 runs only one host in normal
-    output; docs/SERVER.md)."""
+    output; docs/SERVER.md).  job: one path, or {addr: path} per host."""
     args = []
     for s in servers:
-        args += ["--client=" + s["addr"], job]
+        args += ["--client=" + s["addr"], job[s["addr"]] if isinstance(job, dict) else job]
     return args
 
 

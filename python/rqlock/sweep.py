@@ -383,7 +383,8 @@ class Sweep:
         except (OSError, ValueError):
             return False
 
-    def env_for(self, pt):
+    def env_for(self, pt, server=None):
+        """The point's environment; with server (a fleet host), its own --dev HOST:PREFIX= templates."""
         man = self.man
         env = dict(os.environ)
         env["RUNTIME"] = runtime_str(man["axes"]["runtime"])
@@ -400,6 +401,8 @@ class Sweep:
                     env[var] = self.loops.devs[var]
             else:
                 tmpl = man["devices"].get(prefix)
+                if server is not None:
+                    tmpl = man.get("host_devices", {}).get(server["name"], {}).get(prefix, tmpl)
                 if "servers" in pt and pt["mode"] in fleet.FIO_MODES:
                     # paths on the fio hosts (fio-kernel), or nothing the null engine opens
                     tmpl = (man["fleet"].get("fio_devices") or {}).get(prefix, "none")
@@ -439,12 +442,18 @@ class Sweep:
         kept in RUN/jobs/points/.  Its JSON goes to stdout."""
         with open(job) as f:
             text = f.read()
-        resolved = fleet.resolve_job(text, self.env_for(pt), secs, null_engine=pt["mode"] == fleet.FIO_NULL)
         d = os.path.join(self.dir, "jobs", "points")
         os.makedirs(d, exist_ok=True)
-        path = os.path.join(d, pt["id"] + ".fio")
-        store.write_atomic(path, resolved)
-        return [self.man["fio"]["path"], "--output-format=json"] + fleet.client_args(pt["servers"], path)
+        jobs, written = {}, {}
+        for sv in pt["servers"]:
+            # each host's own device templates (--dev HOST:PREFIX=); hosts that resolve alike share a file
+            resolved = fleet.resolve_job(text, self.env_for(pt, sv), secs, null_engine=pt["mode"] == fleet.FIO_NULL)
+            if resolved not in written:
+                path = os.path.join(d, pt["id"] + (".fio" if not written else ".%s.fio" % sv["name"]))
+                store.write_atomic(path, resolved)
+                written[resolved] = path
+            jobs[sv["addr"]] = written[resolved]
+        return [self.man["fio"]["path"], "--output-format=json"] + fleet.client_args(pt["servers"], jobs)
 
     # running --------------------------------------------------------------
     def run_one(self, pt, rep):
@@ -590,6 +599,10 @@ class Sweep:
                 failed += 1
                 progress_end()
                 last = meta["stderr_tail"].strip().splitlines()[-1:]
+                if "servers" in pt:
+                    # name the hosts that no longer answer: fio's line does not
+                    dead = fleet.unreachable(pt["servers"])
+                    last = ["; ".join(dead)] if dead else last
                 say("sweep: %s rep %d failed (%s)%s; recorded, not retried on resume without --retry-failed" % (
                     pt["id"], rep, meta["why"], ": " + last[0] if last else ""))
             write_summary(self.dir, self.man, pts)
@@ -908,10 +921,17 @@ def new_manifest(a, run_id, run_dir, jobfiles, rqlock, fl=None):
     if repeat < 1 or runtime <= 0 or not drives or not workers or min(drives + workers) < 1:
         die("--repeat, --runtime, --drives and --workers must be positive")
     devs = dict(DEFAULT_DEVS)
+    host_devs = {}      # --dev HOST:PREFIX=TEMPLATE: one --clients host's own template
     for d in a.dev or []:
         if "=" not in d:
-            die("--dev wants PREFIX=TEMPLATE, e.g. DISK=@null{n},irqmode=1")
+            die("--dev wants [HOST:]PREFIX=TEMPLATE, e.g. DISK=@null{n},irqmode=1")
         k, v = d.split("=", 1)
+        if ":" in k:
+            host, k = k.split(":", 1)
+            if not fl or host not in {sv["name"] for sv in fl["servers"]}:
+                die("--dev %s: no --clients host is named %s" % (d, host))
+            host_devs.setdefault(host, {})[k] = v
+            continue
         devs[k] = v
     variables = {}
     for v in a.var or []:
@@ -985,6 +1005,8 @@ def new_manifest(a, run_id, run_dir, jobfiles, rqlock, fl=None):
     if fl:
         man["fleet"] = fl
         man["axes"]["pairs"] = "all"
+        if host_devs:
+            man["host_devices"] = host_devs
     return man
 
 
@@ -1103,7 +1125,8 @@ def parser(prog=None):
     ap.add_argument("--var", action="append", metavar="NAME=V1,V2",
                     help="an environment variable as one more axis, e.g. QD=1,4,16,64 (QD defaults to 16)")
     ap.add_argument("--dev", action="append", metavar="PREFIX=TEMPLATE",
-                    help="device template per prefix, {n} the number (default DISK=@null{n}, FLOPPY=@floppy{n})")
+                    help="device template per prefix, {n} the number (default DISK=@null{n}, FLOPPY=@floppy{n}); "
+                    "HOST:PREFIX=TEMPLATE for one --clients host only")
     ap.add_argument("--runtime", type=float, help="seconds per job group (default 2; --quick 1)")
     ap.add_argument("--repeat", type=int, help="runs per point: median and spread (default 3; --quick 1)")
     ap.add_argument("--quick", action="store_true", help="a short sweep for tests and the quickstart")
