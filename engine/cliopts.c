@@ -91,8 +91,8 @@ const struct rq_cli_opt rq_cli_opts[] = {
 	{ "idle-timeout", RQ_CLI_IDLE_TIMEOUT, SERVER, "MS", "drop a client that sends nothing but ETA requests for MS outside a run (default: 30000)" },
 	{ "max-connections", RQ_CLI_MAX_CONNS, SERVER, "N", "exit after N connections (default: serve forever)" },
 	{ "max-memory", RQ_CLI_MAX_MEMORY, SERVER, "SIZE",
-	  "the memory a run's built-in devices may hold data in (@ram, models without file=), "
-	  "e.g. 4g; 0 = no cap (default: half of RAM)" },
+	  "the memory a run's built-in devices may hold data in (@ram, models without file=) and its "
+	  "I/O buffers, e.g. 4g; 0 = no cap (default: half of RAM)" },
 	{ "max-numjobs", RQ_CLI_MAX_NUMJOBS, SERVER, "N", "clones a job file may ask for, summed over its jobs (default: 256)" },
 	{ "max-files", RQ_CLI_MAX_FILES, SERVER, "N", "data files a job file may name, summed over its clones (default: 1024)" },
 	{ "max-iodepth", RQ_CLI_MAX_IODEPTH, SERVER, "N", "the largest iodepth a job may ask for (default: 1024)" },

@@ -325,8 +325,24 @@ static int check_file(const char *name, void *arg)
 /*
  * --max-memory (rqlock server): the memory built-in devices hold their data
  * in - a '@' spec with data and no backing path (ram, the models without
- * file=, a fault over them) - mapped at open, taken as written.
+ * file=, a fault over them) - mapped at open, taken as written.  The
+ * clones' I/O buffers join them in check_resources().
  */
+static bool dev_in_memory(const struct dev_entry *d)
+{
+	return d->spec[0] == '@' && (d->dev.flags & RQ_DEV_HAS_DATA) && !d->dev.path[0];
+}
+
+static uint64_t dev_memory(const struct rq_engine *e)
+{
+	uint64_t sum = 0;
+
+	for (unsigned int i = 0; i < e->nr_devs; i++)
+		if (dev_in_memory(&e->devs[i]))
+			sum += e->devs[i].dev.size;
+	return sum;
+}
+
 static int check_dev_memory(struct rq_engine *e, FILE *err)
 {
 	uint64_t sum = 0;
@@ -336,7 +352,7 @@ static int check_dev_memory(struct rq_engine *e, FILE *err)
 	for (unsigned int i = 0; i < e->nr_devs; i++) {
 		const struct dev_entry *d = &e->devs[i];
 
-		if (d->spec[0] != '@' || !(d->dev.flags & RQ_DEV_HAS_DATA) || d->dev.path[0])
+		if (!dev_in_memory(d))
 			continue;
 		sum += d->dev.size;
 		if (sum > e->o.max_mem_bytes) {
@@ -394,6 +410,12 @@ static int check_resources(struct rq_engine *e, FILE *err)
 				(unsigned long long)(((unsigned __int128)si.totalram * si.mem_unit) >> 20));
 			return -ENOMEM;
 		}
+	}
+	if (e->o.max_mem_bytes && total + dev_memory(e) > e->o.max_mem_bytes) {
+		fprintf(err, "rqlock: the jobs' I/O buffers (numjobs x iodepth x bs: %llu MiB) and built-in devices "
+			"(%llu MiB) are over the server's --max-memory=%llu MiB\n", (unsigned long long)(total >> 20),
+			(unsigned long long)(dev_memory(e) >> 20), (unsigned long long)(e->o.max_mem_bytes >> 20));
+		return -E2BIG;
 	}
 	if (!getrlimit(RLIMIT_AS, &rl) && rl.rlim_cur != RLIM_INFINITY && total > rl.rlim_cur) {
 		fprintf(err, "rqlock: the jobs need %llu MiB of buffers, more than RLIMIT_AS (%llu MiB)\n",

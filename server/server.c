@@ -521,8 +521,17 @@ static int check_limits(const struct server *s, const struct rq_job_list *jobs, 
 	return 0;
 }
 
-/* 'include FILE' lines make the parser open FILE: they need the allow-list too. */
-static int check_includes(struct check_ctx *x, const char *text, size_t len)
+#define INCLUDE_DEPTH 16			/* the parser's own limit is lower */
+#define INCLUDE_MAX (1 << 20)			/* an allowed included file read for its own includes */
+
+/*
+ * 'include FILE' lines make the parser open FILE: they need the allow-list
+ * too, and so do the includes inside an included file (read here, so a file
+ * a job laid out in an allowed directory cannot include one outside it).
+ * FILE is taken as the parser takes it: as given if it exists, else next
+ * to the file holding the include (@outer, NULL for the sent job file).
+ */
+static int check_includes(struct check_ctx *x, const char *text, size_t len, const char *outer, int depth)
 {
 	const char *p = text, *end = text + len;
 
@@ -536,7 +545,12 @@ static int check_includes(struct check_ctx *x, const char *text, size_t len)
 		while (q < eol && (*q == ' ' || *q == '\t'))
 			q++;
 		if ((size_t)(eol - q) > 8 && !strncmp(q, "include", 7) && (q[7] == ' ' || q[7] == '\t')) {
-			char path[PATH_MAX];
+			char path[PATH_MAX], arg[PATH_MAX];
+			const char *slash = outer ? strrchr(outer, '/') : NULL;
+			char *buf;
+			FILE *f;
+			size_t n;
+			int ret;
 
 			q += 8;
 			while (q < eol && (*q == ' ' || *q == '\t'))
@@ -544,14 +558,37 @@ static int check_includes(struct check_ctx *x, const char *text, size_t len)
 			l = (size_t)(eol - q);
 			while (l && (q[l - 1] == ' ' || q[l - 1] == '\t' || q[l - 1] == '\r'))
 				l--;
-			if (l >= sizeof(path))
-				l = sizeof(path) - 1;
-			memcpy(path, q, l);
-			path[l] = '\0';
-			if (!path_allowed(x->srv, path)) {
+			if (l >= sizeof(arg))
+				l = sizeof(arg) - 1;
+			memcpy(arg, q, l);
+			arg[l] = '\0';
+			if (access(arg, F_OK) && slash && arg[0] != '/')
+				n = (size_t)snprintf(path, sizeof(path), "%.*s%s", (int)(slash - outer + 1), outer, arg);
+			else
+				n = (size_t)snprintf(path, sizeof(path), "%s", arg);
+			if (n >= sizeof(path) || !path_allowed(x->srv, path)) {
 				snprintf(x->msg, sizeof(x->msg), "include '%s' is not in the allow-list", path);
 				return -EACCES;
 			}
+			if (depth >= INCLUDE_DEPTH) {
+				snprintf(x->msg, sizeof(x->msg), "include '%s': nested more than %d deep", path,
+					 INCLUDE_DEPTH);
+				return -ELOOP;
+			}
+			f = fopen(path, "re");
+			if (!f) {
+				p = eol + 1;
+				continue;	/* the parser says it cannot open it */
+			}
+			buf = malloc(INCLUDE_MAX);
+			n = buf ? fread(buf, 1, INCLUDE_MAX, f) : 0;
+			fclose(f);
+			ret = buf ? check_includes(x, buf, n, path, depth + 1) : -ENOMEM;
+			free(buf);
+			if (ret == -ENOMEM)
+				snprintf(x->msg, sizeof(x->msg), "out of memory");
+			if (ret)
+				return ret;
 		}
 		p = eol + 1;
 	}
@@ -643,7 +680,7 @@ static void on_job(struct conn *c, const struct rq_fio_cmd *cmd)
 		refuse(c, EINVAL, "one job file per run: give the server one file (or run again)");
 		return;
 	}
-	if (check_includes(&x, text, len)) {
+	if (check_includes(&x, text, len, NULL, 0)) {
 		refuse(c, EACCES, x.msg);
 		return;
 	}

@@ -62,6 +62,8 @@ class Sandbox:
                 f.write("0, 1, 0, 4096, 0\n")
             with open(os.path.join(d, "inc.fio"), "w") as f:
                 f.write("size=16k\n")
+            with open(os.path.join(d, "inc2.fio"), "w") as f:	# a nested include, out of ALLOWED
+                f.write("include %s\n" % os.path.join(self.out, "inc.fio"))
         os.symlink(os.path.join(self.out, "existing"), os.path.join(self.allowed, "link_out"))
         os.symlink(os.path.join(self.out, "ghost"), os.path.join(self.allowed, "dangling"))
         os.symlink(self.out, os.path.join(self.allowed, "link_dir"))
@@ -183,6 +185,7 @@ def table_cases(box):
         ("directory list ALLOWED:OUT, numjobs=2", base + [("rw", "write"), ("directory", a + ":" + o),
                                                           ("numjobs", "2")], None),
         ("include from OUT", base + [("filename", "@null0")], o + "/inc.fio"),
+        ("include of an ALLOWED file that includes OUT", base + [("filename", "@null0")], a + "/inc2.fio"),
         ("@hdd file= in OUT", base + [("rw", "write"), ("filename", "@hdd0,file=" + o + "/hdd.img")], None),
         ("@fault of= a file in OUT", base + [("rw", "write"), ("filename", "@fault0,of=" + o + "/victim")], None),
         ("directory=@x: a '@' name that is a path", base + [("rw", "write"), ("directory", "@x"),
@@ -296,7 +299,7 @@ def random_job(rng, box):
             opts.append((lo, rng.choice([o + "/clob", a + "/lg", "lg", "../out/lg"])))
     if rng.random() < 0.1:
         opts.append(("per_job_logs", rng.choice(["0", "1"])))
-    include = rng.choice([None] * 12 + [o + "/inc.fio", a + "/inc.fio", "../out/inc.fio"])
+    include = rng.choice([None] * 12 + [o + "/inc.fio", a + "/inc.fio", "../out/inc.fio", a + "/inc2.fio"])
     rng.shuffle(opts)
     return job_text(opts, include)
 

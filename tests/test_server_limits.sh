@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # rqlock server's limits (issue 25), each through the real fio 3.33 client:
-# - --max-memory, --max-numjobs, --max-files, --max-iodepth: a job over one
+# - --max-memory (built-in devices' memory, and the clones' I/O buffers with
+#   it), --max-numjobs, --max-files, --max-iodepth: a job over one
 #   is refused before anything is opened, one line naming the option;
 # - --max-runtime: a run longer than the cap is stopped and its results sent;
 # - one peer cannot hold the server: a second `fio --client` while a first
@@ -38,6 +39,7 @@ refused() {
 }
 refused '--max-memory=8388608' '[r]\nfilename=@ram0,size=64m\nrw=write\nsize=1m\n'
 refused '--max-memory=8388608' '[r]\nfilename=@ram0,size=6m:@ram1,size=6m\nrw=write\nsize=1m\n'
+refused 'I/O buffers .* over the server.s --max-memory=8 MiB' '[r]\nfilename=@null0\nrw=read\nsize=4m\nbs=1m\niodepth=64\nnumjobs=2\n'
 refused '--max-numjobs=4' '[r]\nfilename=@null0\nrw=read\nsize=64k\nnumjobs=5\n'
 refused '--max-numjobs=4' '[a]\nfilename=@null0\nrw=read\nsize=64k\nnumjobs=3\n[b]\nfilename=@null0\nrw=read\nsize=64k\nnumjobs=2\n'
 refused '--max-files=8' '[r]\nioengine=null\nrw=read\nsize=64k\nnrfiles=9\n'
