@@ -212,15 +212,21 @@ def allowed_cases(box):
     ]
 
 
+def serve_policy(rqlock, top, box, policy, tag):
+    """A fresh sandbox and its server: "default" (built-ins only, started in
+    cwd/) or "allow" (--allow ALLOWED/, started inside ALLOWED); the server
+    and the directory where changes are allowed (None: nowhere)."""
+    box.reset()
+    if policy == "allow":
+        return Server(rqlock, top, box.allowed, ["--allow", box.allowed + "/"], tag + "-allow"), box.allowed
+    return Server(rqlock, top, box.cwd, [], tag + "-default"), None
+
+
 def check_table(rqlock, top):
     box = Sandbox(top)
     bad = 0
     for policy in ("default", "allow"):
-        args = ["--allow", box.allowed + "/"] if policy == "allow" else []
-        cwd = box.allowed if policy == "allow" else box.cwd
-        allow_dir = box.allowed if policy == "allow" else None
-        box.reset()
-        srv = Server(rqlock, top, cwd, args, "table-" + policy)
+        srv, allow_dir = serve_policy(rqlock, top, box, policy, "table")
         try:
             for name, opts, inc in table_cases(box):
                 if policy == "allow" and name.startswith("no filename"):
@@ -312,11 +318,7 @@ def check_random(rqlock, top, n, seed):
     bad = ran = refused = 0
     half = n // 2
     for policy, count in (("default", half), ("allow", n - half)):
-        args = ["--allow", box.allowed + "/"] if policy == "allow" else []
-        cwd = box.allowed if policy == "allow" else box.cwd
-        allow_dir = box.allowed if policy == "allow" else None
-        box.reset()
-        srv = Server(rqlock, top, cwd, args, "random-" + policy)
+        srv, allow_dir = serve_policy(rqlock, top, box, policy, "random")
         try:
             for i in range(count):
                 text = random_job(rng, box)
