@@ -28,7 +28,8 @@ enum { EXIT_JOB_FAILED = 1, EXIT_BAD_INPUT = 2 };
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: rqlock run [OPTIONS] JOBFILE...\n"
+	fprintf(f, "usage: rqlock run [OPTIONS] [--name=JOB --OPTION=VALUE...] [JOBFILE...]\n"
+		   "       rqlock-fio ...                    the same, with fio's command line as is\n"
 		   "       rqlock devices [--json] [--all]   list block and NVMe devices\n"
 		   "       rqlock sweep|compare|plot [ARGS]  experiments: run store, tables, plots\n"
 		   "                                         (`rqlock sweep --help`)\n"
@@ -36,7 +37,9 @@ static void usage(FILE *f)
 		   "       rqlock --help | --version\n\n"
 		   "Runs fio job files through a userspace block layer whose request-queue\n"
 		   "locking is switchable, and reports fio-compatible results.\n\n"
-		   "Options of run:\n");
+		   "Options of run (options and job files in any order, as fio takes them; every\n"
+		   "job option is also a command-line option: --name=JOB starts a job, options\n"
+		   "before the first --name are global ones that the first job file starts from):\n");
 	rq_cli_help(f, RQ_CMD_RUN);
 	rq_engine_cli_lists(f);
 	fprintf(f, "\nBuilt-in devices (%s) are named in filename= with '@':\n", rq_dev_builtin_names());
@@ -54,6 +57,10 @@ static void usage(FILE *f)
 		   "ioengine=null needs no filename, as under fio.\n"
 		   "SIGINT/SIGTERM stop new I/O and drain for --grace-period; a second signal (or the\n"
 		   "grace running out) abandons what is in flight, lists it (rqlock.stuck) and ends.\n"
+		   "RQLOCK_LOCK, RQLOCK_LOCK_TYPE, RQLOCK_WORKERS, RQLOCK_HW_QUEUES, RQLOCK_CLUSTER_SIZE\n"
+		   "and RQLOCK_LOCKSTAT in the environment set --lock, --lock-type, --workers, --hw-queues,\n"
+		   "--cluster-size and --lockstat (a flag wins), so a tool that drives fio through\n"
+		   "rqlock-fio sweeps lock modes unchanged.\n"
 		   "Exit status: 0 ok, 1 a job failed, 2 bad input, 130/143 interrupted (SIGINT/SIGTERM).\n");
 }
 
@@ -477,8 +484,8 @@ static int cmd_run(int argc, char **argv)
 	}
 	eo.aliases = aliases;
 	eo.nr_aliases = nr_aliases;
-	/* rqlock's notes on options: --parse-only prints them, a run is as quiet as fio */
-	po.quiet = !parse_only;
+	/* rqlock's notes on options: --parse-only and --showcmd print them, a run is as quiet as fio */
+	po.quiet = !parse_only && !showcmd;
 	ret = rq_jobs_parse_opts((const char *const *)&argv[optind], argc - optind, &po, &jobs, stderr);
 	if (ret || (readonly && check_readonly(&jobs))) {
 		ret = EXIT_BAD_INPUT;
