@@ -91,7 +91,8 @@ const struct rq_cli_opt rq_cli_opts[] = {
 	{ "readonly", RQ_CLI_READONLY, RUN, NULL,
 	  "refuse (exit 2) any job that writes or trims, as fio's --readonly does (default: off)" },
 	{ "bandwidth-log", RQ_CLI_BW_LOG, RUN | RQ_CLI_OPTIONAL, "NAME",
-	  "refused: fio's aggregate bandwidth log; rqlock writes per-job logs, write_bw_log (default: none)" },
+	  "fio's aggregate bandwidth logs NAME-read_bw.log, NAME-write_bw.log, NAME-trim_bw.log: all jobs' "
+	  "KiB/s every 500 ms (default: none; NAME agg when not given)" },
 	{ "append-terse", RQ_CLI_APPEND_TERSE, RUN, NULL,
 	  "terse output after the normal output (default: off)" },
 	{ "terse-version", RQ_CLI_TERSE_VERSION, RUN, "V",

@@ -60,6 +60,12 @@ struct rq_engine_opts {
 	 */
 	const char *lock_log_prefix;
 	unsigned int lock_log_msec;
+	/*
+	 * fio's --bandwidth-log[=NAME]: NAME-read_bw.log, NAME-write_bw.log
+	 * and NAME-trim_bw.log, every job's bandwidth summed, KiB/s every
+	 * 500 ms (fio's bw_avg_time), as fio's aggregate logs; NULL = none.
+	 */
+	const char *agg_bw_log;
 	/* --device NAME=SPEC: a job's filename NAME opens SPEC instead */
 	const char *const *aliases;
 	unsigned int nr_aliases;

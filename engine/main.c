@@ -350,11 +350,18 @@ static int cmd_run(int argc, char **argv)
 			pidfile = optarg;
 			break;
 		case RQ_CLI_BW_LOG:
+			eo.agg_bw_log = optarg && *optarg ? optarg : "agg";
+			if (rq_dir_writable(eo.agg_bw_log)) {
+				fprintf(stderr, "rqlock: --bandwidth-log=%s: its directory is missing or not writable\n",
+					eo.agg_bw_log);
+				ret = EXIT_BAD_INPUT;
+				goto out;
+			}
+			break;
 		case RQ_CLI_INFLATE_LOG:
 		case RQ_CLI_REFUSE:
 			fprintf(stderr, "rqlock: %s: %s\n", argv[optind - 1],
-				rq_cli_opt_help(c == RQ_CLI_REFUSE ? lopts[idx].name :
-						c == RQ_CLI_BW_LOG ? "bandwidth-log" : "inflate-log"));
+				rq_cli_opt_help(c == RQ_CLI_REFUSE ? lopts[idx].name : "inflate-log"));
 			ret = EXIT_BAD_INPUT;
 			goto out;
 		case RQ_CLI_FORMAT:

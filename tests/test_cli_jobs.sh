@@ -78,6 +78,18 @@ grep -q 'Run status group 0' at.out && grep -q '^3;rqlock-[^;]*;x;' at.out || fa
 rc=0
 "$RQLOCK" run --warnings-fatal --name=x --ioengine=null --size=64k --time_based >/dev/null 2>wf.err || rc=$?
 [ "$rc" -eq 2 ] && grep -q 'time_based' wf.err || fail "--warnings-fatal: exit $rc: $(cat wf.err)"
+# --bandwidth-log: fio's aggregate logs, every job's bandwidth summed
+"$RQLOCK" run --bandwidth-log --ioengine=null --size=1t --time_based --runtime=1200ms --name=b1 --name=b2 \
+	--rw=read --minimal >/dev/null 2>bw.err || fail "--bandwidth-log: $(cat bw.err)"
+[ -s bw.err ] && fail "--bandwidth-log: stderr: $(cat bw.err)"
+for d in read write trim; do [ -e "agg-${d}_bw.log" ] || fail "--bandwidth-log: no agg-${d}_bw.log"; done
+python3 - <<'PY' || fail "agg-read_bw.log: $(cat agg-read_bw.log)"
+rows = [[int(x) for x in l.split(",")] for l in open("agg-read_bw.log")]
+assert len(rows) >= 2 and all(r[1] > 0 and r[2] == 0 for r in rows), rows
+assert all(b[0] - a[0] >= 400 for a, b in zip(rows, rows[1:])), rows
+PY
+"$RQLOCK" run --bandwidth-log=mine --name=b --ioengine=null --size=1m --minimal >/dev/null 2>&1 &&
+	[ -e mine-read_bw.log ] || fail "--bandwidth-log=mine"
 # help: one option, all options, the engines
 "$RQLOCK" run --cmdhelp=bs | grep -q 'alias: blocksize' || fail "--cmdhelp=bs"
 [ "$("$RQLOCK" run --cmdhelp | wc -l)" -gt 100 ] || fail "--cmdhelp"
