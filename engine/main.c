@@ -469,11 +469,26 @@ static int cmd_run(int argc, char **argv)
 		case RQ_CLI_HELP:
 			usage(stdout);
 			goto out;
-		default:
-			fprintf(stderr, "rqlock: run: unknown or incomplete option '%s' (see rqlock --help)\n",
-				argv[optind - 1]);
+		default: {
+			/* fio's getopt error, with a job option's near spelling when there is one */
+			const char *arg = argv[optind - 1];
+			char name[64];
+			const char *hint;
+
+			snprintf(name, sizeof(name), "%s", arg + strspn(arg, "-"));
+			name[strcspn(name, "=")] = '\0';
+			hint = rq_job_opt_closest(name);
+			if (hint && !strcmp(hint, name))
+				fprintf(stderr, "rqlock: run: option '%s' needs a value\n", arg);
+			else if (hint)
+				fprintf(stderr, "rqlock: run: unknown or incomplete option '%s' (did you mean --%s?)\n",
+					arg, hint);
+			else
+				fprintf(stderr, "rqlock: run: unknown or incomplete option '%s' (see rqlock --help)\n",
+					arg);
 			ret = EXIT_BAD_INPUT;
 			goto out;
+		}
 		}
 	}
 	if (server) {

@@ -331,6 +331,8 @@ struct rq_parse_opts {
  * options).  Returns how many there are.
  */
 unsigned int rq_job_cli_opts(const char **names, bool *bare, unsigned int max);
+/* The job option closest to @name by spelling, for "did you mean"; NULL when none is near. */
+const char *rq_job_opt_closest(const char *name);
 /*
  * fio's --cmdhelp: @name's help (all options, one line each, for NULL or
  * "all") on @f.  Returns 0, or -ENOENT for an unknown name.

@@ -1512,3 +1512,8 @@ int rq_job_engines_help(const char *eng, FILE *f)
 			opt_help(&jf_opts[i], f, false);
 	return 0;
 }
+
+const char *rq_job_opt_closest(const char *name)
+{
+	return jf_closest(name);
+}
