@@ -575,8 +575,12 @@ int rq_file_prepare(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
 	}
 	pos = orig = (uint64_t)st.st_size;
 	if (pos < o->min_size) {
-		fprintf(err, "rqlock: laying out %s (%llu MiB)\n", o->spec,
-			(unsigned long long)((o->min_size - pos) >> 20));
+		/* fio's normal output says this, on stdout (filesetup.c) */
+		if (o->info) {
+			fprintf(o->info, "%s: Laying out IO file (1 file / %lluMiB)\n",
+				o->job ? o->job : o->spec, (unsigned long long)((o->min_size - pos) >> 20));
+			fflush(o->info);	/* seen while the layout runs, through a pipe too */
+		}
 		buf = malloc(chunk);
 		if (!buf) {
 			ret = -ENOMEM;

@@ -62,6 +62,8 @@ struct rq_dev_open {
 	bool direct;			/* O_DIRECT */
 	bool allow_mounted_write;
 	const char *where;		/* "file:line" of the first job naming it */
+	const char *job;		/* the first job naming it, for the layout note */
+	FILE *info;			/* the layout note, as fio's normal output; NULL: none */
 	int ioengine;			/* enum rq_dev_engine of the jobs naming it */
 	unsigned int nr_cpus;		/* workers that may dispatch to it */
 };

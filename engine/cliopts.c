@@ -81,6 +81,52 @@ const struct rq_cli_opt rq_cli_opts[] = {
 	  "print the jobs as one fio command line, every option resolved, and exit" },
 	{ "section", RQ_CLI_SECTION, RUN, "NAME",
 	  "run only job section NAME, [global] still applies; repeatable (default: all)" },
+	/* fio's own, that rqlock run takes as fio does */
+	{ "max-jobs", RQ_CLI_ACCEPT, RUN, "N", "accepted, as fio 3.33 accepts and ignores it (default: none)" },
+	{ "debug", RQ_CLI_ACCEPT, RUN, "WHAT", "accepted; rqlock has no fio debug traces (default: none)" },
+	{ "alloc-size", RQ_CLI_ACCEPT, RUN, "KB",
+	  "accepted; it sizes fio's shared-memory pool, which rqlock has not (default: none)" },
+	{ "eta-interval", RQ_CLI_ACCEPT, RUN, "TIME",
+	  "accepted; the status line is redrawn once a second (default: 1s)" },
+	{ "readonly", RQ_CLI_READONLY, RUN, NULL,
+	  "refuse (exit 2) any job that writes or trims, as fio's --readonly does (default: off)" },
+	{ "bandwidth-log", RQ_CLI_BW_LOG, RUN | RQ_CLI_OPTIONAL, "NAME",
+	  "fio's aggregate bandwidth logs NAME-read_bw.log, NAME-write_bw.log, NAME-trim_bw.log: all jobs' "
+	  "KiB/s every 500 ms (default: none; NAME agg when not given)" },
+	{ "append-terse", RQ_CLI_APPEND_TERSE, RUN, NULL,
+	  "terse output after the normal output (default: off)" },
+	{ "terse-version", RQ_CLI_TERSE_VERSION, RUN, "V",
+	  "terse format version: 3, the one rqlock writes (default: 3)" },
+	{ "warnings-fatal", RQ_CLI_WARNINGS_FATAL, RUN, NULL,
+	  "a warning fio prints too (e.g. time_based without runtime) fails the parse (default: off)" },
+	{ "inflate-log", RQ_CLI_INFLATE_LOG, RUN, "FILE",
+	  "refused: rqlock stores no compressed logs, log_store_compressed (default: none)" },
+	{ "cmdhelp", RQ_CLI_CMDHELP, RUN | RQ_CLI_OPTIONAL, "OPTION",
+	  "a job option's help, or all of them (default: all)" },
+	{ "enghelp", RQ_CLI_ENGHELP, RUN | RQ_CLI_OPTIONAL, "ENGINE",
+	  "the ioengines rqlock takes, or one's options (default: the list)" },
+	{ "server", RQ_CLI_SERVER, RUN | RQ_CLI_OPTIONAL, "ADDR",
+	  "serve fio --client as `rqlock server ADDR` does, with --lock, --lock-type and --workers "
+	  "(default: rqlock server's address)" },
+	{ "daemonize", RQ_CLI_DAEMONIZE, RUN, "PIDFILE",
+	  "with --server: detach, and write the server's pid to PIDFILE (default: stay in the foreground)" },
+	{ "client", RQ_CLI_REFUSE, RUN, "HOST", "refused: drive rqlock hosts with fio --client (default: none)" },
+	{ "remote-config", RQ_CLI_REFUSE, RUN, "FILE", "refused: a fio client's option (default: none)" },
+	{ "latency-log", RQ_CLI_REFUSE, RUN, "FILE",
+	  "refused, as fio 3.33 refuses it: use write_lat_log (default: none)" },
+	{ "profile", RQ_CLI_REFUSE, RUN, "NAME", "refused: rqlock has no fio profiles (default: none)" },
+	{ "idle-prof", RQ_CLI_REFUSE, RUN, "OPT", "refused: rqlock does not profile idle CPUs (default: none)" },
+	{ "trigger-file", RQ_CLI_REFUSE, RUN, "FILE", "refused: rqlock has no triggers (default: none)" },
+	{ "trigger-timeout", RQ_CLI_REFUSE, RUN, "TIME", "refused: rqlock has no triggers (default: none)" },
+	{ "trigger", RQ_CLI_REFUSE, RUN, "CMD", "refused: rqlock has no triggers (default: none)" },
+	{ "trigger-remote", RQ_CLI_REFUSE, RUN, "CMD", "refused: rqlock has no triggers (default: none)" },
+	{ "aux-path", RQ_CLI_REFUSE, RUN, "PATH", "refused: rqlock writes no state files (default: none)" },
+	{ "merge-blktrace-only", RQ_CLI_REFUSE, RUN, NULL, "refused: rqlock does not read blktraces" },
+	{ "cpuclock-test", RQ_CLI_REFUSE, RUN, NULL, "refused: fio's own clock test" },
+	{ "crctest", RQ_CLI_REFUSE, RUN | RQ_CLI_OPTIONAL, "TYPE",
+	  "refused: fio's own checksum benchmark (default: none)" },
+	{ "memcpytest", RQ_CLI_REFUSE, RUN | RQ_CLI_OPTIONAL, "TYPE",
+	  "refused: fio's own memcpy benchmark (default: none)" },
 	/* rqlock server's */
 	{ "allow", RQ_CLI_ALLOW, SERVER, "PATH|@builtin|@none",
 	  "what a client's job may open: an absolute file or directory (PATH/ and below), "
@@ -202,7 +248,8 @@ void rq_cli_longopts(struct option *lo, enum rq_cli_cmd cmd)
 
 		if (c->cmds & cmd)
 			lo[n++] = (struct option){ .name = c->name, .val = c->key,
-						   .has_arg = c->arg ? required_argument : no_argument };
+						   .has_arg = !c->arg ? no_argument :
+							      (c->cmds & RQ_CLI_OPTIONAL) ? optional_argument : required_argument };
 	}
 	lo[n] = (struct option){ 0 };
 }
@@ -215,9 +262,42 @@ void rq_cli_help(FILE *f, enum rq_cli_cmd cmd)
 
 		if (!(o->cmds & cmd))
 			continue;
-		snprintf(left, sizeof(left), "--%s%s%s", o->name, o->arg ? "=" : "", o->arg ? o->arg : "");
+		/* --name=[ARG]: a value that may be left out, given only after '=' */
+		snprintf(left, sizeof(left), "--%s%s%s%s%s", o->name, o->arg ? "=" : "",
+			 (o->cmds & RQ_CLI_OPTIONAL) ? "[" : "", o->arg ? o->arg : "",
+			 (o->cmds & RQ_CLI_OPTIONAL) ? "]" : "");
 		fprintf(f, "  %-28s %s\n", left, o->help);
 	}
+}
+
+const char *rq_cli_opt_help(const char *name)
+{
+	for (unsigned int i = 0; i < rq_cli_nr_opts; i++)
+		if (!strcmp(rq_cli_opts[i].name, name))
+			return rq_cli_opts[i].help;
+	return "";
+}
+
+int rq_engine_cli_env(struct rq_engine_opts *o, const char *prog)
+{
+	static const struct { const char *var; int key; } vars[] = {
+		{ "RQLOCK_LOCK", RQ_CLI_LOCK }, { "RQLOCK_LOCK_TYPE", RQ_CLI_LOCK_TYPE },
+		{ "RQLOCK_WORKERS", RQ_CLI_WORKERS }, { "RQLOCK_HW_QUEUES", RQ_CLI_HW_QUEUES },
+		{ "RQLOCK_CLUSTER_SIZE", RQ_CLI_CLUSTER_SIZE }, { "RQLOCK_LOCKSTAT", RQ_CLI_LOCKSTAT },
+	};
+
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const char *v = getenv(vars[i].var);
+		char who[64];
+
+		if (!v || !*v)
+			continue;
+		/* "rqlock: RQLOCK_LOCK: --lock=x: unknown lock mode (...)" */
+		snprintf(who, sizeof(who), "%s: %s", prog, vars[i].var);
+		if (rq_engine_cli_apply(o, vars[i].key, v, who))
+			return -EINVAL;
+	}
+	return 0;
 }
 
 void rq_engine_cli_lists(FILE *f)

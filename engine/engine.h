@@ -50,6 +50,12 @@ struct rq_engine_opts {
 	uint64_t status_interval_ns;
 	FILE *dump_f;
 	/*
+	 * What fio's normal output says before the report ("<job>: Laying out
+	 * IO file ..."): stdout or the --output file, NULL = nothing (JSON and
+	 * terse output, as fio).
+	 */
+	FILE *info_f;
+	/*
 	 * rqlock's lock logs: per lock class, PREFIX_<class>_lockwait.log and
 	 * _lockhold.log every lock_log_msec (NULL = none); see engine/iolog.c.
 	 */
@@ -62,6 +68,12 @@ struct rq_engine_opts {
 	 * is written; 0 = no cap.
 	 */
 	uint64_t max_mem_bytes;
+	/*
+	 * fio's --bandwidth-log[=NAME]: NAME-read_bw.log, NAME-write_bw.log
+	 * and NAME-trim_bw.log, every job's bandwidth summed, KiB/s every
+	 * 500 ms (fio's bw_avg_time), as fio's aggregate logs; NULL = none.
+	 */
+	const char *agg_bw_log;
 	/* --device NAME=SPEC: a job's filename NAME opens SPEC instead */
 	const char *const *aliases;
 	unsigned int nr_aliases;
@@ -85,6 +97,9 @@ struct rq_cli_opt {
 	const char *help;		/* states the default */
 };
 
+/* in rq_cli_opt.cmds: the value only as --name=VALUE (getopt's optional_argument) */
+#define RQ_CLI_OPTIONAL (1u << 8)
+
 enum rq_cli_key {
 	RQ_CLI_LOCK = 'l', RQ_CLI_WORKERS = 'w', RQ_CLI_OUTPUT = 'o', RQ_CLI_HELP = 'h',
 	/* the engine's: rq_engine_cli_apply() */
@@ -94,13 +109,18 @@ enum rq_cli_key {
 	RQ_CLI_FORMAT, RQ_CLI_ALLOW_MOUNTED, RQ_CLI_VERSION, RQ_CLI_DEVICE, RQ_CLI_GRACE,
 	RQ_CLI_PARSE_ONLY, RQ_CLI_SHOWCMD, RQ_CLI_SECTION, RQ_CLI_MINIMAL, RQ_CLI_TIMELINE,
 	RQ_CLI_ETA, RQ_CLI_ETA_NEWLINE, RQ_CLI_STATUS_INTERVAL, RQ_CLI_LOCK_LOG, RQ_CLI_LOCK_LOG_MSEC,
+	/* run's, fio's own: accepted as fio accepts them, or refused with one line */
+	RQ_CLI_ACCEPT, RQ_CLI_READONLY, RQ_CLI_BW_LOG, RQ_CLI_APPEND_TERSE, RQ_CLI_TERSE_VERSION,
+	RQ_CLI_WARNINGS_FATAL, RQ_CLI_INFLATE_LOG, RQ_CLI_CMDHELP, RQ_CLI_ENGHELP, RQ_CLI_SERVER,
+	RQ_CLI_DAEMONIZE, RQ_CLI_REFUSE,
+	RQ_CLI_JOB,			/* a job option on the command line (fio's --name=X ...) */
 	/* server's */
 	RQ_CLI_ALLOW, RQ_CLI_NONLOCAL, RQ_CLI_READ_TIMEOUT, RQ_CLI_IDLE_TIMEOUT, RQ_CLI_MAX_CONNS,
 	RQ_CLI_MAX_MEMORY, RQ_CLI_MAX_NUMJOBS, RQ_CLI_MAX_FILES, RQ_CLI_MAX_IODEPTH, RQ_CLI_MAX_RUNTIME,
 	RQ_CLI_NAME,
 };
 
-#define RQ_CLI_MAX_OPTS 64		/* getopt tables are this + 1 long */
+#define RQ_CLI_MAX_OPTS 96		/* getopt tables are this + 1 long */
 extern const struct rq_cli_opt rq_cli_opts[];
 extern const unsigned int rq_cli_nr_opts;
 
@@ -112,6 +132,15 @@ void rq_engine_opts_init(struct rq_engine_opts *o);
  * ("@prog: --NAME=ARG: expected ...").
  */
 int rq_engine_cli_apply(struct rq_engine_opts *o, int key, const char *arg, const char *prog);
+/*
+ * The engine options from the environment, before any flag: RQLOCK_LOCK,
+ * RQLOCK_LOCK_TYPE, RQLOCK_WORKERS, RQLOCK_HW_QUEUES, RQLOCK_CLUSTER_SIZE,
+ * RQLOCK_LOCKSTAT, so that a tool that drives fio sweeps lock modes
+ * unchanged.  Returns 0, or -EINVAL after one line naming the variable.
+ */
+int rq_engine_cli_env(struct rq_engine_opts *o, const char *prog);
+/* The help text of option @name of the table, "" when there is none. */
+const char *rq_cli_opt_help(const char *name);
 /* The lock modes and primitives --lock and --lock-type take, from their registries. */
 void rq_engine_cli_lists(FILE *f);
 

@@ -422,6 +422,7 @@ struct rq_engine {
 	pthread_mutex_t status_mutex;	/* the clones' snap copies */
 	_Atomic unsigned int snap_gen;	/* bumped when the status thread wants copies */
 	struct eng_locklog *locklog;	/* the status thread's, until eng_locklog_write() */
+	struct eng_agglog *agglog;	/* the same, for fio's --bandwidth-log */
 };
 
 #define BIO_INFLIGHT 0x2		/* submitted, not yet accounted */
@@ -474,6 +475,11 @@ struct eng_locklog;
 int eng_locklog_start(struct rq_engine *e);
 void eng_locklog_sample(struct rq_engine *e, uint64_t now_mono_ns);
 int eng_locklog_write(struct rq_engine *e, FILE *err);
+/* fio's --bandwidth-log: the jobs' summed bandwidth, the same way */
+struct eng_agglog;
+int eng_agglog_start(struct rq_engine *e);
+void eng_agglog_sample(struct rq_engine *e, uint64_t now_mono_ns);
+int eng_agglog_write(struct rq_engine *e, FILE *err);
 
 /* run.c */
 void eng_job_report_static(const struct rq_job *job, struct rq_job_report *r, uint64_t runtime_ns);

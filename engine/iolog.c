@@ -262,3 +262,98 @@ int eng_locklog_write(struct rq_engine *e, FILE *err)
 	e->locklog = NULL;
 	return ret;
 }
+/* ---- fio's --bandwidth-log -------------------------------------------- */
+
+/*
+ * fio's aggregate bandwidth logs (its eta.c calc_thread_status): every
+ * 500 ms, each direction's bytes over all jobs since the last sample, as
+ * KiB/s, one line per direction at ms since the run began.  The status
+ * thread samples the bytes the clones publish (at most PUBLISH_NS old).
+ */
+#define AGG_DIRS	3		/* read, write, trim: fio writes all three */
+#define AGG_PERIOD_NS	500000000ULL	/* fio's bw_avg_time default */
+
+struct eng_agglog {
+	uint64_t last_ns, next_ns;
+	uint64_t last[AGG_DIRS];
+	struct rq_log *log[AGG_DIRS];
+};
+
+int eng_agglog_start(struct rq_engine *e)
+{
+	static const char *const dir[AGG_DIRS] = { "read", "write", "trim" };
+	static const struct rq_log_params p = { 0 };
+	struct eng_agglog *al;
+	char path[RQ_JOB_PATH_MAX];
+
+	if (!e->o.agg_bw_log)
+		return 0;
+	al = calloc(1, sizeof(*al));
+	if (!al)
+		return -ENOMEM;
+	e->agglog = al;
+	for (int d = 0; d < AGG_DIRS; d++) {
+		snprintf(path, sizeof(path), "%s-%s_bw.log", e->o.agg_bw_log, dir[d]);
+		al->log[d] = rq_log_new(path, NULL, &p);
+		if (!al->log[d]) {
+			eng_agglog_write(e, NULL);
+			return -ENOMEM;
+		}
+	}
+	al->last_ns = e->start_mono_ns;
+	al->next_ns = e->start_mono_ns + AGG_PERIOD_NS;
+	return 0;
+}
+
+static void agglog_take(struct rq_engine *e, uint64_t now)
+{
+	struct eng_agglog *al = e->agglog;
+	uint64_t ms = (now - al->last_ns) / 1000000;
+
+	if (!ms)
+		return;
+	for (int d = 0; d < AGG_DIRS; d++) {
+		uint64_t bytes = 0;
+
+		for (unsigned int i = 0; d < RQ_DDIR_NR && i < e->nr_clones; i++)
+			bytes += atomic_load_explicit(&e->clones[i].pub_bytes[d], memory_order_relaxed);
+		rq_log_add(al->log[d], (now - e->start_mono_ns) / 1000000,
+			   bytes >= al->last[d] ? (bytes - al->last[d]) * 1000 / ms / 1024 : 0, d, 0, 0);
+		al->last[d] = bytes;
+	}
+	al->last_ns = now;
+}
+
+void eng_agglog_sample(struct rq_engine *e, uint64_t now)
+{
+	struct eng_agglog *al = e->agglog;
+
+	if (!al || now < al->next_ns)
+		return;
+	agglog_take(e, now);
+	al->next_ns += AGG_PERIOD_NS;
+	if (al->next_ns <= now)
+		al->next_ns = now + AGG_PERIOD_NS;
+}
+
+/* After the status thread stopped: the files, and free.  @err NULL: free only. */
+int eng_agglog_write(struct rq_engine *e, FILE *err)
+{
+	struct eng_agglog *al = e->agglog;
+	int ret = 0;
+
+	if (!al)
+		return 0;
+	for (int d = 0; d < AGG_DIRS; d++) {
+		if (err && al->log[d]) {
+			int r = rq_log_write(al->log[d], false, err);
+
+			if (r && !ret)
+				ret = r;
+		}
+		rq_log_free(al->log[d]);
+	}
+	free(al);
+	e->agglog = NULL;
+	return ret;
+}

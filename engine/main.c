@@ -7,6 +7,7 @@
  * stdout, nothing written.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <libgen.h>
 #include <signal.h>
@@ -27,7 +28,8 @@ enum { EXIT_JOB_FAILED = 1, EXIT_BAD_INPUT = 2 };
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: rqlock run [OPTIONS] JOBFILE...\n"
+	fprintf(f, "usage: rqlock run [OPTIONS] [--name=JOB --OPTION=VALUE...] [JOBFILE...]\n"
+		   "       rqlock-fio ...                    the same, with fio's command line as is\n"
 		   "       rqlock devices [--json] [--all]   list block and NVMe devices\n"
 		   "       rqlock sweep|compare|plot [ARGS]  experiments: run store, tables, plots\n"
 		   "                                         (`rqlock sweep --help`)\n"
@@ -35,7 +37,9 @@ static void usage(FILE *f)
 		   "       rqlock --help | --version\n\n"
 		   "Runs fio job files through a userspace block layer whose request-queue\n"
 		   "locking is switchable, and reports fio-compatible results.\n\n"
-		   "Options of run:\n");
+		   "Options of run (options and job files in any order, as fio takes them; every\n"
+		   "job option is also a command-line option: --name=JOB starts a job, options\n"
+		   "before the first --name are global ones that the first job file starts from):\n");
 	rq_cli_help(f, RQ_CMD_RUN);
 	rq_engine_cli_lists(f);
 	fprintf(f, "\nBuilt-in devices (%s) are named in filename= with '@':\n", rq_dev_builtin_names());
@@ -53,6 +57,10 @@ static void usage(FILE *f)
 		   "ioengine=null needs no filename, as under fio.\n"
 		   "SIGINT/SIGTERM stop new I/O and drain for --grace-period; a second signal (or the\n"
 		   "grace running out) abandons what is in flight, lists it (rqlock.stuck) and ends.\n"
+		   "RQLOCK_LOCK, RQLOCK_LOCK_TYPE, RQLOCK_WORKERS, RQLOCK_HW_QUEUES, RQLOCK_CLUSTER_SIZE\n"
+		   "and RQLOCK_LOCKSTAT in the environment set --lock, --lock-type, --workers, --hw-queues,\n"
+		   "--cluster-size and --lockstat (a flag wins), so a tool that drives fio through\n"
+		   "rqlock-fio sweeps lock modes unchanged.\n"
 		   "Exit status: 0 ok, 1 a job failed, 2 bad input, 130/143 interrupted (SIGINT/SIGTERM).\n");
 }
 
@@ -123,60 +131,245 @@ static int check_output(const char *path)
  * flight whatever iodepth says; fio notes the cap (backend.c) and so does
  * rqlock, which issues them through its io_uring backend at depth 1.
  */
-static void sync_engines(struct rq_job_list *jobs)
+static void sync_engines(struct rq_job_list *jobs, FILE *info)
 {
 	for (unsigned int i = 0; i < jobs->nr; i++) {
 		struct rq_job *j = &jobs->jobs[i];
 
 		if (j->ioengine != RQ_IOENGINE_SYNC && j->ioengine != RQ_IOENGINE_PSYNC)
 			continue;
-		if (j->iodepth > 1)
-			fprintf(stderr, "%s:%d: note: job '%s': ioengine=%s is synchronous: queue depth "
-				"capped at 1, as fio caps it\n", j->file, j->line, j->name,
-				j->ioengine == RQ_IOENGINE_SYNC ? "sync" : "psync");
+		/* a note in the normal output, where fio's goes */
+		if (j->iodepth > 1 && info)
+			fprintf(info, "note: job '%s': ioengine=%s is synchronous: queue depth capped at 1, "
+				"as fio caps it\n", j->name, j->ioengine == RQ_IOENGINE_SYNC ? "sync" : "psync");
 		j->iodepth = j->iodepth_batch_submit = 1;
 		j->iodepth_batch_complete_min = j->iodepth_batch_complete_max = 1;
 		j->ioengine = RQ_IOENGINE_IO_URING;
 	}
 }
 
+/*
+ * fio's --readonly (its init.c fixup_options): a job that writes or trims
+ * is refused, with nothing written.
+ */
+static int check_readonly(const struct rq_job_list *jobs)
+{
+	for (unsigned int i = 0; i < jobs->nr; i++) {
+		const struct rq_job *j = &jobs->jobs[i];
+
+		if (rq_rw_writes(j->rw) || j->rw == RQ_RW_TRIM || j->rw == RQ_RW_RANDTRIM) {
+			fprintf(stderr, "%s:%d: job '%s': rw=%s writes or trims, and --readonly forbids it\n",
+				j->file, j->line, j->name, rq_rw_name(j->rw));
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/*
+ * fio's --server[=ADDR] [--daemonize=PIDFILE]: rqlock's server, which speaks
+ * fio's protocol, with the lock settings given so far.  --daemonize detaches
+ * it; the pid file holds the server's pid before this process exits.
+ */
+static int run_server(const char *addr, const char *pidfile, const struct rq_engine_opts *eo)
+{
+	char lock[96], type[96], workers[32];
+	char *args[8];
+	int n = 0;
+	pid_t pid;
+
+	args[n++] = "server";
+	if (addr && *addr)
+		args[n++] = (char *)addr;
+	snprintf(lock, sizeof(lock), "--lock=%s", eo->lock_mode);
+	snprintf(type, sizeof(type), "--lock-type=%s", eo->lock_type);
+	args[n++] = lock;
+	args[n++] = type;
+	if (eo->workers) {
+		snprintf(workers, sizeof(workers), "--workers=%u", eo->workers);
+		args[n++] = workers;
+	}
+	args[n] = NULL;
+	if (!pidfile)
+		return rq_server_cmd(n, args);
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "rqlock: --daemonize: fork: %s\n", strerror(errno));
+		return EXIT_JOB_FAILED;
+	}
+	if (!pid) {
+		int fd = open("/dev/null", O_RDWR);
+
+		setsid();
+		if (fd >= 0) {
+			dup2(fd, STDIN_FILENO);
+			dup2(fd, STDOUT_FILENO);
+			dup2(fd, STDERR_FILENO);
+			if (fd > STDERR_FILENO)
+				close(fd);
+		}
+		_exit(rq_server_cmd(n, args));
+	}
+	{
+		FILE *f = fopen(pidfile, "w");
+
+		if (!f || fprintf(f, "%d\n", (int)pid) < 0 || fclose(f)) {
+			fprintf(stderr, "rqlock: --daemonize=%s: cannot write the pid file\n", pidfile);
+			kill(pid, SIGTERM);
+			return EXIT_JOB_FAILED;
+		}
+	}
+	return 0;
+}
+
+/*
+ * getopt's table for run: rqlock's and fio's own options, then every job
+ * option (fio's command-line jobs), as fio builds its l_opts.  The caller
+ * frees it.
+ */
+static struct option *run_longopts(void)
+{
+	unsigned int nr_job = rq_job_cli_opts(NULL, NULL, 0);
+	struct option *lo = calloc(RQ_CLI_MAX_OPTS + nr_job + 1, sizeof(*lo));
+	const char **names = calloc(nr_job + 1, sizeof(*names));
+	bool *bare = calloc(nr_job + 1, sizeof(*bare));
+	unsigned int n;
+
+	if (!lo || !names || !bare) {
+		free(lo);
+		lo = NULL;
+		goto out;
+	}
+	rq_cli_longopts(lo, RQ_CMD_RUN);
+	for (n = 0; lo[n].name; n++)
+		;
+	rq_job_cli_opts(names, bare, nr_job);
+	for (unsigned int i = 0; i < nr_job; i++)
+		lo[n++] = (struct option){ .name = names[i], .val = RQ_CLI_JOB,
+					   .has_arg = bare[i] ? optional_argument : required_argument };
+out:
+	/* the names are the job table's own strings: only the arrays go */
+	free(names);
+	free(bare);
+	return lo;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	struct rq_engine_opts eo;
-	struct option lopts[RQ_CLI_MAX_OPTS + 1];
+	struct option *lopts = NULL;
 	const char *output = NULL;
 	unsigned int formats = RQ_OUTPUT_NORMAL;
 	struct rq_job_list jobs = { 0 };
 	struct rq_engine *e = NULL;
 	char *buf = NULL;
 	size_t len = 0;
-	FILE *mem, *out;
+	FILE *mem = NULL, *out;
 	const char *aliases[256];
 	unsigned int nr_aliases = 0;
 	const char *sections[64];
+	const char **cmd_keys = NULL, **cmd_vals = NULL;
 	struct rq_parse_opts po = { .sections = sections };
-	bool parse_only = false, showcmd = false;
+	bool parse_only = false, showcmd = false, readonly = false, server = false;
+	const char *server_addr = NULL, *pidfile = NULL;
+	char *info = NULL;
+	size_t info_len = 0;
+	FILE *info_f = NULL;
 	enum { ETA_AUTO, ETA_ALWAYS, ETA_NEVER } eta = ETA_AUTO;
-	int c, ret = 0;
+	int c, idx, ret = 0;
 
 	rq_engine_opts_init(&eo);
-	rq_cli_longopts(lopts, RQ_CMD_RUN);
-	optind = 1;
+	if (rq_engine_cli_env(&eo, "rqlock"))
+		return EXIT_BAD_INPUT;
+	lopts = run_longopts();
+	cmd_keys = calloc((size_t)argc + 1, sizeof(*cmd_keys));
+	cmd_vals = calloc((size_t)argc + 1, sizeof(*cmd_vals));
+	if (!lopts || !cmd_keys || !cmd_vals) {
+		fprintf(stderr, "rqlock: out of memory\n");
+		ret = EXIT_JOB_FAILED;
+		goto out;
+	}
+	po.cmd_keys = cmd_keys;
+	po.cmd_vals = cmd_vals;
+	/* as fio: -opt and --opt alike, options and job files in any order */
+	optind = 0;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+l:w:o:h", lopts, NULL)) != -1) {
+	while ((c = getopt_long_only(argc, argv, "l:w:o:h", lopts, &idx)) != -1) {
 		/* the engine's options first: 0 applied, 1 not one of them */
 		ret = rq_engine_cli_apply(&eo, c, optarg, "rqlock");
-		if (ret < 0)
-			return EXIT_BAD_INPUT;
+		if (ret < 0) {
+			ret = EXIT_BAD_INPUT;
+			goto out;
+		}
 		if (!ret)
 			continue;
 		ret = 0;
 		switch (c) {
+		case RQ_CLI_JOB:
+			cmd_keys[po.nr_cmd] = lopts[idx].name;
+			cmd_vals[po.nr_cmd++] = optarg;
+			break;
+		case RQ_CLI_ACCEPT:
+			break;
+		case RQ_CLI_READONLY:
+			readonly = true;
+			break;
+		case RQ_CLI_WARNINGS_FATAL:
+			po.warnings_fatal = true;
+			break;
+		case RQ_CLI_APPEND_TERSE:
+			formats |= RQ_OUTPUT_TERSE;
+			break;
+		case RQ_CLI_TERSE_VERSION:
+			if (strcmp(optarg, "3")) {
+				fprintf(stderr, "rqlock: --terse-version=%s: rqlock writes terse version 3 only\n", optarg);
+				ret = EXIT_BAD_INPUT;
+				goto out;
+			}
+			break;
+		case RQ_CLI_CMDHELP:
+			if (rq_job_opt_help(optarg, stdout)) {
+				fprintf(stderr, "rqlock: --cmdhelp=%s: no such job option\n", optarg);
+				ret = EXIT_BAD_INPUT;
+			}
+			goto out;
+		case RQ_CLI_ENGHELP:
+			if (rq_job_engines_help(optarg, stdout)) {
+				fprintf(stderr, "rqlock: --enghelp=%s: no such ioengine in rqlock\n", optarg);
+				ret = EXIT_BAD_INPUT;
+			}
+			goto out;
+		case RQ_CLI_VERSION:
+			printf("%s\n", RQ_VERSION);
+			goto out;
+		case RQ_CLI_SERVER:
+			server = true;
+			server_addr = optarg;
+			break;
+		case RQ_CLI_DAEMONIZE:
+			pidfile = optarg;
+			break;
+		case RQ_CLI_BW_LOG:
+			eo.agg_bw_log = optarg && *optarg ? optarg : "agg";
+			if (rq_dir_writable(eo.agg_bw_log)) {
+				fprintf(stderr, "rqlock: --bandwidth-log=%s: its directory is missing or not writable\n",
+					eo.agg_bw_log);
+				ret = EXIT_BAD_INPUT;
+				goto out;
+			}
+			break;
+		case RQ_CLI_INFLATE_LOG:
+		case RQ_CLI_REFUSE:
+			fprintf(stderr, "rqlock: %s: %s\n", argv[optind - 1],
+				rq_cli_opt_help(c == RQ_CLI_REFUSE ? lopts[idx].name : "inflate-log"));
+			ret = EXIT_BAD_INPUT;
+			goto out;
 		case RQ_CLI_FORMAT:
 			if (rq_output_parse_format(optarg, &formats)) {
 				fprintf(stderr, "rqlock: --output-format=%s: expected normal, json, json+, terse or a comma list\n",
 					optarg);
-				return EXIT_BAD_INPUT;
+				ret = EXIT_BAD_INPUT;
+				goto out;
 			}
 			break;
 		case RQ_CLI_OUTPUT:
@@ -227,7 +420,8 @@ static int cmd_run(int argc, char **argv)
 			if (po.nr_sections == sizeof(sections) / sizeof(sections[0])) {
 				fprintf(stderr, "rqlock: --section: at most %zu\n",
 					sizeof(sections) / sizeof(sections[0]));
-				return EXIT_BAD_INPUT;
+				ret = EXIT_BAD_INPUT;
+				goto out;
 			}
 			sections[po.nr_sections++] = optarg;
 			break;
@@ -243,21 +437,24 @@ static int cmd_run(int argc, char **argv)
 				eta = ETA_NEVER;
 			else {
 				fprintf(stderr, "rqlock: --eta=%s: expected always, never or auto\n", optarg);
-				return EXIT_BAD_INPUT;
+				ret = EXIT_BAD_INPUT;
+				goto out;
 			}
 			break;
 		case RQ_CLI_LOCK_LOG:
 			if (!*optarg || optarg[strlen(optarg) - 1] == '/' || rq_dir_writable(optarg)) {
 				fprintf(stderr, "rqlock: --write-lock-log=%s: expected a file name prefix in a writable directory\n",
 					optarg);
-				return EXIT_BAD_INPUT;
+				ret = EXIT_BAD_INPUT;
+				goto out;
 			}
 			eo.lock_log_prefix = optarg;
 			break;
 		case RQ_CLI_LOCK_LOG_MSEC:
 			if (rq_cli_uint(optarg, 3600000, &eo.lock_log_msec) || eo.lock_log_msec < 10) {
 				fprintf(stderr, "rqlock: --lock-log-msec=%s: expected 10..3600000\n", optarg);
-				return EXIT_BAD_INPUT;
+				ret = EXIT_BAD_INPUT;
+				goto out;
 			}
 			break;
 		case RQ_CLI_ETA_NEWLINE:
@@ -265,35 +462,76 @@ static int cmd_run(int argc, char **argv)
 			if (parse_time_ns(optarg, c == RQ_CLI_ETA_NEWLINE ? &eo.eta_newline_ns : &eo.status_interval_ns)) {
 				fprintf(stderr, "rqlock: --%s=%s: expected a time above 0, seconds unless suffixed ms, s, m or h\n",
 					c == RQ_CLI_ETA_NEWLINE ? "eta-newline" : "status-interval", optarg);
-				return EXIT_BAD_INPUT;
+				ret = EXIT_BAD_INPUT;
+				goto out;
 			}
 			break;
 		case RQ_CLI_HELP:
 			usage(stdout);
-			return 0;
-		default:
-			fprintf(stderr, "rqlock: run: unknown or incomplete option '%s' (see rqlock --help)\n",
-				argv[optind - 1]);
-			return EXIT_BAD_INPUT;
+			goto out;
+		default: {
+			/* fio's getopt error, with a job option's near spelling when there is one */
+			const char *arg = argv[optind - 1];
+			char name[64];
+			const char *hint;
+
+			snprintf(name, sizeof(name), "%s", arg + strspn(arg, "-"));
+			name[strcspn(name, "=")] = '\0';
+			hint = rq_job_opt_closest(name);
+			if (hint && !strcmp(hint, name))
+				fprintf(stderr, "rqlock: run: option '%s' needs a value\n", arg);
+			else if (hint)
+				fprintf(stderr, "rqlock: run: unknown or incomplete option '%s' (did you mean --%s?)\n",
+					arg, hint);
+			else
+				fprintf(stderr, "rqlock: run: unknown or incomplete option '%s' (see rqlock --help)\n",
+					arg);
+			ret = EXIT_BAD_INPUT;
+			goto out;
+		}
 		}
 	}
-	if (optind >= argc) {
-		fprintf(stderr, "rqlock: run: no job file given (see rqlock --help)\n");
-		return EXIT_BAD_INPUT;
+	if (server) {
+		ret = run_server(server_addr, pidfile, &eo);
+		goto out;
 	}
-	if (output && check_output(output))
-		return EXIT_BAD_INPUT;
+	if (optind >= argc && !po.nr_cmd) {
+		fprintf(stderr, "rqlock: run: no job file or command-line job given (see rqlock --help)\n");
+		ret = EXIT_BAD_INPUT;
+		goto out;
+	}
+	if (output && check_output(output)) {
+		ret = EXIT_BAD_INPUT;
+		goto out;
+	}
 	eo.aliases = aliases;
 	eo.nr_aliases = nr_aliases;
+	/* rqlock's notes on options: --parse-only and --showcmd print them, a run is as quiet as fio */
+	po.quiet = !parse_only && !showcmd;
 	ret = rq_jobs_parse_opts((const char *const *)&argv[optind], argc - optind, &po, &jobs, stderr);
-	if (ret)
-		return EXIT_BAD_INPUT;
+	if (ret || (readonly && check_readonly(&jobs))) {
+		ret = EXIT_BAD_INPUT;
+		goto out;
+	}
 	if (parse_only || showcmd) {
 		ret = showcmd && rq_jobs_showcmd(&jobs, stdout) ? EXIT_JOB_FAILED : 0;
-		rq_jobs_free(&jobs);
-		return ret;
+		goto out;
 	}
-	sync_engines(&jobs);
+	/*
+	 * What fio's normal output says before the report (laying out files,
+	 * a synchronous engine's depth) goes where fio's does: stdout, or the
+	 * --output file ahead of the report; JSON and terse have none of it.
+	 */
+	if (formats & RQ_OUTPUT_NORMAL) {
+		info_f = output ? open_memstream(&info, &info_len) : stdout;
+		if (!info_f) {
+			fprintf(stderr, "rqlock: out of memory\n");
+			ret = EXIT_JOB_FAILED;
+			goto out;
+		}
+	}
+	eo.info_f = info_f;
+	sync_engines(&jobs, info_f);
 	/*
 	 * The status line goes to stderr.  auto, as fio: only on a terminal,
 	 * and not when the report itself goes through stdout to a pipe or a
@@ -313,21 +551,26 @@ static int cmd_run(int argc, char **argv)
 	install_signals();
 	ret = rq_engine_setup(&e, &eo, &jobs, stderr);
 	if (ret) {
-		rq_jobs_free(&jobs);
 		if (ret == -EINTR && rq_engine_stopped())
-			return 128 + rq_engine_stopped();
-		return EXIT_BAD_INPUT;	/* bad input or a limit the jobs exceed: one line said why */
+			ret = 128 + rq_engine_stopped();
+		else
+			ret = EXIT_BAD_INPUT;	/* bad input or a limit the jobs exceed: one line said why */
+		goto out;
 	}
 	ret = rq_engine_run(e, stderr);
 	if (ret < 0 && ret != -EPROTO) {
-		rq_engine_free(e);
-		rq_jobs_free(&jobs);
-		return EXIT_JOB_FAILED;
+		ret = EXIT_JOB_FAILED;
+		goto out;
 	}
 	/* render in memory first: the output file is written whole or not at all */
 	mem = open_memstream(&buf, &len);
 	if (!mem || rq_output_write(rq_engine_report(e), formats, mem) || fclose(mem)) {
 		fprintf(stderr, "rqlock: cannot render the results\n");
+		ret = EXIT_JOB_FAILED;
+		goto out;
+	}
+	if (info_f && info_f != stdout && fflush(info_f)) {
+		fprintf(stderr, "rqlock: out of memory\n");
 		ret = EXIT_JOB_FAILED;
 		goto out;
 	}
@@ -337,7 +580,8 @@ static int cmd_run(int argc, char **argv)
 		ret = EXIT_JOB_FAILED;
 		goto out;
 	}
-	if (fwrite(buf, 1, len, out) != len || (out != stdout ? fclose(out) : fflush(out))) {
+	if ((info_len && fwrite(info, 1, info_len, out) != info_len) || fwrite(buf, 1, len, out) != len ||
+	    (out != stdout ? fclose(out) : fflush(out))) {
 		fprintf(stderr, "rqlock: writing the results: %s\n", strerror(errno));
 		ret = EXIT_JOB_FAILED;
 		goto out;
@@ -348,13 +592,35 @@ static int cmd_run(int argc, char **argv)
 		ret = 128 + rq_engine_report(e)->interrupted;	/* 130 for SIGINT, 143 for SIGTERM, as a shell */
 out:
 	free(buf);
+	if (info_f && info_f != stdout)
+		fclose(info_f);
+	free(info);
 	rq_engine_free(e);
 	rq_jobs_free(&jobs);
+	free(lopts);
+	free(cmd_keys);
+	free(cmd_vals);
 	return ret;
+}
+
+/* Invoked as rqlock-fio (or fio, through a link): the command line is fio's. */
+static bool called_as_fio(const char *argv0)
+{
+	const char *base = strrchr(argv0, '/');
+
+	base = base ? base + 1 : argv0;
+	return !strcmp(base, "rqlock-fio") || !strcmp(base, "fio");
 }
 
 int main(int argc, char **argv)
 {
+	if (argc >= 1 && called_as_fio(argv[0])) {
+		if (argc < 2) {
+			usage(stderr);
+			return EXIT_BAD_INPUT;
+		}
+		return cmd_run(argc, argv);
+	}
 	if (argc < 2) {
 		usage(stderr);
 		return EXIT_BAD_INPUT;

@@ -390,6 +390,8 @@ int rq_engine_run(struct rq_engine *e, FILE *err)
 	eng_status_stop(e);
 	if (eng_locklog_write(e, err) && !ret)
 		ret = 1;
+	if (eng_agglog_write(e, err) && !ret)
+		ret = 1;
 	return ret;
 }
 

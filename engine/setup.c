@@ -213,6 +213,8 @@ static int add_dev(const char *name, void *arg)
 		snprintf(d->where, sizeof(d->where), "%s:%d", job->file, job->line);
 		d->o.spec = d->spec;
 		d->o.where = d->where;
+		d->o.job = job->name;
+		d->o.info = x->e->o.info_f;
 		d->o.allow_mounted_write = x->e->o.allow_mounted_write;
 	}
 	if (need > d->o.min_size)

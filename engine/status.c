@@ -252,6 +252,7 @@ static void *status_main(void *arg)
 				next_line = now + STATUS_NS;
 		}
 		eng_locklog_sample(e, now);
+		eng_agglog_sample(e, now);
 		if (now >= next_dump) {
 			status_dump(e);
 			next_dump += e->o.status_interval_ns;
@@ -260,8 +261,8 @@ static void *status_main(void *arg)
 		}
 		if (next_dump < next)
 			next = next_dump;
-		if (e->locklog)
-			ts.tv_nsec = 10000000L;	/* lock log intervals to 10 ms */
+		if (e->locklog || e->agglog)
+			ts.tv_nsec = 10000000L;	/* log intervals to 10 ms */
 		now = rq_clock_mono_ns();
 		if (next > now && next - now < (uint64_t)ts.tv_nsec)
 			ts.tv_nsec = (long)(next - now);
@@ -280,9 +281,11 @@ int eng_status_start(struct rq_engine *e)
 {
 	int ret;
 
-	if (!e->o.status_f && !e->o.status_interval_ns && !e->o.lock_log_prefix)
+	if (!e->o.status_f && !e->o.status_interval_ns && !e->o.lock_log_prefix && !e->o.agg_bw_log)
 		return 0;
 	ret = eng_locklog_start(e);
+	if (!ret)
+		ret = eng_agglog_start(e);
 	if (ret)
 		return ret;
 	for (unsigned int i = 0; i < e->nr_clones; i++) {

@@ -306,7 +306,43 @@ struct rq_parse_opts {
 	/* --section=NAME: only these job sections run ([global] always applies) */
 	const char *const *sections;
 	unsigned int nr_sections;
+	/*
+	 * fio's command-line jobs, parsed before the files (fio's init.c):
+	 * option names without dashes and their values (NULL: a bare word),
+	 * in order.  "name" starts a job ("global..." the global options);
+	 * options before the first name are global and carry into the first
+	 * file, as fio's def_thread does.  Their jobs' file is RQ_JOB_CMDLINE
+	 * and their line the option's position (1-based).
+	 */
+	const char *const *cmd_keys, *const *cmd_vals;
+	unsigned int nr_cmd;
+	/* drop rqlock's own notes on options (no effect, fio misreads): a run */
+	bool quiet;
+	/* --warnings-fatal: a warning fio prints too fails the parse instead */
+	bool warnings_fatal;
 };
+
+#define RQ_JOB_CMDLINE "command line"	/* rq_job.file of a command-line job */
+
+/*
+ * The names fio's command line takes as job options: every option of the
+ * table and its alias, @max at most into @names; @bare[i] says whether it
+ * may stand without a value (fio's optional_argument: its bare-word
+ * options).  Returns how many there are.
+ */
+unsigned int rq_job_cli_opts(const char **names, bool *bare, unsigned int max);
+/* The job option closest to @name by spelling, for "did you mean"; NULL when none is near. */
+const char *rq_job_opt_closest(const char *name);
+/*
+ * fio's --cmdhelp: @name's help (all options, one line each, for NULL or
+ * "all") on @f.  Returns 0, or -ENOENT for an unknown name.
+ */
+int rq_job_opt_help(const char *name, FILE *f);
+/*
+ * fio's --enghelp: the ioengines rqlock takes, one a line on @f, or with
+ * @eng that engine's options.  Returns 0, or -ENOENT for an unknown engine.
+ */
+int rq_job_engines_help(const char *eng, FILE *f);
 
 /*
  * Parse the job files.  On error, prints one line "file:line: message" to

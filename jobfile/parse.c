@@ -71,20 +71,56 @@ out:
 	return -EINVAL;
 }
 
-void jf_pwarn(struct pctx *p, const char *fmt, ...)
+static void vwarn(struct pctx *p, const char *fmt, va_list ap)
 {
-	va_list ap;
-
-	if (!p->err)
-		return;
 	if (p->line > 0)
 		fprintf(p->err, "%s:%d: warning: ", p->file, p->line);
 	else
 		fprintf(p->err, "%s: warning: ", p->file);
-	va_start(ap, fmt);
 	vfprintf(p->err, fmt, ap);
-	va_end(ap);
 	fputc('\n', p->err);
+}
+
+/*
+ * rqlock's own notes on a job (an option without effect, a line fio would
+ * misread): --parse-only prints them; a run is silent about them, as fio
+ * is about the same options (rq_parse_opts.quiet).
+ */
+void jf_pwarn(struct pctx *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!p->err || (p->po && p->po->quiet))
+		return;
+	va_start(ap, fmt);
+	vwarn(p, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * A warning fio prints too (on stderr): always printed; with
+ * --warnings-fatal it is the parse's one error instead, as fio's is.
+ */
+static int warn_fio(struct pctx *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int warn_fio(struct pctx *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (p->po && p->po->warnings_fatal) {
+		char msg[512];
+
+		va_start(ap, fmt);
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		va_end(ap);
+		return jf_perr(p, "%s (--warnings-fatal)", msg);
+	}
+	if (!p->err)
+		return 0;
+	va_start(ap, fmt);
+	vwarn(p, fmt, ap);
+	va_end(ap);
+	return 0;
 }
 
 #define CALC_DEPTH 64
@@ -582,7 +618,8 @@ static int job_fixup(struct pctx *p, struct sect *s)
 	if (j->iodepth_batch_complete_min > j->iodepth_batch_complete_max)
 		j->iodepth_batch_complete_max = j->iodepth_batch_complete_min;
 	if (j->time_based && !j->runtime_ns) {
-		jf_pwarn(p, "job '%s': time_based without runtime is ignored, as fio ignores it", j->name);
+		if (warn_fio(p, "job '%s': time_based without runtime is ignored, as fio ignores it", j->name))
+			return -EINVAL;
 		j->time_based = false;
 	}
 	if (j->random_distribution != RQ_RAND_UNIFORM)
@@ -943,9 +980,37 @@ static int include_file(struct pctx *p, struct fstate *f, const char *arg, int d
 	return ret;
 }
 
+/*
+ * Option @key of the current section with @val (NULL: a bare word), from a
+ * job file's line or fio's command line; @blank: the line had a blank
+ * after '='.
+ */
+static int add_opt(struct pctx *p, struct fstate *f, const char *key, const char *val, bool blank)
+{
+	const struct opt *o = jf_opt_find(key);
+
+	if (!o) {
+		const char *hint = jf_closest(key), *eng = jf_engine_of(key);
+
+		if (eng)
+			return jf_perr(p, "option '%s' belongs to fio's ioengine=%s, which rqlock does not have",
+				       key, eng);
+		if (hint)
+			return jf_perr(p, "unknown option '%s' (did you mean '%s'?)", key, hint);
+		return jf_perr(p, "unknown option '%s'", key);
+	}
+	if (o->kind == K_NOPE) {
+		p->key = key;
+		return jf_opt_apply(p, &f->cur, o, NULL);
+	}
+	if (blank && val && fio_misreads(o, val))
+		jf_pwarn(p, "fio 3.33 keeps the blank after '=' and misreads '%s = %.64s'; write '%s=%.64s' so fio runs the same job",
+		      key, val, key, val);
+	return kv_add(p, f, o, key, strlen(key), val);
+}
+
 static int do_line(struct pctx *p, struct fstate *f, char *s, int depth)
 {
-	const struct opt *o;
 	char *eq, *kend, *val = NULL, *c;
 	size_t klen;
 	int ret;
@@ -996,30 +1061,42 @@ static int do_line(struct pctx *p, struct fstate *f, char *s, int depth)
 		return jf_perr(p, "option '%.*s' outside of any [section]", (int)klen, s);
 
 	*kend = '\0';
-	o = jf_opt_find(s);
-	if (!o) {
-		const char *hint = jf_closest(s), *eng = jf_engine_of(s);
-
-		if (eng)
-			return jf_perr(p, "option '%s' belongs to fio's ioengine=%s, which rqlock does not have",
-				       s, eng);
-		if (hint)
-			return jf_perr(p, "unknown option '%s' (did you mean '%s'?)", s, hint);
-		return jf_perr(p, "unknown option '%s'", s);
-	}
-	if (o->kind == K_NOPE) {
-		p->key = s;
-		return jf_opt_apply(p, &f->cur, o, NULL);
-	}
-	if (eq) {
-		bool blank = isspace((unsigned char)eq[1]);
-
+	if (eq)
 		val = trim(eq + 1);
-		if (blank && fio_misreads(o, val))
-			jf_pwarn(p, "fio 3.33 keeps the blank after '=' and misreads '%s = %.64s'; write '%s=%.64s' so fio runs the same job",
-			      s, val, s, val);
+	return add_opt(p, f, s, val, eq && isspace((unsigned char)eq[1]));
+}
+
+/*
+ * fio's command-line jobs (its init.c parse_cmd_line): an option before the
+ * first --name, or after --name=global..., is a global one; --name=X
+ * starts job X.  @f then holds the global options the first job file
+ * starts from, as fio's def_thread carries them into it.
+ */
+static int cmd_lines(struct pctx *p, struct fstate *f)
+{
+	const struct rq_parse_opts *po = p->po;
+	int ret = 0;
+
+	for (unsigned int i = 0; i < po->nr_cmd && !ret; i++) {
+		const char *key = po->cmd_keys[i], *val = po->cmd_vals[i];
+
+		p->line = (int)i + 1;
+		if (!strcmp(key, "name")) {
+			if (!val || !*val)
+				return jf_perr(p, "--name needs a job name");
+			ret = sect_end(p, f);
+			if (!ret) {
+				p->line = (int)i + 1;
+				ret = sect_start(p, f, val);
+			}
+			continue;
+		}
+		if (!f->in_sect)
+			ret = sect_start(p, f, "global");
+		if (!ret)
+			ret = add_opt(p, f, key, val, false);
 	}
-	return kv_add(p, f, o, s, klen, val);
+	return ret;
 }
 
 /* The table's defaults, through the same code as a job file's values. */
@@ -1046,12 +1123,31 @@ static int apply_defaults(struct pctx *p, struct sect *s)
 	return 0;
 }
 
-/* Parse one job file, from @fp or else @buf; jobs go onto p->list. */
-static int parse_one(struct pctx *p, FILE *fp, const char *buf, int file_idx)
+static void fstate_free(struct fstate *f)
+{
+	if (!f)
+		return;
+	kv_clear(f);
+	free(f->kv);
+	strlist_free(&f->glob_opts);
+	strlist_free(&f->cur_opts);
+	free(f);
+}
+
+/*
+ * Parse one job file, from @fp or else @buf, or else fio's command-line
+ * jobs (p->po); jobs go onto p->list.  The file starts from @seed's global
+ * options when given (the command line's), else from the defaults.  @keep:
+ * the file's state is handed over there instead of freed (the seed of the
+ * next).
+ */
+static int parse_one(struct pctx *p, FILE *fp, const char *buf, int file_idx,
+		     const struct fstate *seed, struct fstate **keep)
 {
 	struct fstate *f = calloc(1, sizeof(*f));
 	unsigned int first = p->list.nr;
-	int ret;
+	bool cmdline = !fp && !buf;
+	int ret = 0;
 
 	if (!f) {
 		jf_perr(p, "out of memory");
@@ -1059,16 +1155,24 @@ static int parse_one(struct pctx *p, FILE *fp, const char *buf, int file_idx)
 	}
 	f->name = p->file;
 	p->line = 0;
-	ret = apply_defaults(p, &f->glob);
+	if (seed) {
+		f->glob = seed->glob;
+		for (unsigned int i = 0; i < seed->glob_opts.nr && !ret; i++)
+			if (strlist_add(&f->glob_opts, seed->glob_opts.keys[i], seed->glob_opts.vals[i]))
+				ret = jf_perr(p, "out of memory");
+	} else {
+		ret = apply_defaults(p, &f->glob);
+	}
 	if (ret)
 		goto out;
 	f->wall = file_idx > 0;
 
-	ret = read_lines(p, f, fp, buf, 0);
+	ret = cmdline ? cmd_lines(p, f) : read_lines(p, f, fp, buf, 0);
 	if (!ret)
 		ret = sect_end(p, f);
 	p->file = f->name;
-	if (!ret && !f->nr_jobs) {
+	/* command-line options without --name are the job files' global options */
+	if (!ret && !f->nr_jobs && !(cmdline && keep)) {
 		p->line = 0;
 		ret = jf_perr(p, "no jobs defined");
 	}
@@ -1085,11 +1189,11 @@ static int parse_one(struct pctx *p, FILE *fp, const char *buf, int file_idx)
 		j->nr_global = g.nr;
 	}
 out:
-	kv_clear(f);
-	free(f->kv);
-	strlist_free(&f->glob_opts);
-	strlist_free(&f->cur_opts);
-	free(f);
+	if (keep && !ret) {
+		*keep = f;
+		return 0;
+	}
+	fstate_free(f);
 	return ret;
 }
 
@@ -1163,11 +1267,18 @@ int rq_jobs_parse_opts(const char *const *files, int nr_files, const struct rq_p
 		       struct rq_job_list *list, FILE *err)
 {
 	struct pctx p = { .err = err, .file = "rqlock", .po = o };
+	struct fstate *seed = NULL;
 	int i, ret = 0;
 
 	list_init(list);
-	if (!files || nr_files <= 0 || !list)
+	if (!list || ((!files || nr_files <= 0) && !(o && o->nr_cmd)))
 		return jf_perr(&p, "no job files given");
+	if (nr_files < 0)
+		nr_files = 0;
+	if (o && o->nr_cmd) {
+		p.file = RQ_JOB_CMDLINE;
+		ret = parse_one(&p, NULL, NULL, 0, NULL, nr_files ? &seed : NULL);
+	}
 	for (i = 0; i < nr_files && !ret; i++) {
 		FILE *fp;
 		struct stat st;
@@ -1189,15 +1300,16 @@ int rq_jobs_parse_opts(const char *const *files, int nr_files, const struct rq_p
 			break;
 		}
 		/* each file starts from the defaults: fio resets [global] per file */
-		ret = parse_one(&p, fp, NULL, i);
+		ret = parse_one(&p, fp, NULL, i, i ? NULL : seed, NULL);
 		fclose(fp);
 	}
+	fstate_free(seed);
 	if (ret) {
 		pctx_free(&p);
 		rq_jobs_free(&p.list);
 		return ret;
 	}
-	p.file = files[nr_files - 1];
+	p.file = nr_files ? files[nr_files - 1] : RQ_JOB_CMDLINE;
 	return finish(&p, 0, list);
 }
 
@@ -1214,7 +1326,7 @@ int rq_jobs_parse_buf(const char *name, const char *buf, struct rq_job_list *lis
 	list_init(list);
 	if (!buf || !list)
 		return jf_perr(&p, "no job text given");
-	ret = parse_one(&p, NULL, buf, 0);
+	ret = parse_one(&p, NULL, buf, 0, NULL, NULL);
 	return finish(&p, ret, list);
 }
 
@@ -1285,3 +1397,123 @@ const char *rq_rw_name(enum rq_rw rw)
 	return "invalid";
 }
 
+
+/* ------------------------------------------------- fio's command line */
+
+/*
+ * fio's bare-word options (FIO_OPT_STR_SET there) that rqlock's table
+ * types otherwise or not at all (not implemented: no type): on fio's
+ * command line they take no value unless written with '='.
+ */
+static bool fio_bare_word(const struct opt *o)
+{
+	static const char *const words[] = {
+		"verify_only", "thread", "zero_buffers", "refill_buffers", "bs_unaligned",
+		"stats", "unlink_each_loop",
+	};
+
+	if (o->kind == K_IMPL && (o->type == OPT_FLAG || o->type == OPT_NAME))
+		return true;
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (!strcmp(o->name, words[i]))
+			return true;
+	return false;
+}
+
+unsigned int rq_job_cli_opts(const char **names, bool *bare, unsigned int max)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < jf_nr_opts; i++) {
+		const struct opt *o = &jf_opts[i];
+
+		for (int a = 0; a < 2; a++) {
+			const char *name = a ? o->alias : o->name;
+
+			if (!name)
+				continue;
+			if (n < max) {
+				names[n] = name;
+				bare[n] = fio_bare_word(o);
+			}
+			n++;
+		}
+	}
+	return n;
+}
+
+static void opt_help(const struct opt *o, FILE *f, bool one)
+{
+	const char *what = o->kind == K_IMPL ? o->help : o->why;
+
+	if (!one) {
+		fprintf(f, "%-24s: %s%s\n", o->name, o->kind == K_IMPL ? "" :
+			o->kind == K_NOPE ? "(refused) " : "(no effect) ", what ? what : "");
+		return;
+	}
+	fprintf(f, "%20s: %s\n", "name", o->name);
+	if (o->alias)
+		fprintf(f, "%20s: %s\n", "alias", o->alias);
+	fprintf(f, "%20s: %s\n", "in rqlock", o->kind == K_IMPL ? "implemented" :
+		o->kind == K_NOPE ? "refused" : o->kind == K_ONLY ? "only at fio's default" : "accepted, no effect");
+	if (what)
+		fprintf(f, "%20s: %s\n", o->kind == K_IMPL ? "description" : "why", what);
+	if (o->kind == K_ONLY && o->only)
+		fprintf(f, "%20s: %s\n", "accepted", o->only);
+	if (o->def)
+		fprintf(f, "%20s: %s\n", "default", o->def);
+	if (o->vals) {
+		fprintf(f, "%20s:", "valid values");
+		for (const struct opt_val *v = o->vals; v->name; v++)
+			if (!v->refuse)
+				fprintf(f, " %s", v->name);
+		fputc('\n', f);
+	}
+}
+
+int rq_job_opt_help(const char *name, FILE *f)
+{
+	const struct opt *o;
+
+	if (!name || !strcmp(name, "all")) {
+		for (unsigned int i = 0; i < jf_nr_opts; i++)
+			opt_help(&jf_opts[i], f, false);
+		return 0;
+	}
+	o = jf_opt_find(name);
+	if (!o)
+		return -ENOENT;
+	opt_help(o, f, true);
+	return 0;
+}
+
+int rq_job_engines_help(const char *eng, FILE *f)
+{
+	const struct opt_val *v;
+
+	if (!eng) {
+		fprintf(f, "Available IO engines:\n");
+		for (v = jf_ioengine_vals; v->name; v++)
+			if (!v->refuse)
+				fprintf(f, "\t%s\n", v->name);
+		return 0;
+	}
+	for (v = jf_ioengine_vals; v->name && (v->refuse || strcmp(v->name, eng)); v++)
+		;
+	if (!v->name)
+		return -ENOENT;
+	/* the engine options rqlock has are io_uring's (io_uring_cmd shares them) */
+	if (v->val != RQ_IOENGINE_IO_URING && v->val != RQ_IOENGINE_IO_URING_CMD) {
+		fprintf(f, "%s: no engine options\n", eng);
+		return 0;
+	}
+	for (unsigned int i = 0; i < jf_nr_opts; i++)
+		if (jf_opts[i].engine)
+			opt_help(&jf_opts[i], f, false);
+	return 0;
+}
+
+const char *rq_job_opt_closest(const char *name)
+{
+	return jf_closest(name);
+}

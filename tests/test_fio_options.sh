@@ -120,7 +120,11 @@ run flow '[global]\nioengine=null\nbs=4k\nsize=64m\ntime_based\nruntime=1\nexita
 r=$(J flow "round(j['jobs'][1]['read']['total_ios'] / j['jobs'][0]['read']['total_ios'], 1)")
 python3 -c "import sys; sys.exit(not 2.5 <= float(sys.argv[1]) <= 3.5)" "$r" || fail "flow=1 vs flow=3: ratio $r"
 run psync '[j]\nfilename=@null0\nsize=64k\nioengine=psync\niodepth=8\n'
-grep -q "queue depth capped at 1" "$TMP/psync.err" || fail "psync: no note on the depth"
+# the note is in the normal output, as fio's; JSON and stderr have none of it
+grep -q "capped" "$TMP/psync.err" "$TMP/psync.json" && fail "psync: the depth note outside the normal output"
+(cd "$TMP" && "$RQLOCK" run "$TMP/psync.fio" 2>"$TMP/psync.err2") | grep -q "queue depth capped at 1" ||
+	fail "psync: no note on the depth in the normal output"
+[ -s "$TMP/psync.err2" ] && fail "psync: stderr: $(cat "$TMP/psync.err2")"
 [ "$(J psync "j['jobs'][0]['iodepth_level']['1']")" = 100.0 ] || fail "psync: depth above 1"
 run rate '[j]\nioengine=null\nsize=256k\nbs=4k\nrate=512k\n'
 [ "$(J rate "j['jobs'][0]['read']['runtime'] >= 400")" = True ] || fail "rate=512k: 256k in $(J rate "j['jobs'][0]['read']['runtime']") ms"

@@ -19,6 +19,10 @@ for j in "$SRCDIR"/jobs/*.fio; do
 	cmp -s "$j" "$p/share/rqlock/jobs/$(basename "$j")" || fail "job file $(basename "$j") not installed as is"
 done
 [ -x "$p/bin/rqlock" ] || fail "bin/rqlock is not executable"
+# rqlock-fio: a link to rqlock that takes fio's command line as is
+[ "$(readlink "$p/bin/rqlock-fio")" = rqlock ] || fail "bin/rqlock-fio is not a link to rqlock"
+"$p/bin/rqlock-fio" --name=i --ioengine=null --size=64k --minimal 2>"$TMP/fio.err" | grep -q '^3;rqlock-[^;]*;i;' ||
+	fail "installed rqlock-fio: $(cat "$TMP/fio.err")"
 
 # the installed commands, in a directory far from the source tree, with a
 # clean environment: no RQLOCK, no PYTHONPATH

@@ -22,7 +22,7 @@ for d in python3 liburing2 libc6; do
 	echo "$dep" | grep -q "\b$d\b" || fail "Depends lacks $d: $dep"
 done
 dpkg-deb --contents "$deb" | awk '{print $6}' >"$TMP/contents"
-for f in ./usr/bin/rqlock ./usr/share/rqlock/jobs/demo.fio ./usr/share/rqlock/python/rqlock/__main__.py \
+for f in ./usr/bin/rqlock ./usr/bin/rqlock-fio ./usr/share/rqlock/jobs/demo.fio ./usr/share/rqlock/python/rqlock/__main__.py \
 	./usr/share/man/man1/rqlock.1.gz ./usr/share/bash-completion/completions/rqlock; do
 	grep -qx "$f" "$TMP/contents" || fail "the .deb lacks $f"
 done
@@ -41,6 +41,10 @@ env -u RQLOCK -u PYTHONPATH "$root/usr/bin/rqlock" run --output-format=json --ou
 	"$root/usr/share/rqlock/jobs/demo.fio" 2>"$TMP/demo.err" || fail "rqlock run demo.fio: $(tail -3 "$TMP/demo.err")"
 [ "$(json "$TMP/demo.json" 'len(j["jobs"]) == 4 and all(x["read"]["iops"] > 0 for x in j["jobs"])')" = True ] ||
 	fail "the demo's JSON: $(head -c 300 "$TMP/demo.json")"
+# rqlock-fio: fio's command line, no `run`
+[ "$(readlink "$root/usr/bin/rqlock-fio")" = rqlock ] || fail "the .deb's rqlock-fio is not a link to rqlock"
+"$root/usr/bin/rqlock-fio" --name=p --ioengine=null --size=64k --minimal 2>"$TMP/fio.err" | grep -q '^3;rqlock-[^;]*;p;' ||
+	fail "the unpacked rqlock-fio: $(cat "$TMP/fio.err")"
 env -u RQLOCK -u PYTHONPATH "$root/usr/bin/rqlock" sweep --help | grep -q '^usage: rqlock sweep' ||
 	fail "the unpacked rqlock sweep --help"
 if command -v man >/dev/null; then

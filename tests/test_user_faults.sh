@@ -85,10 +85,10 @@ tries=0
 while :; do
 	tries=$((tries + 1))
 	rm -f "$mnt/big.img"
-	"$RQLOCK" run "$TMP/int.fio" >/dev/null 2>"$TMP/int.err" &
+	"$RQLOCK" run "$TMP/int.fio" >"$TMP/int.out" 2>"$TMP/int.err" &
 	pid=$!
 	for _ in $(seq 1 2000); do
-		grep -q "laying out" "$TMP/int.err" 2>/dev/null && break
+		grep -q "Laying out IO file" "$TMP/int.out" 2>/dev/null && break
 		sleep 0.005
 	done
 	kill -STOP $pid

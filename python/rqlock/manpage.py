@@ -230,7 +230,36 @@ def build(help_text, version, dump=None, devices_help=None):
         job_options(dump, out)
     if notes:
         out += [".SH DEVICES, CLOCK AND EXIT STATUS", ".nf"] + [esc(ln) for ln in notes.splitlines()] + [".fi"]
-    out += [".SH ENVIRONMENT",
+    out += [".SH RQLOCK AS FIO",
+            "\\fBrqlock-fio\\fR (a link to \\fBrqlock\\fR) is \\fBrqlock run\\fR with fio's command line "
+            "as it is, so that a fio command line or a tool that drives fio runs unchanged:",
+            ".PP", ".nf",
+            esc("rqlock-fio --name=t --filename=/tmp/f --size=1g --rw=randread --bs=4k \\"),
+            esc("    --ioengine=io_uring --direct=1 --iodepth=16 --runtime=2 --time_based --output-format=json"),
+            esc("rqlock-fio --bs=64k job.fio      # global options before the first --name"),
+            esc("eval \"rqlock run $(rqlock run --showcmd job.fio | sed 's/^fio //')\"   # the same jobs"),
+            ".fi", ".PP",
+            "\\fB--name\\fR=\\fIJOB\\fR starts a job; every job option is \\fB--\\fR\\fIopt\\fR=\\fIvalue\\fR "
+            "(or \\fB--\\fR\\fIopt value\\fR); options before the first \\fB--name\\fR, or after "
+            "\\fB--name=global\\fR, are global ones, and the first job file starts from them, as in fio.  "
+            "Options and job files come in any order.  A clean run writes nothing to stderr that fio would "
+            "not: the layout note is in the normal output, as fio's; options without effect are noted by "
+            "\\fB--parse-only\\fR and \\fB--showcmd\\fR only.",
+            ".PP",
+            "A harness that runs fio sweeps lock modes unchanged through the environment:",
+            ".PP", ".nf",
+            esc("for m in global per-queue mq cluster; do"),
+            esc("    RQLOCK_LOCK=$m my-fio-harness --fio \"$(command -v rqlock-fio)\" > run-$m.txt"),
+            esc("done"),
+            ".fi", ".PP",
+            "\\fBscripts/fio-suite\\fR \\fIFIO_SOURCE_DIR\\fR runs fio's own t/ suite from a fio checkout "
+            "with rqlock-fio as fio, and counts the tests that pass against those the installed fio passes.",
+            ".SH ENVIRONMENT",
+            ".TP", "\\fBRQLOCK_LOCK\\fR, \\fBRQLOCK_LOCK_TYPE\\fR, \\fBRQLOCK_WORKERS\\fR",
+            "the lock mode, lock primitive and workers of \\fBrqlock run\\fR and \\fBrqlock-fio\\fR, as "
+            "\\fB--lock\\fR, \\fB--lock-type\\fR and \\fB--workers\\fR (a flag wins); also "
+            "\\fBRQLOCK_HW_QUEUES\\fR, \\fBRQLOCK_CLUSTER_SIZE\\fR and \\fBRQLOCK_LOCKSTAT\\fR.  "
+            "A bad value is refused with one line naming the variable (exit 2).",
             ".TP", "\\fBRQLOCK_CLOCK\\fR=clock_gettime", "time with CLOCK_MONOTONIC instead of the TSC.",
             ".TP", "\\fBRQLOCK_PYTHONPATH\\fR",
             "the directory holding the Python package rqlock/ for sweep, compare and plot (default: "
