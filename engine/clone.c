@@ -334,6 +334,15 @@ static void __attribute__((noinline)) account_checks(struct clone *c, struct rq_
 	const struct rq_job *job = c->job;
 	bool logged = c->bio_flags[idx] & BIO_VERIFY;	/* a read of a logged piece: its seq is known */
 	bool vread = logged;
+	/*
+	 * verify_only replays the writes from this clone's seed, which
+	 * depends on its place among the run's clones: the job that wrote
+	 * may have drawn the same blocks from another seed, in another
+	 * order, so a block from another stream has its write number not
+	 * judged (fio skips numberio for verify_only altogether).
+	 */
+	uint64_t seq = logged ? c->bio_tag[idx] : UINT64_MAX;
+	const uint64_t *stream = job->verify_only ? &c->seed : NULL;
 
 	/* a read-only job with verify= checks what it reads, as fio's */
 	if (job->verify != RQ_VERIFY_NONE && !rq_rw_writes(job->rw))
@@ -343,8 +352,8 @@ static void __attribute__((noinline)) account_checks(struct clone *c, struct rq_
 		if (vread) {
 			char msg[256];
 
-			if (rq_verify_check_seq(job, bio->buf, bio->offset, bio->len,
-						logged ? c->bio_tag[idx] : UINT64_MAX, msg, sizeof(msg))) {
+			if (rq_verify_check_seq(job, bio->buf, bio->offset, bio->len, seq, stream,
+						msg, sizeof(msg))) {
 				fprintf(stderr, "rqlock: verify: job '%s': %s %s\n", job->name, f->q->name, msg);
 				bio->error = -EILSEQ;
 				ck->kind = RQ_COE_VERIFY;

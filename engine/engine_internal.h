@@ -34,9 +34,12 @@ int rq_verify_check(const struct rq_job *job, const void *buf, uint64_t offset, 
 /*
  * The same, and the header must carry write number @seq: a block that is
  * whole but older than the last write logged there (a lost write) fails.
+ * With @stream non-NULL, only a block written from the stream seeded
+ * *@stream (rq_verify_fill()'s seed is *@stream ^ seq) is judged: another
+ * stream numbers its writes its own way (verify_only after another job).
  */
 int rq_verify_check_seq(const struct rq_job *job, const void *buf, uint64_t offset, uint32_t len,
-			uint64_t seq, char *msg, size_t msglen);
+			uint64_t seq, const uint64_t *stream, char *msg, size_t msglen);
 
 /*
  * The verify log (vlog.c): writes to read back, in log order, a piece
