@@ -158,6 +158,8 @@ static uint64_t random_offset_bs(struct clone *c, struct clone_file *f, uint32_t
 			return zoned_offset(c, f, op, bs);
 		} else if (job->random_distribution != RQ_RAND_UNIFORM) {
 			b = rq_dist_next(&f->dist, &c->rng);
+		} else if (job->lfsr) {
+			b = rq_lfsr_next(&f->lfsr);
 		} else if (job->norandommap) {
 			b = rq_rng_next(&c->rng) % f->nblocks;
 		} else {

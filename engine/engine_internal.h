@@ -152,6 +152,15 @@ static inline double rq_rng_unit(uint64_t *s)
 #define STAMP_MAGIC 0x72716c6f636b5354ULL	/* "rqlockST" */
 #define SECTOR 512
 
+/* random_generator=lfsr (lfsr.c): every block of [0, nblocks) once a period */
+struct rq_lfsr {
+	uint64_t state, mask, period, nblocks;
+	unsigned int bits;
+};
+
+void rq_lfsr_init(struct rq_lfsr *l, uint64_t nblocks, uint64_t seed);
+uint64_t rq_lfsr_next(struct rq_lfsr *l);
+
 struct clone_file {
 	struct rq_queue *q;
 	uint64_t start, end;		/* the clone's region on the device */
@@ -165,6 +174,7 @@ struct clone_file {
 	uint64_t zone_start;		/* zonemode=strided: where the current zone began */
 	struct rq_dist dist;		/* random_distribution other than random */
 	struct rq_randmap map;		/* mixed block sizes: blocks this pass touched (bits NULL: none) */
+	struct rq_lfsr lfsr;		/* random_generator=lfsr */
 };
 
 /* fio's 500 ms bandwidth/IOPS samples, kept with Welford's method */

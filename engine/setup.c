@@ -353,7 +353,7 @@ static int bind_file(const char *name, void *arg)
 	    rq_dist_init(&f->dist, job->random_distribution, job->rand_param, f->nblocks, job->rand_center))
 		return -EINVAL;
 	/* mixed block sizes under the random map: track covered blocks (randmap.c) */
-	if (rq_rw_random(job->rw) && job->random_distribution == RQ_RAND_UNIFORM &&
+	if (rq_rw_random(job->rw) && job->random_distribution == RQ_RAND_UNIFORM && !job->lfsr &&
 	    !job->norandommap && c->max_bs > c->min_bs && rq_randmap_init(&f->map, f->nblocks))
 		return -ENOMEM;
 	return 0;
@@ -838,7 +838,7 @@ fail:
 static bool plain_rand(const struct clone *c, const struct rq_job *job)
 {
 	if (!rq_rw_random(job->rw) || job->random_distribution != RQ_RAND_UNIFORM ||
-	    job->norandommap || job->rw_seq_nr > 1 || c->max_bs != c->min_bs)
+	    job->norandommap || job->lfsr || job->rw_seq_nr > 1 || c->max_bs != c->min_bs)
 		return false;
 	for (int d = 0; d < 2; d++)
 		if (job->nr_bssplit[d] || (job->bs_min[d] && job->bs_max[d] > job->bs_min[d]) ||
@@ -906,6 +906,9 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 	c->seed = (job->randrepeat ? job->randseed : rq_clock_ns()) * 0x100000001b3ULL +
 		  (uint64_t)(c - e->clones) * 0x9e3779b97f4a7c15ULL;
 	c->rng = c->seed;
+	/* lfsr: no map, as fio's (it covers each block once a pass by itself) */
+	for (unsigned int i = 0; job->lfsr && i < c->nr_files; i++)
+		rq_lfsr_init(&c->files[i].lfsr, c->files[i].nblocks, c->seed + i);
 	if (job->io_size)
 		c->io_limit = job->io_size;
 	else if (job->size && !job->size_pct)

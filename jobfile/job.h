@@ -171,6 +171,7 @@ struct rq_job {
 	double rand_param;		/* theta, h or sigma */
 	double rand_center;		/* random_distribution=...:P:C, C in [0, 1]; -1 = not given */
 	bool norandommap;
+	bool lfsr;			/* random_generator=lfsr */
 	bool randrepeat;		/* default true */
 	uint64_t randseed;		/* default fio's 0x89 */
 	bool has_cpus_allowed;

@@ -88,6 +88,13 @@ const struct opt_val jf_ioengine_vals[] = {
 	{ NULL, 0, NULL },
 };
 
+static const struct opt_val random_generator_vals[] = {
+	{ "tausworthe",		0,	NULL },
+	{ "lfsr",		1,	NULL },
+	{ "tausworthe64",	0,	NULL },
+	{ NULL, 0, NULL },
+};
+
 static const struct opt_val rate_process_vals[] = {
 	{ "linear",	0,	NULL },
 	{ "poisson",	1,	NULL },
@@ -388,6 +395,13 @@ const struct opt jf_opts[] = {
 		.name = "norandommap", .type = OPT_FLAG, FIELD(norandommap), .def = "0",
 		.help = "Draw random offsets freely instead of each block once a "
 			"pass (default: 0)",
+	},
+	{
+		.name = "random_generator", .type = OPT_ENUM, FIELD(lfsr),
+		.vals = random_generator_vals, .def = "tausworthe",
+		.help = "Uniform random offsets: tausworthe or tausworthe64 (a random map, "
+			"or free draws with norandommap), or lfsr (every block once a pass, "
+			"no map) (default: tausworthe)",
 	},
 	{
 		.name = "randrepeat", .type = OPT_BOOL, FIELD(randrepeat), .def = "1",
@@ -797,7 +811,6 @@ const struct opt jf_opts[] = {
 	INERT("read_beyond_wp", W_ZBD), INERT("zonecapacity", W_ZBD), INERT("ignore_zone_limits", W_ZBD),
 	INERT("zone_reset_frequency", W_ZBD), INERT("zone_reset_threshold", W_ZBD),
 	INERT_A("fill_device", "fill_fs", "rqlock's region is the whole file or device unless size says otherwise"),
-	INERT("random_generator", "rqlock has one generator, which hits every block once a pass as lfsr does"),
 	INERT("thread", "workers are always threads"),
 	INERT("clocksource", "rqlock picks its own clock"),
 	INERT("gtod_cpu", "rqlock picks its own clock"),
