@@ -89,32 +89,33 @@ static inline uint64_t pass_next(struct clone_file *f, uint64_t seed)
  * random_distribution=zoned|zoned_abs, as fio's __get_next_rand_offset_zoned:
  * a zone chosen by its share of the I/Os (a draw in 1..100 against the
  * running sum), then a block drawn evenly inside it.  Zones are laid end
- * to end from the region's start; a zone past the region's end is cut.
+ * to end from the region's start and counted in blocks, as fio counts
+ * them, so every offset is a multiple of the block size (a percentage of
+ * the region in bytes is not: issue 26's EINVAL under direct=1); a zone
+ * past the region's end is cut.
  */
 static uint64_t zoned_offset(struct clone *c, const struct clone_file *f, int op, uint32_t bs)
 {
 	const struct rq_job *job = c->job;
 	int d = job->nr_zones[op] ? op : !op;
-	uint64_t size = f->end - f->start, zstart = 0, zlen = size, blocks, off;
+	const bool abs = job->random_distribution == RQ_RAND_ZONED_ABS;
+	uint64_t size = f->end - f->start, nb = size / c->min_bs, zstart = 0, zlen = nb, off, prev = 0;
 	unsigned int r = (unsigned int)(rq_rng_next(&c->rng) % 100) + 1, sum = 0;
 
 	for (unsigned int i = 0; i < job->nr_zones[d]; i++) {
-		uint64_t len = job->random_distribution == RQ_RAND_ZONED_ABS ? job->zones[d][i].size :
-			       size / 100 * job->zones[d][i].size_pct +
-			       size % 100 * job->zones[d][i].size_pct / 100;
-
+		/* in blocks: fio's stotal * lastb / 100 and lastb * (send - stotal) / 100 */
+		zstart = abs ? prev / c->min_bs : nb * prev / 100;
+		prev += abs ? job->zones[d][i].size : job->zones[d][i].size_pct;
+		zlen = abs ? job->zones[d][i].size / c->min_bs : nb * prev / 100 - zstart;
 		sum += job->zones[d][i].access;
-		zlen = len;
 		if (r <= sum)
 			break;
-		zstart += len;
 	}
-	if (zstart >= size)
+	if (zstart >= nb)
 		zstart = 0;
-	if (zlen > size - zstart)
-		zlen = size - zstart;
-	blocks = zlen / c->min_bs;
-	off = f->start + zstart + (blocks ? rq_rng_next(&c->rng) % blocks : 0) * c->min_bs;
+	if (zlen > nb - zstart)
+		zlen = nb - zstart;
+	off = f->start + (zstart + (zlen ? rq_rng_next(&c->rng) % zlen : 0)) * c->min_bs;
 	if (off + bs > f->end)
 		off = f->start + (size - bs) / c->min_bs * c->min_bs;
 	return off;
