@@ -1029,6 +1029,8 @@ static inline __attribute__((always_inline)) unsigned int fill(struct clone *c, 
 					rq_vlog_done(&c->vlog, c->bio_tag[bio - c->bios], false);
 			}
 			cpu->submitted--;
+			/* not in flight: a stale flag was a BUG at the end of the run (issue 26) */
+			c->bio_flags[bio - c->bios] = 0;
 			bio->next = c->free_bios;
 			c->free_bios = bio;
 			break;
