@@ -847,6 +847,18 @@ static bool plain_rand(const struct clone *c, const struct rq_job *job)
 	return true;
 }
 
+/* A sequential job with holes whose pass ends at the region's end (fio's file done). */
+static bool seq_holes_end_pass(const struct clone *c, const struct rq_job *job)
+{
+	int d = rq_rw_writes(job->rw) ? 1 : 0;
+
+	if (rq_rw_random(job->rw) || job->rw_seq_add <= 0 || job->time_based || job->io_size ||
+	    rq_rw_reads(job->rw) == rq_rw_writes(job->rw) || job->zonemode == RQ_ZONEMODE_STRIDED)
+		return false;
+	/* one block size: bs, not bsrange or bssplit */
+	return !job->nr_bssplit[d] && c->min_bs == c->max_bs;
+}
+
 static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job *job,
 		      unsigned int index)
 {
@@ -916,6 +928,20 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 	else
 		for (unsigned int i = 0; i < c->nr_files; i++)
 			c->io_limit += c->files[i].end - c->files[i].start;
+	/*
+	 * rw=read:N or write:N (holes of N bytes), not time_based, no
+	 * io_size: fio's pass ends at the region's end (the file is done),
+	 * so the amount is what fits with the holes, not size (t0007).
+	 */
+	if (seq_holes_end_pass(c, job)) {
+		c->io_limit = 0;
+		for (unsigned int i = 0; i < c->nr_files; i++) {
+			uint64_t len = c->files[i].end - c->files[i].start, bs = c->min_bs;
+
+			if (len >= bs)
+				c->io_limit += ((len - bs) / (bs + (uint64_t)job->rw_seq_add) + 1) * bs;
+		}
+	}
 	/* loops: the whole amount again, each loop from the region's start */
 	c->io_limit *= job->loops ? job->loops : 1;
 	c->plain_rand = plain_rand(c, job);
