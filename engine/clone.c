@@ -1036,6 +1036,8 @@ static inline __attribute__((always_inline)) unsigned int fill(struct clone *c, 
 			break;
 		}
 		n++;
+		if (!plain && c->iolog && !vread)
+			eng_iolog_io(c, f, op, bio->offset, bs, bio->start_ns);
 		if (!vread) {
 			if (c->issued >= c->io_limit && !job->time_based)
 				c->issue_done = true;

@@ -293,6 +293,8 @@ struct clone {
 	bool waiting;			/* wait_for: not started yet */
 	unsigned int wait_index;	/* the job waited for */
 	bool issue_done, finished;
+	FILE *iolog;			/* write_iolog (replay.c), NULL = none */
+	bool iolog_head;		/* its header and add/open lines are written */
 	int error;
 	int first_error;
 	uint64_t total_err;
@@ -470,6 +472,11 @@ void *eng_worker_main(void *arg);
 void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done);
 void eng_clone_check_done(struct clone *c, uint64_t now);
 unsigned int eng_clone_fill(struct clone *c);
+/* write_iolog (replay.c): open in clone set-up, one line per I/O issued, close at teardown */
+int eng_iolog_open(struct clone *c);
+void eng_iolog_io(struct clone *c, const struct clone_file *f, int op, uint64_t offset, uint32_t len,
+		  uint64_t now);
+int eng_iolog_close(struct clone *c);
 void eng_clone_sample(struct clone *c, uint64_t now);
 void eng_sampler_report(const struct sampler *s, struct rq_sample_stat *out);
 

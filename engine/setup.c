@@ -971,8 +971,9 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 	c->shaped = job->latency_target_ns || job->verify != RQ_VERIFY_NONE || job->verify_only ||
 		    job->thinktime_us || job->rate[0] || job->rate[1] || c->flow ||
 		    c->pace[0].mean_gap_ns || c->pace[1].mean_gap_ns;
-	c->plain = c->plain_rand && c->one_file && !c->shaped && job->iodepth_batch_submit <= 1;
-	return 0;
+	c->plain = c->plain_rand && c->one_file && !c->shaped && job->iodepth_batch_submit <= 1 &&
+		   !job->write_iolog[0];
+	return eng_iolog_open(c);
 }
 
 /* Does a phase need rings, and with which extra setup flags? */

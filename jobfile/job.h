@@ -177,6 +177,7 @@ struct rq_job {
 	bool has_cpus_allowed;
 	uint64_t cpus_allowed[RQ_CPUMASK_WORDS];
 	bool cpus_allowed_split;	/* cpus_allowed_policy=split */
+	char write_iolog[RQ_JOB_PATH_MAX];	/* write_iolog=FILE, "" = none */
 	char wait_for[RQ_JOB_NAME_MAX];	/* wait_for=NAME, "" = none */
 
 	/* random_distribution=zoned|zoned_abs, per direction [read, write] */

@@ -232,6 +232,11 @@ const struct opt jf_opts[] = {
 			"bytes, as fio) (default: none)",
 	},
 	{
+		.name = "write_iolog", .type = OPT_STR, FIELD(write_iolog),
+		.help = "Write the I/Os issued to FILE in fio's iolog version 3 format "
+			"(FILE.N for clone N > 0) (default: none)",
+	},
+	{
 		.name = "wait_for", .type = OPT_STR, FIELD(wait_for),
 		.help = "Start only when the earlier job of this name has finished "
 			"(default: none)",
@@ -884,7 +889,7 @@ const struct opt jf_opts[] = {
 	NOPE("uid", W_OS), NOPE("gid", W_OS), NOPE("ioscheduler", W_OS),
 	NOPE("exec_prerun", "rqlock runs no commands"), NOPE("exec_postrun", "rqlock runs no commands"),
 	NOPE("profile", "rqlock has no fio profiles"),
-	NOPE("read_iolog", W_IOLOG), NOPE("write_iolog", W_IOLOG), NOPE("replay_redirect", W_IOLOG),
+	NOPE("read_iolog", W_IOLOG), NOPE("replay_redirect", W_IOLOG),
 	NOPE("replay_align", W_IOLOG), NOPE("replay_skip", W_IOLOG),
 	NOPE("merge_blktrace_file", W_IOLOG), NOPE("merge_blktrace_scalars", W_IOLOG),
 	NOPE("merge_blktrace_iters", W_IOLOG),
