@@ -89,32 +89,33 @@ static inline uint64_t pass_next(struct clone_file *f, uint64_t seed)
  * random_distribution=zoned|zoned_abs, as fio's __get_next_rand_offset_zoned:
  * a zone chosen by its share of the I/Os (a draw in 1..100 against the
  * running sum), then a block drawn evenly inside it.  Zones are laid end
- * to end from the region's start; a zone past the region's end is cut.
+ * to end from the region's start and counted in blocks, as fio counts
+ * them, so every offset is a multiple of the block size (a percentage of
+ * the region in bytes is not: issue 26's EINVAL under direct=1); a zone
+ * past the region's end is cut.
  */
 static uint64_t zoned_offset(struct clone *c, const struct clone_file *f, int op, uint32_t bs)
 {
 	const struct rq_job *job = c->job;
 	int d = job->nr_zones[op] ? op : !op;
-	uint64_t size = f->end - f->start, zstart = 0, zlen = size, blocks, off;
+	const bool abs = job->random_distribution == RQ_RAND_ZONED_ABS;
+	uint64_t size = f->end - f->start, nb = size / c->min_bs, zstart = 0, zlen = nb, off, prev = 0;
 	unsigned int r = (unsigned int)(rq_rng_next(&c->rng) % 100) + 1, sum = 0;
 
 	for (unsigned int i = 0; i < job->nr_zones[d]; i++) {
-		uint64_t len = job->random_distribution == RQ_RAND_ZONED_ABS ? job->zones[d][i].size :
-			       size / 100 * job->zones[d][i].size_pct +
-			       size % 100 * job->zones[d][i].size_pct / 100;
-
+		/* in blocks: fio's stotal * lastb / 100 and lastb * (send - stotal) / 100 */
+		zstart = abs ? prev / c->min_bs : nb * prev / 100;
+		prev += abs ? job->zones[d][i].size : job->zones[d][i].size_pct;
+		zlen = abs ? job->zones[d][i].size / c->min_bs : nb * prev / 100 - zstart;
 		sum += job->zones[d][i].access;
-		zlen = len;
 		if (r <= sum)
 			break;
-		zstart += len;
 	}
-	if (zstart >= size)
+	if (zstart >= nb)
 		zstart = 0;
-	if (zlen > size - zstart)
-		zlen = size - zstart;
-	blocks = zlen / c->min_bs;
-	off = f->start + zstart + (blocks ? rq_rng_next(&c->rng) % blocks : 0) * c->min_bs;
+	if (zlen > nb - zstart)
+		zlen = nb - zstart;
+	off = f->start + (zstart + (zlen ? rq_rng_next(&c->rng) % zlen : 0)) * c->min_bs;
 	if (off + bs > f->end)
 		off = f->start + (size - bs) / c->min_bs * c->min_bs;
 	return off;
@@ -158,6 +159,8 @@ static uint64_t random_offset_bs(struct clone *c, struct clone_file *f, uint32_t
 			return zoned_offset(c, f, op, bs);
 		} else if (job->random_distribution != RQ_RAND_UNIFORM) {
 			b = rq_dist_next(&f->dist, &c->rng);
+		} else if (job->lfsr) {
+			b = rq_lfsr_next(&f->lfsr);
 		} else if (job->norandommap) {
 			b = rq_rng_next(&c->rng) % f->nblocks;
 		} else {
@@ -334,6 +337,15 @@ static void __attribute__((noinline)) account_checks(struct clone *c, struct rq_
 	const struct rq_job *job = c->job;
 	bool logged = c->bio_flags[idx] & BIO_VERIFY;	/* a read of a logged piece: its seq is known */
 	bool vread = logged;
+	/*
+	 * verify_only replays the writes from this clone's seed, which
+	 * depends on its place among the run's clones: the job that wrote
+	 * may have drawn the same blocks from another seed, in another
+	 * order, so a block from another stream has its write number not
+	 * judged (fio skips numberio for verify_only altogether).
+	 */
+	uint64_t seq = logged ? c->bio_tag[idx] : UINT64_MAX;
+	const uint64_t *stream = job->verify_only ? &c->seed : NULL;
 
 	/* a read-only job with verify= checks what it reads, as fio's */
 	if (job->verify != RQ_VERIFY_NONE && !rq_rw_writes(job->rw))
@@ -343,8 +355,8 @@ static void __attribute__((noinline)) account_checks(struct clone *c, struct rq_
 		if (vread) {
 			char msg[256];
 
-			if (rq_verify_check_seq(job, bio->buf, bio->offset, bio->len,
-						logged ? c->bio_tag[idx] : UINT64_MAX, msg, sizeof(msg))) {
+			if (rq_verify_check_seq(job, bio->buf, bio->offset, bio->len, seq, stream,
+						msg, sizeof(msg))) {
 				fprintf(stderr, "rqlock: verify: job '%s': %s %s\n", job->name, f->q->name, msg);
 				bio->error = -EILSEQ;
 				ck->kind = RQ_COE_VERIFY;
@@ -1017,11 +1029,15 @@ static inline __attribute__((always_inline)) unsigned int fill(struct clone *c, 
 					rq_vlog_done(&c->vlog, c->bio_tag[bio - c->bios], false);
 			}
 			cpu->submitted--;
+			/* not in flight: a stale flag was a BUG at the end of the run (issue 26) */
+			c->bio_flags[bio - c->bios] = 0;
 			bio->next = c->free_bios;
 			c->free_bios = bio;
 			break;
 		}
 		n++;
+		if (!plain && c->iolog && !vread)
+			eng_iolog_io(c, f, op, bio->offset, bs, bio->start_ns);
 		if (!vread) {
 			if (c->issued >= c->io_limit && !job->time_based)
 				c->issue_done = true;

@@ -34,9 +34,12 @@ int rq_verify_check(const struct rq_job *job, const void *buf, uint64_t offset, 
 /*
  * The same, and the header must carry write number @seq: a block that is
  * whole but older than the last write logged there (a lost write) fails.
+ * With @stream non-NULL, only a block written from the stream seeded
+ * *@stream (rq_verify_fill()'s seed is *@stream ^ seq) is judged: another
+ * stream numbers its writes its own way (verify_only after another job).
  */
 int rq_verify_check_seq(const struct rq_job *job, const void *buf, uint64_t offset, uint32_t len,
-			uint64_t seq, char *msg, size_t msglen);
+			uint64_t seq, const uint64_t *stream, char *msg, size_t msglen);
 
 /*
  * The verify log (vlog.c): writes to read back, in log order, a piece
@@ -149,6 +152,15 @@ static inline double rq_rng_unit(uint64_t *s)
 #define STAMP_MAGIC 0x72716c6f636b5354ULL	/* "rqlockST" */
 #define SECTOR 512
 
+/* random_generator=lfsr (lfsr.c): every block of [0, nblocks) once a period */
+struct rq_lfsr {
+	uint64_t state, mask, period, nblocks;
+	unsigned int bits;
+};
+
+void rq_lfsr_init(struct rq_lfsr *l, uint64_t nblocks, uint64_t seed);
+uint64_t rq_lfsr_next(struct rq_lfsr *l);
+
 struct clone_file {
 	struct rq_queue *q;
 	uint64_t start, end;		/* the clone's region on the device */
@@ -162,6 +174,7 @@ struct clone_file {
 	uint64_t zone_start;		/* zonemode=strided: where the current zone began */
 	struct rq_dist dist;		/* random_distribution other than random */
 	struct rq_randmap map;		/* mixed block sizes: blocks this pass touched (bits NULL: none) */
+	struct rq_lfsr lfsr;		/* random_generator=lfsr */
 };
 
 /* fio's 500 ms bandwidth/IOPS samples, kept with Welford's method */
@@ -280,6 +293,8 @@ struct clone {
 	bool waiting;			/* wait_for: not started yet */
 	unsigned int wait_index;	/* the job waited for */
 	bool issue_done, finished;
+	FILE *iolog;			/* write_iolog (replay.c), NULL = none */
+	bool iolog_head;		/* its header and add/open lines are written */
 	int error;
 	int first_error;
 	uint64_t total_err;
@@ -458,6 +473,11 @@ void *eng_worker_main(void *arg);
 void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done);
 void eng_clone_check_done(struct clone *c, uint64_t now);
 unsigned int eng_clone_fill(struct clone *c);
+/* write_iolog (replay.c): open in clone set-up, one line per I/O issued, close at teardown */
+int eng_iolog_open(struct clone *c);
+void eng_iolog_io(struct clone *c, const struct clone_file *f, int op, uint64_t offset, uint32_t len,
+		  uint64_t now);
+int eng_iolog_close(struct clone *c);
 void eng_clone_sample(struct clone *c, uint64_t now);
 void eng_sampler_report(const struct sampler *s, struct rq_sample_stat *out);
 

@@ -520,6 +520,9 @@ void rq_engine_free(struct rq_engine *e)
 		free(e->clones[i].tl);
 		free(e->clones[i].bio_tag);
 		rq_vlog_free(&e->clones[i].vlog);
+		if (eng_iolog_close(&e->clones[i]) < 0)
+			fprintf(stderr, "rqlock: job '%s': write_iolog=%s: the log is incomplete\n",
+				e->clones[i].job->name, e->clones[i].job->write_iolog);
 		for (unsigned int k = 0; e->clones[i].files && k < e->clones[i].nr_files; k++)
 			rq_randmap_free(&e->clones[i].files[k].map);
 		free(e->clones[i].files);

@@ -263,7 +263,7 @@ static int bind_file(const char *name, void *arg)
 	    rq_dist_init(&f->dist, job->random_distribution, job->rand_param, f->nblocks, job->rand_center))
 		return -EINVAL;
 	/* mixed block sizes under the random map: track covered blocks (randmap.c) */
-	if (rq_rw_random(job->rw) && job->random_distribution == RQ_RAND_UNIFORM &&
+	if (rq_rw_random(job->rw) && job->random_distribution == RQ_RAND_UNIFORM && !job->lfsr &&
 	    !job->norandommap && c->max_bs > c->min_bs && rq_randmap_init(&f->map, f->nblocks))
 		return -ENOMEM;
 	return 0;
@@ -800,13 +800,25 @@ fail:
 static bool plain_rand(const struct clone *c, const struct rq_job *job)
 {
 	if (!rq_rw_random(job->rw) || job->random_distribution != RQ_RAND_UNIFORM ||
-	    job->norandommap || job->rw_seq_nr > 1 || c->max_bs != c->min_bs)
+	    job->norandommap || job->lfsr || job->rw_seq_nr > 1 || c->max_bs != c->min_bs)
 		return false;
 	for (int d = 0; d < 2; d++)
 		if (job->nr_bssplit[d] || (job->bs_min[d] && job->bs_max[d] > job->bs_min[d]) ||
 		    job->blockalign[d] > c->min_bs)
 			return false;
 	return true;
+}
+
+/* A sequential job with holes whose pass ends at the region's end (fio's file done). */
+static bool seq_holes_end_pass(const struct clone *c, const struct rq_job *job)
+{
+	int d = rq_rw_writes(job->rw) ? 1 : 0;
+
+	if (rq_rw_random(job->rw) || job->rw_seq_add <= 0 || job->time_based || job->io_size ||
+	    rq_rw_reads(job->rw) == rq_rw_writes(job->rw) || job->zonemode == RQ_ZONEMODE_STRIDED)
+		return false;
+	/* one block size: bs, not bsrange or bssplit */
+	return !job->nr_bssplit[d] && c->min_bs == c->max_bs;
 }
 
 static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job *job,
@@ -868,6 +880,9 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 	c->seed = (job->randrepeat ? job->randseed : rq_clock_ns()) * 0x100000001b3ULL +
 		  (uint64_t)(c - e->clones) * 0x9e3779b97f4a7c15ULL;
 	c->rng = c->seed;
+	/* lfsr: no map, as fio's (it covers each block once a pass by itself) */
+	for (unsigned int i = 0; job->lfsr && i < c->nr_files; i++)
+		rq_lfsr_init(&c->files[i].lfsr, c->files[i].nblocks, c->seed + i);
 	if (job->io_size)
 		c->io_limit = job->io_size;
 	else if (job->size && !job->size_pct)
@@ -875,6 +890,20 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 	else
 		for (unsigned int i = 0; i < c->nr_files; i++)
 			c->io_limit += c->files[i].end - c->files[i].start;
+	/*
+	 * rw=read:N or write:N (holes of N bytes), not time_based, no
+	 * io_size: fio's pass ends at the region's end (the file is done),
+	 * so the amount is what fits with the holes, not size (t0007).
+	 */
+	if (seq_holes_end_pass(c, job)) {
+		c->io_limit = 0;
+		for (unsigned int i = 0; i < c->nr_files; i++) {
+			uint64_t len = c->files[i].end - c->files[i].start, bs = c->min_bs;
+
+			if (len >= bs)
+				c->io_limit += ((len - bs) / (bs + (uint64_t)job->rw_seq_add) + 1) * bs;
+		}
+	}
 	/* loops: the whole amount again, each loop from the region's start */
 	c->io_limit *= job->loops ? job->loops : 1;
 	c->plain_rand = plain_rand(c, job);
@@ -904,8 +933,9 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 	c->shaped = job->latency_target_ns || job->verify != RQ_VERIFY_NONE || job->verify_only ||
 		    job->thinktime_us || job->rate[0] || job->rate[1] || c->flow ||
 		    c->pace[0].mean_gap_ns || c->pace[1].mean_gap_ns;
-	c->plain = c->plain_rand && c->one_file && !c->shaped && job->iodepth_batch_submit <= 1;
-	return 0;
+	c->plain = c->plain_rand && c->one_file && !c->shaped && job->iodepth_batch_submit <= 1 &&
+		   !job->write_iolog[0];
+	return eng_iolog_open(c);
 }
 
 /* Does a phase need rings, and with which extra setup flags? */

@@ -318,9 +318,12 @@ static int check_pattern(const struct rq_job *job, const unsigned char *p, uint6
 	return 0;
 }
 
-/* One interval; seq is the write it must come from, UINT64_MAX for any. */
+/*
+ * One interval, @at_byte bytes into its block; seq is the write it must come
+ * from, UINT64_MAX for any; @stream as rq_verify_check_seq().
+ */
 static int check_one(const struct rq_job *job, const unsigned char *p, uint64_t offset, uint32_t len,
-		     uint64_t seq, char *msg, size_t msglen)
+		     uint32_t at_byte, uint64_t seq, const uint64_t *stream, char *msg, size_t msglen)
 {
 	uint8_t d[16];
 	struct vhdr h;
@@ -349,6 +352,8 @@ static int check_one(const struct rq_job *job, const unsigned char *p, uint64_t 
 	}
 	/* verify=meta has no digest (both are zero): the header's seq still finds a lost write */
 	digest(job->verify, p + RQ_VHDR_LEN, len - RQ_VHDR_LEN, d);
+	if (stream && h.seed != (*stream ^ h.seq) + at_byte)
+		seq = UINT64_MAX;	/* another stream's numbering: not judged */
 	if (!memcmp(d, h.digest, 16) && seq != UINT64_MAX && h.seq != seq) {
 		snprintf(msg, msglen, "offset %" PRIu64 ": stale block: whole, but from write #%" PRIu64
 			 ", expected write #%" PRIu64 " (a lost write)", offset, h.seq, seq);
@@ -387,11 +392,11 @@ static int check_one(const struct rq_job *job, const unsigned char *p, uint64_t 
 int rq_verify_check(const struct rq_job *job, const void *buf, uint64_t offset, uint32_t len,
 		    char *msg, size_t msglen)
 {
-	return rq_verify_check_seq(job, buf, offset, len, UINT64_MAX, msg, msglen);
+	return rq_verify_check_seq(job, buf, offset, len, UINT64_MAX, NULL, msg, msglen);
 }
 
 int rq_verify_check_seq(const struct rq_job *job, const void *buf, uint64_t offset, uint32_t len,
-			uint64_t seq, char *msg, size_t msglen)
+			uint64_t seq, const uint64_t *stream, char *msg, size_t msglen)
 {
 	uint32_t iv = interval(job, len);
 
@@ -412,7 +417,7 @@ int rq_verify_check_seq(const struct rq_job *job, const void *buf, uint64_t offs
 			swap_hdr(copy, at);
 			p = copy;
 		}
-		ret = check_one(job, p, offset + i, n, seq, msg, msglen);
+		ret = check_one(job, p, offset + i, n, i, seq, stream, msg, msglen);
 		free(copy);
 		if (ret)
 			return ret;

@@ -171,11 +171,13 @@ struct rq_job {
 	double rand_param;		/* theta, h or sigma */
 	double rand_center;		/* random_distribution=...:P:C, C in [0, 1]; -1 = not given */
 	bool norandommap;
+	bool lfsr;			/* random_generator=lfsr */
 	bool randrepeat;		/* default true */
 	uint64_t randseed;		/* default fio's 0x89 */
 	bool has_cpus_allowed;
 	uint64_t cpus_allowed[RQ_CPUMASK_WORDS];
 	bool cpus_allowed_split;	/* cpus_allowed_policy=split */
+	char write_iolog[RQ_JOB_PATH_MAX];	/* write_iolog=FILE, "" = none */
 	char wait_for[RQ_JOB_NAME_MAX];	/* wait_for=NAME, "" = none */
 
 	/* random_distribution=zoned|zoned_abs, per direction [read, write] */

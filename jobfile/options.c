@@ -88,6 +88,13 @@ const struct opt_val jf_ioengine_vals[] = {
 	{ NULL, 0, NULL },
 };
 
+static const struct opt_val random_generator_vals[] = {
+	{ "tausworthe",		0,	NULL },
+	{ "lfsr",		1,	NULL },
+	{ "tausworthe64",	0,	NULL },
+	{ NULL, 0, NULL },
+};
+
 static const struct opt_val rate_process_vals[] = {
 	{ "linear",	0,	NULL },
 	{ "poisson",	1,	NULL },
@@ -223,6 +230,11 @@ const struct opt jf_opts[] = {
 		.show = jf_show_description,
 		.help = "Free text about the job, shown in the reports (its first 255 "
 			"bytes, as fio) (default: none)",
+	},
+	{
+		.name = "write_iolog", .type = OPT_STR, FIELD(write_iolog),
+		.help = "Write the I/Os issued to FILE in fio's iolog version 3 format "
+			"(FILE.N for clone N > 0) (default: none)",
 	},
 	{
 		.name = "wait_for", .type = OPT_STR, FIELD(wait_for),
@@ -388,6 +400,13 @@ const struct opt jf_opts[] = {
 		.name = "norandommap", .type = OPT_FLAG, FIELD(norandommap), .def = "0",
 		.help = "Draw random offsets freely instead of each block once a "
 			"pass (default: 0)",
+	},
+	{
+		.name = "random_generator", .type = OPT_ENUM, FIELD(lfsr),
+		.vals = random_generator_vals, .def = "tausworthe",
+		.help = "Uniform random offsets: tausworthe or tausworthe64 (a random map, "
+			"or free draws with norandommap), or lfsr (every block once a pass, "
+			"no map) (default: tausworthe)",
 	},
 	{
 		.name = "randrepeat", .type = OPT_BOOL, FIELD(randrepeat), .def = "1",
@@ -797,7 +816,6 @@ const struct opt jf_opts[] = {
 	INERT("read_beyond_wp", W_ZBD), INERT("zonecapacity", W_ZBD), INERT("ignore_zone_limits", W_ZBD),
 	INERT("zone_reset_frequency", W_ZBD), INERT("zone_reset_threshold", W_ZBD),
 	INERT_A("fill_device", "fill_fs", "rqlock's region is the whole file or device unless size says otherwise"),
-	INERT("random_generator", "rqlock has one generator, which hits every block once a pass as lfsr does"),
 	INERT("thread", "workers are always threads"),
 	INERT("clocksource", "rqlock picks its own clock"),
 	INERT("gtod_cpu", "rqlock picks its own clock"),
@@ -871,7 +889,7 @@ const struct opt jf_opts[] = {
 	NOPE("uid", W_OS), NOPE("gid", W_OS), NOPE("ioscheduler", W_OS),
 	NOPE("exec_prerun", "rqlock runs no commands"), NOPE("exec_postrun", "rqlock runs no commands"),
 	NOPE("profile", "rqlock has no fio profiles"),
-	NOPE("read_iolog", W_IOLOG), NOPE("write_iolog", W_IOLOG), NOPE("replay_redirect", W_IOLOG),
+	NOPE("read_iolog", W_IOLOG), NOPE("replay_redirect", W_IOLOG),
 	NOPE("replay_align", W_IOLOG), NOPE("replay_skip", W_IOLOG),
 	NOPE("merge_blktrace_file", W_IOLOG), NOPE("merge_blktrace_scalars", W_IOLOG),
 	NOPE("merge_blktrace_iters", W_IOLOG),

@@ -772,7 +772,9 @@ static int zoned_dir(struct pctx *p, struct sect *s, char *list, int dir, bool a
 		access[nr] = (uint8_t)a;
 		acc += (unsigned int)a;
 		size[nr] = z;
-		if (!abs && !z) {
+		if (abs) {
+			size_pct[nr] = 0;	/* zoned_abs: sizes in bytes, no percentages to add up */
+		} else if (!z) {
 			size_pct[nr] = UINT8_MAX;
 			sz_missing++;
 		} else {

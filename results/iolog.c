@@ -69,12 +69,20 @@ static uint64_t v_clat(const struct rq_log_io *io)
 	return io->done_ns - io->issue_ns;
 }
 
-/* fio's add_bw_sample: bytes * 10^6 / clat in ns (KB/s give or take a unit: fio's) */
+/*
+ * fio's add_bw_sample: bytes * 10^6 / clat in ns (KB/s give or take a unit:
+ * fio's).  An I/O the device completed inside its submission (null, ram)
+ * has clat 0 here: its time is all slat, where fio's synchronous engines
+ * (ioengine=null too) count it as clat, so it is rated over its whole
+ * latency, as fio rates it, not logged as 0 (issue 26).
+ */
 static uint64_t v_bw(const struct rq_log_io *io)
 {
-	uint64_t clat = io->done_ns - io->issue_ns;
+	uint64_t t = io->done_ns - io->issue_ns;
 
-	return clat ? (uint64_t)io->bytes * 1000000ULL / clat : 0;
+	if (!t)
+		t = io->done_ns - io->start_ns;
+	return t ? (uint64_t)io->bytes * 1000000ULL / t : 0;
 }
 
 static uint64_t v_iops(const struct rq_log_io *io)
