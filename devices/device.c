@@ -15,7 +15,6 @@
 #include "devices/dev_internal.h"
 
 extern const struct rq_dev_ops rq_dev_null;
-extern const struct rq_dev_ops rq_dev_fault;
 extern const struct rq_dev_ops rq_dev_ram;
 extern const struct rq_dev_ops rq_dev_floppy;
 extern const struct rq_dev_ops rq_dev_hdd;
@@ -31,7 +30,6 @@ extern const struct rq_dev_ops rq_dev_blkdev;
  * character device), then block devices and regular files.
  */
 static const struct rq_dev_ops *const devs[] = {
-	&rq_dev_fault,
 	&rq_dev_null,
 	&rq_dev_ram,
 	&rq_dev_floppy,
@@ -44,6 +42,15 @@ static const struct rq_dev_ops *const devs[] = {
 
 #define NR_DEVS (sizeof(devs) / sizeof(devs[0]))
 
+extern const struct rq_dev_filter_ops rq_filter_fault;
+
+/* The filters: "@NAME[N],...,of=INNER" puts one in front of INNER. */
+static const struct rq_dev_filter_ops *const filters[] = {
+	&rq_filter_fault,
+};
+
+#define NR_FILTERS (sizeof(filters) / sizeof(filters[0]))
+
 int rq_devs_check(char *msg, size_t len)
 {
 	for (size_t i = 0; i < NR_DEVS; i++) {
@@ -55,11 +62,80 @@ int rq_devs_check(char *msg, size_t len)
 			return -EINVAL;
 		}
 	}
+	for (size_t i = 0; i < NR_FILTERS; i++) {
+		const struct rq_dev_filter_ops *f = filters[i];
+
+		if (!f->name || !f->builtin || !f->open || !f->close || !f->map) {
+			snprintf(msg, len, "device filter '%s' lacks a required hook",
+				 f->name ? f->name : "(unnamed)");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static const struct rq_dev_filter_ops *filter_find(const char *spec)
+{
+	for (size_t i = 0; i < NR_FILTERS; i++)
+		if (rq_dev_spec_is(spec, filters[i]->builtin + 1))
+			return filters[i];
+	return NULL;
+}
+
+/* The inner device's spec of a filter's "@NAME,...,of=INNER". */
+static const char *filter_inner_spec(const char *spec)
+{
+	const char *of = strstr(spec, ",of=");
+
+	return of ? of + 4 : NULL;
+}
+
+/*
+ * "@NAME[N][,opt=val]...,of=INNER": open INNER into @dev, then put the
+ * filter in front of it.  The device keeps the spec as written for its
+ * name (reports, errors); everything else is INNER's.
+ */
+static int filter_open(struct rq_dev *dev, const struct rq_dev_filter_ops *f,
+		       const struct rq_dev_open *o, FILE *err)
+{
+	const char *inner = filter_inner_spec(o->spec), *first = strchr(o->spec, ',');
+	struct rq_dev_open io = *o;
+	char *opts;
+	void *priv = NULL;
+	int ret;
+
+	if (!inner || !*inner) {
+		fprintf(err, "%s: device '%s': of=INNER is required, last\n", o->where, o->spec);
+		return -EINVAL;
+	}
+	if (filter_find(inner)) {
+		fprintf(err, "%s: device '%s': a %s device cannot wrap another filter\n", o->where,
+			o->spec, f->name);
+		return -EINVAL;
+	}
+	io.spec = inner;
+	ret = rq_dev_open(dev, &io, err);
+	if (ret)
+		return ret;
+	opts = strndup(first + 1, (size_t)(inner - 4 - first - 1 > 0 ? inner - 4 - first - 1 : 0));
+	if (!opts)
+		return -ENOMEM;
+	ret = f->open(dev, o, opts, &priv, err);
+	free(opts);
+	if (ret)
+		return ret;
+	dev->filter = f;
+	dev->filter_priv = priv;
+	snprintf(dev->name, sizeof(dev->name), "%s", o->spec);
 	return 0;
 }
 
 int rq_dev_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
 {
+	const struct rq_dev_filter_ops *f = filter_find(o->spec);
+
+	if (f)
+		return filter_open(dev, f, o, err);
 	memset(dev, 0, sizeof(*dev));
 	dev->fd = -1;
 	dev->nr_hw_queues = 1;
@@ -81,7 +157,11 @@ int rq_dev_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
 
 int rq_dev_prepare(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
 {
-	return dev->ops->prepare ? dev->ops->prepare(dev, o, err) : 0;
+	struct rq_dev_open io = *o;
+
+	if (dev->filter)
+		io.spec = filter_inner_spec(o->spec);	/* the device's own spec */
+	return dev->ops->prepare ? dev->ops->prepare(dev, &io, err) : 0;
 }
 
 static volatile sig_atomic_t layout_stop;
@@ -112,6 +192,10 @@ void rq_dev_close(struct rq_dev *dev)
 {
 	free(dev->created);
 	dev->created = NULL;
+	if (dev->filter)
+		dev->filter->close(dev->filter_priv);
+	dev->filter = NULL;
+	dev->filter_priv = NULL;
 	if (dev->ops)
 		dev->ops->close(dev);
 	if (dev->fd >= 0)
@@ -128,6 +212,10 @@ const char *rq_dev_builtin_names(void)
 	if (!names[0]) {
 		size_t n = 0;
 
+		for (size_t i = 0; i < NR_FILTERS; i++)
+			if (n < sizeof(names))
+				n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s", n ? ", " : "",
+						      filters[i]->builtin);
 		for (size_t i = 0; i < NR_DEVS; i++)
 			if (devs[i]->builtin && n < sizeof(names))
 				n += (size_t)snprintf(names + n, sizeof(names) - n, "%s%s", n ? ", " : "",

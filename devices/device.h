@@ -97,6 +97,14 @@ struct rq_dev {
 	int fd;				/* -1 when none */
 	void *priv;
 	/*
+	 * A filter in front of this device (fault), or NULL: the spec was
+	 * "@FILTER,...,of=INNER", the device is INNER itself (its ops, hooks,
+	 * flags and nr_hw_queues) and the queue sends each request through
+	 * filter->map instead of ops->queue_rq.  filter_priv is the filter's.
+	 */
+	const struct rq_dev_filter_ops *filter;
+	void *filter_priv;
+	/*
 	 * A file prepare created for this run (malloc'd path), NULL if none:
 	 * rq_dev_discard_layout() removes it when the run never starts.
 	 */
@@ -180,6 +188,33 @@ struct rq_dev_ops {
 	 */
 	int (*ring_init)(struct rq_dev *dev, struct rq_ctx *cpu, struct io_uring *ring,
 			 unsigned int slot);
+};
+
+/*
+ * A filter: a device stage in front of another device's queue_rq and
+ * completion, as a dm target with only .map and .end_io (dm-flakey) sits
+ * in front of the device dm core drives.  The device it filters stays
+ * the queue's device: every hook, flag and nr_hw_queues is the device's
+ * own, by construction; the filter sees requests only.
+ *  - open (required): parse @opts (the spec's options before ",of=",
+ *    "" for none) for @dev, which is the inner device, already open; set
+ *    *@priv.  One line on @err and -errno on a bad option or an inner
+ *    device the filter cannot serve.
+ *  - close (required): free what open made.
+ *  - map (required): called instead of dev->ops->queue_rq, with the same
+ *    contract (dispatch lock held, returns enum rq_q_status): answer the
+ *    request itself (RQ_Q_DONE with rq->res set, RQ_Q_BUSY, or
+ *    RQ_Q_QUEUED and complete it later), or pass it on with
+ *    dev->ops->queue_rq(); a synchronous completion of the device
+ *    (RQ_Q_DONE) may be turned into a later one (rq_ctx_complete_after).
+ */
+struct rq_dev_filter_ops {
+	const char *name;
+	const char *builtin;		/* its spec prefix, "@fault" */
+	int (*open)(struct rq_dev *dev, const struct rq_dev_open *o, const char *opts, void **priv,
+		    FILE *err);
+	void (*close)(void *priv);
+	int (*map)(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_request *rq);
 };
 
 /* Registry: find the ops for @spec and open it. */

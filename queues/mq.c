@@ -382,7 +382,7 @@ static inline __attribute__((always_inline)) bool hctx_issue(struct mq_queue *mq
 
 	rq->state = RQ_STATE_DISPATCHED;
 	h->budget_used++;
-	st = dev->ops->queue_rq(dev, cpu, rq);
+	st = h->q->queue_rq(dev, cpu, rq);
 	if (st == RQ_Q_BUSY) {
 		h->budget_used--;
 		rq->state = RQ_STATE_QUEUED;

@@ -122,6 +122,8 @@ int rq_queue_init(struct rq_queue *q, const struct rq_queue_mode_ops *mode,
 	q->max_bytes = dev->max_bytes ? dev->max_bytes : 512 * 1024;
 	q->nr_requests = nr_requests;
 	snprintf(q->name, sizeof(q->name), "%s", dev->name);
+	/* a filter (fault) sees requests only: every hook below is the device's own */
+	q->queue_rq = dev->filter ? dev->filter->map : dev->ops ? dev->ops->queue_rq : NULL;
 	q->dev_irq = dev->ops ? dev->ops->irq : NULL;
 	q->dev_end_rq = dev->ops ? dev->ops->end_rq : NULL;
 	q->pool = rq_zalloc_lines(sizeof(*q->pool) * nr_requests);
@@ -316,7 +318,7 @@ void rq_request_fn(struct rq_queue *q, struct rq_ctx *cpu, struct rq_bio **done)
 		rq->state = RQ_STATE_DISPATCHED;
 		q->inflight++;
 		q->nr_dispatched++;
-		st = dev->ops->queue_rq(dev, cpu, rq);
+		st = q->queue_rq(dev, cpu, rq);
 		if (st == RQ_Q_BUSY) {
 			q->inflight--;
 			q->nr_dispatched--;

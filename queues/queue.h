@@ -166,6 +166,12 @@ struct rq_queue {
 	uint64_t merges_front, merges_back;
 	uint64_t nr_dispatched, nr_completed;
 
+	/*
+	 * What dispatch calls: the device's queue_rq, or the map of the
+	 * filter in front of it (dev->filter: fault), which passes what it
+	 * does not answer itself on to queue_rq.
+	 */
+	int (*queue_rq)(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_request *rq);
 	/* the device's irq hook (struct rq_dev_ops), or NULL: run by rq_end_request() */
 	void (*dev_irq)(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_request *rq);
 	/* the device's end_rq hook, or NULL: run under the completion lock when a request ends */
