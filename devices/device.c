@@ -4,6 +4,7 @@
  * per-worker registration of files and buffers on io_uring rings.
  */
 #include <ctype.h>
+#include <stddef.h>
 #include <signal.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -24,10 +25,12 @@ extern const struct rq_dev_ops rq_dev_file;
 extern const struct rq_dev_ops rq_dev_blkdev;
 
 /*
- * The registry, probed in order: built-in specs first ('@' names, and
- * ioengine=null), then the engines that claim paths by ioengine
- * (io_uring_cmd, libaio) or by the kind of file (an NVMe generic
- * character device), then block devices and regular files.
+ * The registry, matched by name, as fio's load_ioengine(): an "@KIND"
+ * spec opens the kind whose builtin name it carries; a path opens the
+ * kind serving the job's ioengine that claims it (its probe: a block
+ * device, a regular file, an NVMe generic device).  Claims never overlap
+ * (rq_dev_open refuses a path two kinds claim), so the order is only the
+ * order of --help.
  */
 static const struct rq_dev_ops *const devs[] = {
 	&rq_dev_null,
@@ -56,16 +59,17 @@ int rq_devs_check(char *msg, size_t len)
 	for (size_t i = 0; i < NR_DEVS; i++) {
 		const struct rq_dev_ops *o = devs[i];
 
-		if (!o->name || !o->probe || !o->open || !o->close || !o->queue_rq) {
-			snprintf(msg, len, "device ops '%s' lacks a required hook",
-				 o->name ? o->name : "(unnamed)");
+		if (!o->name || !o->help || !o->open || !o->close || !o->queue_rq ||
+		    (!o->builtin && !o->ioengine) || (o->options && !o->builtin)) {
+			snprintf(msg, len, "device ops '%s' lacks a required hook, its help, or a name "
+				 "to be reached by", o->name ? o->name : "(unnamed)");
 			return -EINVAL;
 		}
 	}
 	for (size_t i = 0; i < NR_FILTERS; i++) {
 		const struct rq_dev_filter_ops *f = filters[i];
 
-		if (!f->name || !f->builtin || !f->open || !f->close || !f->map) {
+		if (!f->name || !f->builtin || !f->help || !f->open || !f->close || !f->map) {
 			snprintf(msg, len, "device filter '%s' lacks a required hook",
 				 f->name ? f->name : "(unnamed)");
 			return -EINVAL;
@@ -133,6 +137,9 @@ static int filter_open(struct rq_dev *dev, const struct rq_dev_filter_ops *f,
 int rq_dev_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
 {
 	const struct rq_dev_filter_ops *f = filter_find(o->spec);
+	const struct rq_dev_ops *ops = NULL;
+	struct rq_dev_open io = *o;
+	const char *engine = o->ioengine ? o->ioengine : "io_uring";
 
 	if (f)
 		return filter_open(dev, f, o, err);
@@ -140,19 +147,39 @@ int rq_dev_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
 	dev->fd = -1;
 	dev->nr_hw_queues = 1;
 	snprintf(dev->name, sizeof(dev->name), "%s", o->spec);
-	for (size_t i = 0; i < NR_DEVS; i++) {
-		if (devs[i]->probe(o)) {
-			dev->ops = devs[i];
-			dev->flags = devs[i]->flags;
-			return devs[i]->open(dev, o, err);
+	if (o->spec[0] == '@') {
+		for (size_t i = 0; i < NR_DEVS && !ops; i++)
+			if (devs[i]->builtin && rq_dev_spec_is(o->spec, devs[i]->builtin + 1))
+				ops = devs[i];
+		if (!ops) {
+			fprintf(err, "%s: %s: unknown built-in device (known: %s)\n", o->where, o->spec,
+				rq_dev_builtin_names());
+			return -ENODEV;
 		}
+	} else {
+		for (size_t i = 0; i < NR_DEVS; i++) {
+			const struct rq_dev_ops *d = devs[i];
+
+			if (d->probe ? !d->probe(&io) : !d->ioengine || strcmp(d->ioengine, engine))
+				continue;
+			if (ops) {
+				fprintf(err, "%s: %s: claimed by both the %s and the %s devices\n", o->where,
+					o->spec, ops->name, d->name);
+				return -EINVAL;
+			}
+			ops = d;
+		}
+		if (!ops) {
+			fprintf(err, "%s: %s: no such device or file\n", o->where, o->spec);
+			return -ENODEV;
+		}
+		/* a built-in kind serving an engine (null) takes any path, with no options */
+		if (ops->builtin)
+			io.spec = ops->builtin;
 	}
-	if (o->spec[0] == '@')
-		fprintf(err, "%s: %s: unknown built-in device (known: %s)\n", o->where, o->spec,
-			rq_dev_builtin_names());
-	else
-		fprintf(err, "%s: %s: no such device or file\n", o->where, o->spec);
-	return -ENODEV;
+	dev->ops = ops;
+	dev->flags = ops->flags;
+	return ops->open(dev, &io, err);
 }
 
 int rq_dev_prepare(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
@@ -269,19 +296,48 @@ static int parse_u64(const char *s, uint64_t *v, bool time_us)
 	return 0;
 }
 
-int rq_dev_parse_opts(const char *spec, const char *opts, struct rq_dev_opt *tab, int nr, FILE *err)
+const char *rq_dev_opt_type_name(enum rq_dev_opt_type t)
+{
+	return t == RQ_DEV_OPT_STR ? "str" : t == RQ_DEV_OPT_TIME_US ? "time_us" : "int";
+}
+
+/* Set @opt in @base from @val; -EINVAL when @val does not parse, -ERANGE when too long. */
+static int opt_set(const struct rq_dev_option *opt, void *base, const char *val)
+{
+	char *p = (char *)base + opt->off;
+
+	if (opt->type == RQ_DEV_OPT_STR) {
+		if (strlen(val) >= opt->len)
+			return -ERANGE;
+		snprintf(p, opt->len, "%s", val);
+		return 0;
+	}
+	return parse_u64(val, (uint64_t *)(void *)p, opt->type == RQ_DEV_OPT_TIME_US);
+}
+
+int rq_dev_opts_parse(const struct rq_dev_option *tab, void *base, const char *spec, const char *opts,
+		      FILE *err)
 {
 	char *dup, *save = NULL, *tok;
 	int ret = 0;
 
+	for (const struct rq_dev_option *t = tab; t && t->name; t++) {
+		if (t->type == RQ_DEV_OPT_STR)
+			memset((char *)base + t->off, 0, t->len);
+		else
+			*(uint64_t *)(void *)((char *)base + t->off) = 0;
+	}
+	for (const struct rq_dev_option *t = tab; t && t->name; t++)
+		if (t->def && opt_set(t, base, t->def))
+			abort();	/* a table whose default does not parse: caught by every test */
 	if (!opts || !*opts)
 		return 0;
 	dup = strdup(opts);
 	if (!dup)
 		return -ENOMEM;
 	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		const struct rq_dev_option *t = tab;
 		char *eq = strchr(tok, '=');
-		int i;
 
 		if (!eq) {
 			fprintf(err, "device '%s': option '%s' needs a value (key=value)\n", spec, tok);
@@ -289,25 +345,20 @@ int rq_dev_parse_opts(const char *spec, const char *opts, struct rq_dev_opt *tab
 			break;
 		}
 		*eq = 0;
-		for (i = 0; i < nr; i++)
-			if (!strcmp(tab[i].key, tok))
-				break;
-		if (i == nr) {
+		while (t && t->name && strcmp(t->name, tok))
+			t++;
+		if (!t || !t->name) {
 			fprintf(err, "device '%s': unknown option '%s'\n", spec, tok);
 			ret = -EINVAL;
 			break;
 		}
-		if (tab[i].str) {
-			if (!eq[1] || strlen(eq + 1) >= tab[i].str_len) {
-				fprintf(err, "device '%s': option '%s' needs a value shorter than %zu bytes\n",
-					spec, tok, tab[i].str_len);
-				ret = -EINVAL;
-				break;
-			}
-			snprintf(tab[i].str, tab[i].str_len, "%s", eq + 1);
-			continue;
+		if (t->type == RQ_DEV_OPT_STR && (!eq[1] || strlen(eq + 1) >= t->len)) {
+			fprintf(err, "device '%s': option '%s' needs a value shorter than %zu bytes\n",
+				spec, tok, t->len);
+			ret = -EINVAL;
+			break;
 		}
-		if (parse_u64(eq + 1, tab[i].val, tab[i].is_time_us)) {
+		if (opt_set(t, base, eq + 1)) {
 			fprintf(err, "device '%s': bad value '%s' for option '%s'\n", spec, eq + 1, tok);
 			ret = -EINVAL;
 			break;
@@ -317,19 +368,20 @@ int rq_dev_parse_opts(const char *spec, const char *opts, struct rq_dev_opt *tab
 	return ret;
 }
 
+#define MEM_OPT(n, t, d, h) { #n, t, offsetof(struct rq_mem_opts, n), 0, d, h }
+const struct rq_dev_option rq_mem_options[] = {
+	MEM_OPT(size, RQ_DEV_OPT_U64, NULL, "bytes (k/m/g suffixes); 0: what the jobs need"),
+	MEM_OPT(depth, RQ_DEV_OPT_U64, "64", "requests in flight, 1..65536"),
+	MEM_OPT(irqmode, RQ_DEV_OPT_U64, "0", "0 complete in queue_rq, 1 on the next reap, 2 after delay_us"),
+	MEM_OPT(delay_us, RQ_DEV_OPT_TIME_US, "0", "completion delay (sets irqmode=2)"),
+	{ NULL, 0, 0, 0, NULL, NULL },
+};
+
 int rq_dev_mem_opts(const struct rq_dev_open *o, const char *opts, uint64_t def_size,
 		    struct rq_mem_opts *m, FILE *err)
 {
-	struct rq_dev_opt tab[] = {
-		{ "size", &m->size, false, NULL, 0 },
-		{ "depth", &m->depth, false, NULL, 0 },
-		{ "irqmode", &m->irqmode, false, NULL, 0 },
-		{ "delay_us", &m->delay_us, true, NULL, 0 },
-	};
-	int ret;
+	int ret = rq_dev_opts_parse(rq_mem_options, m, o->spec, opts, err);
 
-	*m = (struct rq_mem_opts){ .depth = 64 };
-	ret = rq_dev_parse_opts(o->spec, opts, tab, 4, err);
 	if (ret)
 		return ret;
 	if (m->irqmode > 2 || m->depth == 0 || m->depth > 65536) {
@@ -342,6 +394,109 @@ int rq_dev_mem_opts(const struct rq_dev_open *o, const char *opts, uint64_t def_
 	if (!m->size)
 		m->size = o->min_size ? o->min_size : def_size;
 	return 0;
+}
+
+/* ---- help and --list ------------------------------------------------- */
+
+static void help_options(FILE *f, const struct rq_dev_option *tab)
+{
+	for (const struct rq_dev_option *t = tab; t && t->name; t++)
+		fprintf(f, "      %-16s %s%s%s%s\n", t->name, t->help, t->def ? " (default " : "",
+			t->def ? t->def : "", t->def ? ")" : "");
+}
+
+static bool help_wanted(const char *name, const char *kind, const char *builtin, const char *engine)
+{
+	return !name || !strcmp(name, kind) || (builtin && (!strcmp(name, builtin) || !strcmp(name, builtin + 1))) ||
+	       (engine && !strcmp(name, engine));
+}
+
+unsigned int rq_dev_help(FILE *f, const char *name)
+{
+	unsigned int n = 0;
+
+	for (size_t i = 0; i < NR_DEVS; i++) {
+		const struct rq_dev_ops *d = devs[i];
+
+		if (!help_wanted(name, d->name, d->builtin, d->ioengine))
+			continue;
+		fprintf(f, "  %-8s %-16s %s\n", d->name, d->builtin ? d->builtin :
+			(d->ioengine ? d->ioengine : ""), d->help);
+		if (d->builtin && d->ioengine)
+			fprintf(f, "      (also every filename of ioengine=%s)\n", d->ioengine);
+		help_options(f, d->options);
+		n++;
+	}
+	for (size_t i = 0; i < NR_FILTERS; i++) {
+		const struct rq_dev_filter_ops *fl = filters[i];
+
+		if (!help_wanted(name, fl->name, fl->builtin, NULL))
+			continue;
+		fprintf(f, "  %-8s %-16s %s\n", fl->name, fl->builtin, fl->help);
+		help_options(f, fl->options);
+		fprintf(f, "      %-16s %s\n", "of", "the device filtered: the rest of the spec, last");
+		n++;
+	}
+	return n;
+}
+
+/* @s as a JSON string (the registry's own texts: no control characters) */
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void json_options(FILE *f, const struct rq_dev_option *tab)
+{
+	fputs("\"options\": [", f);
+	for (const struct rq_dev_option *t = tab; t && t->name; t++) {
+		fputs(t == tab ? "{\"name\": " : ", {\"name\": ", f);
+		json_str(f, t->name);
+		fprintf(f, ", \"type\": \"%s\", \"default\": ", rq_dev_opt_type_name(t->type));
+		json_str(f, t->def ? t->def : "");
+		fputs(", \"help\": ", f);
+		json_str(f, t->help);
+		fputc('}', f);
+	}
+	fputc(']', f);
+}
+
+void rq_dev_list_json(FILE *f)
+{
+	fputc('[', f);
+	for (size_t i = 0; i < NR_DEVS; i++) {
+		const struct rq_dev_ops *d = devs[i];
+
+		fputs(i ? ", {\"name\": " : "{\"name\": ", f);
+		json_str(f, d->name);
+		fputs(", \"builtin\": ", f);
+		json_str(f, d->builtin ? d->builtin : "");
+		fputs(", \"ioengine\": ", f);
+		json_str(f, d->ioengine ? d->ioengine : "");
+		fputs(", \"filter\": false, \"help\": ", f);
+		json_str(f, d->help);
+		fputs(", ", f);
+		json_options(f, d->options);
+		fputc('}', f);
+	}
+	for (size_t i = 0; i < NR_FILTERS; i++) {
+		fputs(", {\"name\": ", f);
+		json_str(f, filters[i]->name);
+		fputs(", \"builtin\": ", f);
+		json_str(f, filters[i]->builtin);
+		fputs(", \"ioengine\": \"\", \"filter\": true, \"help\": ", f);
+		json_str(f, filters[i]->help);
+		fputs(", ", f);
+		json_options(f, filters[i]->options);
+		fputc('}', f);
+	}
+	fputc(']', f);
 }
 
 bool rq_dev_spec_is(const char *spec, const char *kind)

@@ -62,7 +62,8 @@ struct rq_dev_open {
 	bool direct;			/* O_DIRECT */
 	bool allow_mounted_write;
 	const char *where;		/* "file:line" of the first job naming it */
-	int ioengine;			/* enum rq_dev_engine of the jobs naming it */
+	/* the fio ioengine of the jobs naming it ("io_uring", "libaio", ...; NULL = io_uring) */
+	const char *ioengine;
 	unsigned int nr_cpus;		/* workers that may dispatch to it */
 };
 
@@ -113,8 +114,7 @@ struct rq_dev {
 
 /*
  * Hooks:
- *  - probe (required): does this ops table handle @o (its spec and
- *    ioengine)?  No side effects.
+ *  - probe (optional): see the field.
  *  - open (required): fill @dev from @o; on error print one line naming
  *    the device and the reason to @err and return -errno.
  *  - prepare (optional): called once every job has been checked against
@@ -138,7 +138,22 @@ struct rq_dev_ops {
 	const char *name;
 	/* a built-in kind's spec prefix ("@null"), listed in errors; NULL for paths */
 	const char *builtin;
+	/*
+	 * The fio ioengine whose paths this kind serves ("io_uring",
+	 * "libaio", "io_uring_cmd", "null"), as fio's load_ioengine() finds
+	 * an engine by name; NULL for a built-in kind only reached by name.
+	 */
+	const char *ioengine;
+	const char *help;		/* one line, for --help and --list */
+	const struct rq_dev_option *options;	/* a built-in kind's, or NULL */
 	unsigned int flags;
+	/*
+	 * probe (optional): among the kinds serving @o->ioengine, does this
+	 * one take the path @o->spec (a block device, a regular file, an NVMe
+	 * generic device)?  No side effects.  Without it the kind takes every
+	 * path of its ioengine.  The registry asks every kind: claims must not
+	 * overlap, so the registry's order does not matter.
+	 */
 	bool (*probe)(const struct rq_dev_open *o);
 	int (*open)(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err);
 	int (*prepare)(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err);
@@ -176,7 +191,7 @@ struct rq_dev_ops {
 	 * needs it: a uring_cmd CQE carries 0 on success and the NVMe status
 	 * (> 0) on a command error, never a byte count.
 	 */
-	int (*cqe_res)(struct rq_request *rq, int res);
+	int (*cqe_res)(struct rq_dev *dev, struct rq_request *rq, int res);
 	/*
 	 * ring_init (optional): called by worker @cpu in its own thread
 	 * right after it created its ring, before the run starts, through
@@ -211,6 +226,8 @@ struct rq_dev_ops {
 struct rq_dev_filter_ops {
 	const char *name;
 	const char *builtin;		/* its spec prefix, "@fault" */
+	const char *help;
+	const struct rq_dev_option *options;
 	int (*open)(struct rq_dev *dev, const struct rq_dev_open *o, const char *opts, void **priv,
 		    FILE *err);
 	void (*close)(void *priv);
@@ -236,6 +253,14 @@ int rq_devs_check(char *msg, size_t len);
 const char *rq_dev_kind(const struct rq_dev *dev);
 /* "@null, @ram, ...": the registry's built-in kinds, for messages and help */
 const char *rq_dev_builtin_names(void);
+/*
+ * The registry's kinds and filters with their help and options, for
+ * --help: every one, or only the one named @name ("null", "@null",
+ * "libaio"; NULL = all).  Returns the number printed.
+ */
+unsigned int rq_dev_help(FILE *f, const char *name);
+/* The same as one JSON array (`rqlock --list --json`, the reports' rqlock object). */
+void rq_dev_list_json(FILE *f);
 
 /* What dev->registered says, for reports: "none", "files", "files+buffers", ... */
 const char *rq_dev_registered_name(const struct rq_dev *dev);
@@ -263,14 +288,37 @@ int rq_ring_buf_index(const struct rq_ctx *cpu, const void *buf, size_t len);
  */
 int rq_devices_cmd(int argc, char **argv);
 
-/* Parse ",key=val" options of a built-in spec; see devices/device.c. */
-struct rq_dev_opt {
-	const char *key;
-	uint64_t *val;			/* parsed with size suffixes; NULL for a string */
-	bool is_time_us;
-	char *str;			/* a string option: copied here ... */
-	size_t str_len;			/* ... up to str_len - 1 bytes */
+/*
+ * A built-in kind's options, one declarative table (as fio's
+ * ioengine_ops.options, null_blk's module parameters): name, type, where
+ * it goes in the kind's options struct, default and help.  Several rows
+ * may share an offset (aliases).  Terminated by a row with name NULL.
+ * The same table parses a spec, fills the defaults and prints the help
+ * (rq_dev_help) and `rqlock --list --json`.
+ */
+enum rq_dev_opt_type {
+	RQ_DEV_OPT_U64,			/* a number with k/m/g/t suffixes (kb_base 1024) */
+	RQ_DEV_OPT_TIME_US,		/* microseconds; "ms" and "s" suffixes */
+	RQ_DEV_OPT_STR,			/* a string of at most len - 1 bytes */
 };
-int rq_dev_parse_opts(const char *spec, const char *opts, struct rq_dev_opt *tab, int nr, FILE *err);
+
+struct rq_dev_option {
+	const char *name;
+	enum rq_dev_opt_type type;
+	size_t off;			/* offsetof() in the options struct */
+	size_t len;			/* RQ_DEV_OPT_STR: the buffer's size */
+	const char *def;		/* the default as written ("4000", "2.4"), NULL = 0 / "" */
+	const char *help;
+};
+
+/* The type's name, for help and JSON: "int", "time_us", "str". */
+const char *rq_dev_opt_type_name(enum rq_dev_opt_type t);
+/*
+ * Set every option of @tab in @base to its default, then parse @opts
+ * (",key=val" pairs after the kind, NULL or "" for none) into it.  0, or
+ * -errno after one line on @err naming @spec and the option.
+ */
+int rq_dev_opts_parse(const struct rq_dev_option *tab, void *base, const char *spec, const char *opts,
+		      FILE *err);
 
 #endif /* RQ_DEVICE_H */

@@ -28,6 +28,7 @@
  */
 #include <errno.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,34 +42,44 @@ struct fault {
 	_Atomic uint64_t injected;	/* faults injected, all kinds */
 };
 
+struct fault_opts {
+	uint64_t eio_every, eio_offset, short_every, busy_every, delay_us, hang_every;
+};
+
+#define FO(n, t, d, h) { #n, t, offsetof(struct fault_opts, n), 0, d, h }
+static const struct rq_dev_option fault_options[] = {
+	FO(eio_every, RQ_DEV_OPT_U64, "0", "every Nth request fails with EIO (0 = never)"),
+	FO(eio_offset, RQ_DEV_OPT_U64, NULL, "a request covering this byte offset fails with EIO"),
+	FO(short_every, RQ_DEV_OPT_U64, "0", "every Nth request completes short: half its length"),
+	FO(busy_every, RQ_DEV_OPT_U64, "0", "every Nth dispatch is refused once (BUSY)"),
+	FO(delay_us, RQ_DEV_OPT_TIME_US, "0", "completions come late (inner null irqmode=0 or ram)"),
+	FO(hang_every, RQ_DEV_OPT_U64, "0", "every Nth request never completes"),
+	{ NULL, 0, 0, 0, NULL, NULL },
+};
+
 /* @dev is the inner device, open; @opts the options before ",of=". */
 static int fault_open(struct rq_dev *dev, const struct rq_dev_open *o, const char *opts, void **priv,
 		      FILE *err)
 {
-	uint64_t eio_offset = UINT64_MAX;
-	struct fault *f = calloc(1, sizeof(*f));
+	struct fault_opts fo;
+	struct fault *f;
 	int ret;
+	/* eio_offset has no default: given or not */
+	bool has_off = !strncmp(opts, "eio_offset=", 11) || strstr(opts, ",eio_offset=");
 
+	ret = rq_dev_opts_parse(fault_options, &fo, o->spec, opts, err);
+	if (ret)
+		return ret;
+	f = calloc(1, sizeof(*f));
 	if (!f)
 		return -ENOMEM;
-	{
-		struct rq_dev_opt tab[] = {
-			{ .key = "eio_every", .val = &f->eio_every },
-			{ .key = "eio_offset", .val = &eio_offset },
-			{ .key = "short_every", .val = &f->short_every },
-			{ .key = "busy_every", .val = &f->busy_every },
-			{ .key = "delay_us", .val = &f->delay_us, .is_time_us = true },
-			{ .key = "hang_every", .val = &f->hang_every },
-		};
-
-		ret = rq_dev_parse_opts(o->spec, opts, tab, 6, err);
-	}
-	if (ret) {
-		free(f);
-		return ret;
-	}
-	f->has_eio_offset = eio_offset != UINT64_MAX;
-	f->eio_offset = eio_offset;
+	f->eio_every = fo.eio_every;
+	f->short_every = fo.short_every;
+	f->busy_every = fo.busy_every;
+	f->delay_us = fo.delay_us;
+	f->hang_every = fo.hang_every;
+	f->has_eio_offset = has_off;
+	f->eio_offset = fo.eio_offset;
 	if (f->delay_us && (dev->flags & RQ_DEV_NEEDS_RING || dev->ops->poll)) {
 		fprintf(err, "%s: device '%s': delay_us needs an inner device that completes at once "
 			"(null irqmode=0, ram), not %s\n", o->where, o->spec, dev->ops->name);
@@ -126,6 +137,8 @@ static int fault_map(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_request *
 const struct rq_dev_filter_ops rq_filter_fault = {
 	.name = "fault",
 	.builtin = "@fault",
+	.help = "a filter in front of of=INNER: EIO, short, BUSY, late or lost requests",
+	.options = fault_options,
 	.open = fault_open,
 	.close = fault_close,
 	.map = fault_map,

@@ -38,14 +38,11 @@ static void usage(FILE *f)
 		   "Options of run:\n");
 	rq_cli_help(f, RQ_CMD_RUN);
 	rq_engine_cli_lists(f);
-	fprintf(f, "\nBuilt-in devices (%s) are named in filename= with '@':\n", rq_dev_builtin_names());
-	fprintf(f, "@null0, @null1,delay_us=20,depth=64,irqmode=0|1|2,size=1g;\n"
-		   "@ram0,size=64m (a RAM disk); @floppy0[,driver=2.4|sync][,file=PATH] (a 1.44 MB\n"
-		   "3.5\" drive model); @hdd0[,file=PATH][,size=S][,seek_us=8500][,rpm=7200] (a disk\n"
-		   "model); their options and defaults are in devices/ram.c and devices/model.c.\n"
-		   "@fault,eio_every=N,eio_offset=X,short_every=N,busy_every=N,delay_us=D,\n"
-		   "hang_every=N,of=INNER wraps INNER (last) and injects faults (devices/fault.c).\n"
-		   "Latencies are timed with the TSC where the kernel trusts it;\n"
+	fprintf(f, "\nDevices: built-in ones (%s) are named in filename= with '@'\n"
+		   "(\"@null1,delay_us=20\"), paths go to the kind serving the job's ioengine:\n",
+		rq_dev_builtin_names());
+	rq_dev_help(f, NULL);
+	fprintf(f, "Latencies are timed with the TSC where the kernel trusts it;\n"
 		   "RQLOCK_CLOCK=clock_gettime in the environment forces CLOCK_MONOTONIC,\n"
 		   "RQLOCK_CLOCK=tsc the TSC even where the kernel does not trust it.\n"
 		   "ioengine=libaio and ioengine=io_uring_cmd (NVMe passthrough, /dev/ngXnY) select\n"

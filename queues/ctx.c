@@ -88,7 +88,7 @@ static unsigned int reap_ring(struct rq_ctx *ctx, unsigned int max)
 			break;	/* iodepth_batch_complete_max: the rest next round */
 		rq = io_uring_cqe_get_data(cqe);
 		ops = rq->q->dev->ops;
-		rq->res = ops->cqe_res ? ops->cqe_res(rq, cqe->res) : cqe->res;
+		rq->res = ops->cqe_res ? ops->cqe_res(rq->q->dev, rq, cqe->res) : cqe->res;
 		rq_end_request(rq, ctx, 0);
 		seen++;
 	}

@@ -44,12 +44,4 @@ static inline struct io_uring *rq_ctx_ring(struct rq_ctx *ctx)
 	return &ctx->ring;
 }
 
-/* The I/O engine the jobs naming a device asked for (rq_dev_open.ioengine). */
-enum rq_dev_engine {
-	RQ_DEV_ENGINE_IO_URING,		/* the default: io_uring */
-	RQ_DEV_ENGINE_NULL,		/* fio's null engine: no I/O, no file */
-	RQ_DEV_ENGINE_LIBAIO,		/* libaio on files and block devices */
-	RQ_DEV_ENGINE_IO_URING_CMD,	/* NVMe passthrough on /dev/ngXnY */
-};
-
 #endif /* RQ_DRIVER_H */

@@ -36,7 +36,7 @@
 
 struct kind {
 	const char *spec;		/* "%s" is the temporary file's path */
-	int ioengine;
+	const char *ioengine;
 };
 
 static char file[256];
@@ -94,14 +94,14 @@ out:
 static void structure(void)
 {
 	static const struct kind kinds[] = {
-		{ "@null0", RQ_DEV_ENGINE_IO_URING },
-		{ "@null1,irqmode=1", RQ_DEV_ENGINE_IO_URING },
-		{ "@null2,irqmode=2,delay_us=5", RQ_DEV_ENGINE_IO_URING },
-		{ "@ram0,size=1m", RQ_DEV_ENGINE_IO_URING },
-		{ "@floppy0", RQ_DEV_ENGINE_IO_URING },
-		{ "@hdd0,size=1m", RQ_DEV_ENGINE_IO_URING },
-		{ "%s", RQ_DEV_ENGINE_IO_URING },
-		{ "%s", RQ_DEV_ENGINE_LIBAIO },
+		{ "@null0", "io_uring" },
+		{ "@null1,irqmode=1", "io_uring" },
+		{ "@null2,irqmode=2,delay_us=5", "io_uring" },
+		{ "@ram0,size=1m", "io_uring" },
+		{ "@floppy0", "io_uring" },
+		{ "@hdd0,size=1m", "io_uring" },
+		{ "%s", "io_uring" },
+		{ "%s", "libaio" },
 	};
 	const struct rq_queue_mode_ops *mode = rq_queue_mode_find("global");
 	struct rq_mode_config cfg = { .nr_cpus = 2, .lock_type = RQ_LOCK_TTAS, .lockstat = true };
