@@ -18,7 +18,7 @@
 
 #include "lib/clock.h"
 #include "lib/futex.h"
-#include "devices/device.h"
+#include "queues/driver.h"
 #include "queues/queue_internal.h"
 
 _Thread_local struct rq_ctx *rq_current;

@@ -21,7 +21,7 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "devices/device.h"
+#include "queues/driver.h"
 #include "queues/queue_internal.h"
 
 /* 2.4's one lock for every queue (global mode) */

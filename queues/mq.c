@@ -64,7 +64,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "devices/device.h"
+#include "queues/driver.h"
 #include "lib/alloc.h"
 #include "lib/compiler.h"
 #include "queues/queue_internal.h"

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "devices/device.h"
+#include "queues/driver.h"
 #include "lib/alloc.h"
 #include "queues/queue_internal.h"
 #include "results/results.h"
