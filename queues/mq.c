@@ -716,23 +716,33 @@ static int mq_check_idle(struct rq_queue *q, char *msg, size_t len)
 	return 0;
 }
 
+/*
+ * A queue's facts: hw_queues, tags (per hardware queue), tag_waits (bios
+ * refused for want of a tag, retried), sw_queued (requests that waited in
+ * a software queue), remote_dispatch (dispatched by another worker than
+ * their submitter).
+ */
 static void mq_report(const struct rq_queue *q, struct rq_mode_queue_report *out)
 {
 	const struct mq_queue *mq = q->mode_priv;
 
-	out->hw_queues = mq->nr_hw;
-	out->tags = mq->nr_hw ? mq->hw[0].nr_tags : 0;
+	rq_fact_add(&out->facts, "hw_queues", mq->nr_hw);
+	rq_fact_add(&out->facts, "tags", mq->nr_hw ? mq->hw[0].nr_tags : 0);
+	rq_fact_add(&out->facts, "tag_waits", 0);
+	rq_fact_add(&out->facts, "sw_queued", 0);
+	rq_fact_add(&out->facts, "remote_dispatch", 0);
 	for (unsigned int c = 0; c < mq_cfg.nr_cpus; c++) {
-		out->tag_waits += mq->ctx[c].tag_waits;
-		out->sw_queued += mq->ctx[c].sw_queued;
+		rq_fact_add(&out->facts, "tag_waits", (int64_t)mq->ctx[c].tag_waits);
+		rq_fact_add(&out->facts, "sw_queued", (int64_t)mq->ctx[c].sw_queued);
 	}
 	for (unsigned int i = 0; i < mq->nr_hw; i++)
-		out->remote_dispatch += mq->hw[i].remote;
+		rq_fact_add(&out->facts, "remote_dispatch", (int64_t)mq->hw[i].remote);
 }
 
+/* The run's fact: hw_queues_option, the --hw-queues asked for (0 = per device default). */
 static void mq_report_run(struct rq_mode_report *out)
 {
-	out->hw_queues = mq_cfg.hw_queues;
+	rq_fact_add(&out->facts, "hw_queues_option", mq_cfg.hw_queues);
 }
 
 const struct rq_queue_mode_ops rq_mode_mq = {

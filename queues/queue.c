@@ -200,7 +200,6 @@ int rq_queues_report(struct rq_run_report *r)
 		struct rq_mode_queue_report *m = &mode_queues[i];
 
 		snprintf(m->name, sizeof(m->name), "%s", live[i]->name);
-		m->owner_partition = -1;
 		if (live[i]->mode->report)
 			live[i]->mode->report(live[i], m);
 	}

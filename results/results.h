@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "lib/topology.h"
 
@@ -181,18 +182,52 @@ struct rq_queue_report {
 	uint64_t completed;
 };
 
-/* A queue as the lock mode sees it; the fields of other modes stay 0. */
+/*
+ * What a lock mode says about itself: a list of named values, filled by
+ * the mode's report hooks and rendered by results/ under rqlock.mode
+ * without knowing the mode (as blk-mq-debugfs registers each elevator's
+ * attributes without naming it).  Names are JSON keys: snake_case, each
+ * documented beside the mode's report hook.
+ */
+#define RQ_FACTS_MAX 8
+
+struct rq_fact {
+	const char *name;		/* static storage: the mode's string */
+	int64_t value;
+};
+
+struct rq_facts {
+	unsigned int nr;
+	struct rq_fact v[RQ_FACTS_MAX];
+};
+
+/* Add @v to the fact @name (a new one starts at 0); past RQ_FACTS_MAX it is dropped. */
+static inline void rq_fact_add(struct rq_facts *f, const char *name, int64_t v)
+{
+	for (unsigned int i = 0; i < f->nr; i++) {
+		if (!strcmp(f->v[i].name, name)) {
+			f->v[i].value += v;
+			return;
+		}
+	}
+	if (f->nr < RQ_FACTS_MAX)
+		f->v[f->nr++] = (struct rq_fact){ name, v };
+}
+
+/* The fact @name, or @def when the mode did not report it. */
+static inline int64_t rq_fact_get(const struct rq_facts *f, const char *name, int64_t def)
+{
+	for (unsigned int i = 0; i < f->nr; i++)
+		if (!strcmp(f->v[i].name, name))
+			return f->v[i].value;
+	return def;
+}
+
+/* A queue as the lock mode sees it. */
 struct rq_mode_queue_report {
 	char name[128];			/* device name */
-	unsigned int hw_queues;		/* mq: hardware queues */
-	unsigned int tags;		/* mq: tags per hardware queue */
-	uint64_t tag_waits;		/* mq: bios refused for want of a tag (retried) */
-	uint64_t sw_queued;		/* mq: requests that waited in a software queue */
-	uint64_t remote_dispatch;	/* mq: requests dispatched by another worker than their submitter */
-	int owner_partition;		/* cluster: partition owning the device, -1 other modes */
-	uint64_t local;			/* cluster: bios submitted inside the owner partition */
-	uint64_t forwarded;		/* cluster: bios forwarded from another partition */
-	uint64_t ring_full;		/* cluster: forwards refused by a full ring (retried) */
+	/* the mode's facts about the queue; "owner_partition": see rq_mode_report */
+	struct rq_facts facts;
 };
 
 /*
@@ -281,13 +316,16 @@ struct rq_lockdep_report {
 
 /* The lock mode's run-wide facts. */
 struct rq_mode_report {
-	unsigned int partitions;	/* cluster: worker partitions; 0 other modes */
-	unsigned int cluster_size;	/* cluster: workers in the largest partition */
-	const unsigned int *worker_part;	/* cluster: nr_workers, each worker's partition */
+	struct rq_facts facts;
+	/*
+	 * A mode that partitions the workers (cluster) gives its map:
+	 * nr_workers entries, each worker's partition (0 .. nr_partitions-1),
+	 * and each queue's owner as its fact "owner_partition".  Rendered
+	 * as rqlock.cluster; NULL for a mode with no partitions.
+	 */
+	const unsigned int *worker_part;
 	unsigned int nr_workers;
-	uint64_t forwarded;		/* cluster: bios sent to another partition */
-	uint64_t local;			/* cluster: bios run in their own partition */
-	unsigned int hw_queues;		/* mq: the --hw-queues asked for, 0 = per device default */
+	unsigned int nr_partitions;
 	unsigned int nr_queues;
 	struct rq_mode_queue_report *queues;
 };

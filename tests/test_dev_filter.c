@@ -208,7 +208,7 @@ static unsigned int mq_hw_queues(const char *spec)
 		return 0;
 	CHECK(t.ret == 0, "%s: run %d", spec, t.ret);
 	if (!t.ret && t.r->mode.nr_queues == 1)
-		n = t.r->mode.queues[0].hw_queues;
+		n = (unsigned int)rq_fact_get(&t.r->mode.queues[0].facts, "hw_queues", 0);
 	rq_test_run_free(&t);
 	return n;
 }

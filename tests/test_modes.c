@@ -100,21 +100,23 @@ static bool one(const char *mode, const char *type, unsigned int workers, unsign
 		uint64_t local = 0, fwd = 0;
 
 		for (unsigned int q = 0; q < r->mode.nr_queues; q++) {
-			local += r->mode.queues[q].local;
-			fwd += r->mode.queues[q].forwarded;
+			local += (uint64_t)rq_fact_get(&r->mode.queues[q].facts, "local", 0);
+			fwd += (uint64_t)rq_fact_get(&r->mode.queues[q].facts, "forwarded", 0);
 		}
 		CHECK(local + fwd == bios, "%s: local %" PRIu64 " + forwarded %" PRIu64 " != bios %" PRIu64,
 		      name, local, fwd, bios);
-		CHECK(r->mode.local == local && r->mode.forwarded == fwd, "%s: run totals", name);
-		CHECK(r->mode.cluster_size == (variant + 1 < workers ? variant + 1 : workers),
-		      "%s: cluster size %u", name, r->mode.cluster_size);
-		if (r->mode.partitions > 1 && workers > 1)
-			CHECK(fwd > 0, "%s: nothing forwarded across %u partitions", name, r->mode.partitions);
+		CHECK(rq_fact_get(&r->mode.facts, "local", -1) == (int64_t)local &&
+		      rq_fact_get(&r->mode.facts, "forwarded", -1) == (int64_t)fwd, "%s: run totals", name);
+		CHECK(rq_fact_get(&r->mode.facts, "cluster_size", 0) == (variant + 1 < workers ? variant + 1 : workers),
+		      "%s: cluster size %" PRId64, name, rq_fact_get(&r->mode.facts, "cluster_size", 0));
+		if (r->mode.nr_partitions > 1 && workers > 1)
+			CHECK(fwd > 0, "%s: nothing forwarded across %u partitions", name, r->mode.nr_partitions);
 	}
 	if (!strcmp(mode, "mq")) {
 		for (unsigned int q = 0; q < r->mode.nr_queues; q++)
-			CHECK(r->mode.queues[q].hw_queues == (variant ? 1 : workers),
-			      "%s: %u hardware queues", name, r->mode.queues[q].hw_queues);
+			CHECK(rq_fact_get(&r->mode.queues[q].facts, "hw_queues", 0) == (variant ? 1 : workers),
+			      "%s: %" PRId64 " hardware queues", name,
+			      rq_fact_get(&r->mode.queues[q].facts, "hw_queues", 0));
 	}
 	rq_test_run_free(&t);
 	return failures == before;
