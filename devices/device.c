@@ -440,63 +440,14 @@ unsigned int rq_dev_help(FILE *f, const char *name)
 	return n;
 }
 
-/* @s as a JSON string (the registry's own texts: no control characters) */
-static void json_str(FILE *f, const char *s)
+const struct rq_dev_ops *rq_dev_kind_at(unsigned int i)
 {
-	fputc('"', f);
-	for (; s && *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fputc('\\', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
+	return i < NR_DEVS ? devs[i] : NULL;
 }
 
-static void json_options(FILE *f, const struct rq_dev_option *tab)
+const struct rq_dev_filter_ops *rq_dev_filter_at(unsigned int i)
 {
-	fputs("\"options\": [", f);
-	for (const struct rq_dev_option *t = tab; t && t->name; t++) {
-		fputs(t == tab ? "{\"name\": " : ", {\"name\": ", f);
-		json_str(f, t->name);
-		fprintf(f, ", \"type\": \"%s\", \"default\": ", rq_dev_opt_type_name(t->type));
-		json_str(f, t->def ? t->def : "");
-		fputs(", \"help\": ", f);
-		json_str(f, t->help);
-		fputc('}', f);
-	}
-	fputc(']', f);
-}
-
-void rq_dev_list_json(FILE *f)
-{
-	fputc('[', f);
-	for (size_t i = 0; i < NR_DEVS; i++) {
-		const struct rq_dev_ops *d = devs[i];
-
-		fputs(i ? ", {\"name\": " : "{\"name\": ", f);
-		json_str(f, d->name);
-		fputs(", \"builtin\": ", f);
-		json_str(f, d->builtin ? d->builtin : "");
-		fputs(", \"ioengine\": ", f);
-		json_str(f, d->ioengine ? d->ioengine : "");
-		fputs(", \"filter\": false, \"help\": ", f);
-		json_str(f, d->help);
-		fputs(", ", f);
-		json_options(f, d->options);
-		fputc('}', f);
-	}
-	for (size_t i = 0; i < NR_FILTERS; i++) {
-		fputs(", {\"name\": ", f);
-		json_str(f, filters[i]->name);
-		fputs(", \"builtin\": ", f);
-		json_str(f, filters[i]->builtin);
-		fputs(", \"ioengine\": \"\", \"filter\": true, \"help\": ", f);
-		json_str(f, filters[i]->help);
-		fputs(", ", f);
-		json_options(f, filters[i]->options);
-		fputc('}', f);
-	}
-	fputc(']', f);
+	return i < NR_FILTERS ? filters[i] : NULL;
 }
 
 bool rq_dev_spec_is(const char *spec, const char *kind)

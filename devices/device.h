@@ -58,8 +58,9 @@ const char *rq_dev_builtin_names(void);
  * "libaio"; NULL = all).  Returns the number printed.
  */
 unsigned int rq_dev_help(FILE *f, const char *name);
-/* The same as one JSON array (`rqlock --list --json`, the reports' rqlock object). */
-void rq_dev_list_json(FILE *f);
+/* The registry's @i-th kind / filter, NULL past the last (`rqlock --list`). */
+const struct rq_dev_ops *rq_dev_kind_at(unsigned int i);
+const struct rq_dev_filter_ops *rq_dev_filter_at(unsigned int i);
 
 /* What dev->registered says, for reports: "none", "files", "files+buffers", ... */
 const char *rq_dev_registered_name(const struct rq_dev *dev);

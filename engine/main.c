@@ -32,6 +32,7 @@ static void usage(FILE *f)
 		   "       rqlock sweep|compare|plot [ARGS]  experiments: run store, tables, plots\n"
 		   "                                         (`rqlock sweep --help`)\n"
 		   "       rqlock server [ADDR] [OPTIONS]   serve fio --client (see rqlock server --help)\n"
+		   "       rqlock --list [--json]            lock modes, primitives, devices (what the tools read)\n"
 		   "       rqlock --help | --version\n\n"
 		   "Runs fio job files through a userspace block layer whose request-queue\n"
 		   "locking is switchable, and reports fio-compatible results.\n\n"
@@ -364,6 +365,8 @@ int main(int argc, char **argv)
 		printf("%s\n", RQ_VERSION);
 		return 0;
 	}
+	if (!strcmp(argv[1], "--list"))
+		return rq_list_cmd(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "devices"))
 		return rq_devices_cmd(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "server"))

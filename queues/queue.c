@@ -96,6 +96,13 @@ const char *rq_queue_mode_names(void)
 	return buf;
 }
 
+const char *rq_queue_mode_flag_name(unsigned int bit)
+{
+	static const char *const names[RQ_MODE_F_NR] = { "all_workers", "shared_lock" };
+
+	return bit < RQ_MODE_F_NR ? names[bit] : NULL;
+}
+
 int rq_queue_modes_check(char *msg, size_t len)
 {
 	for (size_t i = 0; i < NR_MODES; i++) {

@@ -228,6 +228,8 @@ struct rq_mode_config {
  *  - report_run (optional): the mode's run-wide facts for the report.
  */
 #define RQ_MODE_F_ALL_WORKERS (1u << 0)	/* see rq_queue_mode_ops.flags */
+#define RQ_MODE_F_SHARED_LOCK (1u << 1)	/* see rq_queue_mode_ops.flags */
+#define RQ_MODE_F_NR 2
 
 struct rq_mode_queue_report;
 struct rq_mode_report;
@@ -240,6 +242,10 @@ struct rq_queue_mode_ops {
 	 * through poll(), so every worker must keep its loop (and, when the
 	 * group uses io_uring devices, its ring) until every clone of the
 	 * group has finished, even one with no clone of its own.
+	 * RQ_MODE_F_SHARED_LOCK: one lock serialises every queue (global's
+	 * io_request_lock): a slow device's holds delay every other device,
+	 * and adding devices adds no throughput.  The tools' verdicts read
+	 * it from `rqlock --list --json` ("shared_lock").
 	 */
 	unsigned int flags;
 	int (*setup)(const struct rq_mode_config *cfg);
@@ -269,6 +275,8 @@ const struct rq_queue_mode_ops *rq_queue_mode_find(const char *name);
 const char *rq_queue_mode_names(void);
 /* The registry's @i-th mode (its name and help), NULL past the last. */
 const struct rq_queue_mode_ops *rq_queue_mode_at(unsigned int i);
+/* The name of flag bit @bit (RQ_MODE_F_*), "all_workers", for --list; NULL past the last. */
+const char *rq_queue_mode_flag_name(unsigned int bit);
 /* Check every registered mode has its required hooks; -EINVAL naming it. */
 int rq_queue_modes_check(char *msg, size_t len);
 

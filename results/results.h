@@ -360,6 +360,44 @@ struct rq_stuck_report {
 	uint64_t age_ns;		/* built -> abandoned */
 };
 
+/*
+ * What the binary knows it has: the lock modes (with their flags), the
+ * lock primitives and the device kinds and filters (with their options),
+ * from the registries.  `rqlock --list --json` prints it alone; every
+ * JSON report carries it as rqlock.registry.  The one source of names and
+ * properties for the Python tools, completion and scripts.
+ */
+struct rq_registry_option {
+	const char *name, *type, *def, *help;	/* def "" = none */
+};
+
+struct rq_registry_device {
+	const char *name;
+	const char *builtin;		/* "@null", "" for a path kind */
+	const char *ioengine;		/* the fio engine it serves, "" if none */
+	const char *help;
+	bool filter;			/* in front of another device (of=) */
+	unsigned int nr_options;
+	const struct rq_registry_option *options;
+};
+
+#define RQ_REGISTRY_FLAGS_MAX 8
+struct rq_registry_mode {
+	const char *name, *help;
+	unsigned int nr_flags;
+	const char *flags[RQ_REGISTRY_FLAGS_MAX];	/* "shared_lock", "all_workers" */
+};
+
+struct rq_registry {
+	unsigned int nr_modes, nr_primitives, nr_devices;
+	const struct rq_registry_mode *modes;
+	const char *const *primitives;
+	const struct rq_registry_device *devices;
+};
+
+/* The `rqlock --list --json` document: {"modes": ..., "primitives": ..., "devices": ...}. */
+int rq_registry_json_write(FILE *f, const struct rq_registry *reg);
+
 struct rq_run_report {
 	const char *version;		/* "rqlock-x.y" */
 	uint64_t timestamp;		/* seconds since the epoch */
@@ -402,6 +440,7 @@ struct rq_run_report {
 	struct rq_lockstat_report lockstat;
 	struct rq_lockdep_report lockdep;
 	struct rq_mode_report mode;
+	const struct rq_registry *registry;	/* NULL: not rendered */
 	/* the machine and the placement (engine/place.c); NULL when unknown */
 	const struct rq_topo *topo;
 	const int *worker_cpu;		/* workers entries */
