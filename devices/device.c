@@ -15,32 +15,22 @@
 
 #include "devices/dev_internal.h"
 
-extern const struct rq_dev_ops rq_dev_null;
-extern const struct rq_dev_ops rq_dev_ram;
-extern const struct rq_dev_ops rq_dev_floppy;
-extern const struct rq_dev_ops rq_dev_hdd;
-extern const struct rq_dev_ops rq_dev_nvme_pt;
-extern const struct rq_dev_ops rq_dev_aio;
-extern const struct rq_dev_ops rq_dev_file;
-extern const struct rq_dev_ops rq_dev_blkdev;
-
 /*
  * The registry, matched by name, as fio's load_ioengine(): an "@KIND"
  * spec opens the kind whose builtin name it carries; a path opens the
  * kind serving the job's ioengine that claims it (its probe: a block
  * device, a regular file, an NVMe generic device).  Claims never overlap
  * (rq_dev_open refuses a path two kinds claim), so the order is only the
- * order of --help.
+ * order of --help.  One line per kind, in devices/kinds.def.
  */
+#define RQ_DEV_KIND(ops) extern const struct rq_dev_ops ops;
+#include "devices/kinds.def"
+#undef RQ_DEV_KIND
+
 static const struct rq_dev_ops *const devs[] = {
-	&rq_dev_null,
-	&rq_dev_ram,
-	&rq_dev_floppy,
-	&rq_dev_hdd,
-	&rq_dev_nvme_pt,
-	&rq_dev_aio,
-	&rq_dev_blkdev,
-	&rq_dev_file,
+#define RQ_DEV_KIND(ops) &ops,
+#include "devices/kinds.def"
+#undef RQ_DEV_KIND
 };
 
 #define NR_DEVS (sizeof(devs) / sizeof(devs[0]))

@@ -14,17 +14,15 @@
 #include "queues/queue_internal.h"
 #include "results/results.h"
 
-extern const struct rq_queue_mode_ops rq_mode_global;
-extern const struct rq_queue_mode_ops rq_mode_per_queue;
-extern const struct rq_queue_mode_ops rq_mode_mq;
-extern const struct rq_queue_mode_ops rq_mode_cluster;
+/* The registry: one line per lock mode, in queues/modes.def. */
+#define RQ_MODE(ops) extern const struct rq_queue_mode_ops ops;
+#include "queues/modes.def"
+#undef RQ_MODE
 
-/* The registry: one line per lock mode. */
 static const struct rq_queue_mode_ops *const modes[] = {
-	&rq_mode_global,
-	&rq_mode_per_queue,
-	&rq_mode_mq,
-	&rq_mode_cluster,
+#define RQ_MODE(ops) &ops,
+#include "queues/modes.def"
+#undef RQ_MODE
 };
 
 /* The mode of the run's queues, for the run-wide report. */
