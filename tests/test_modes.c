@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "queues/queue.h"
 #include "tests/helpers.h"
 
 static int runs;
@@ -152,10 +153,16 @@ int main(void)
 {
 	if (!engine_wired())
 		return 1;
-	static const char *const modes[] = { "global", "per-queue", "mq", "cluster" };
+	/* every mode of the registry (queues/modes.def), none named here */
+	const char *modes[16];
+	unsigned int nr_modes = 0;
 	static const char *const types[] = { "ttas", "ticket", "mcs", "mutex" };
 	static const char *const rws[] = { "randread", "write", "randrw" };
-	for (unsigned int m = 0; m < 4; m++) {
+	while (nr_modes < 16 && rq_queue_mode_at(nr_modes)) {
+		modes[nr_modes] = rq_queue_mode_at(nr_modes)->name;
+		nr_modes++;
+	}
+	for (unsigned int m = 0; m < nr_modes; m++) {
 		bool ok = true;
 
 		for (unsigned int t = 0; ok && t < 4; t++)
