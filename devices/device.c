@@ -131,10 +131,11 @@ int rq_dev_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
 	struct rq_dev_open io = *o;
 	const char *engine = o->ioengine ? o->ioengine : "io_uring";
 
-	if (f)
-		return filter_open(dev, f, o, err);
+	/* a failed open (a filter's too) leaves a device rq_dev_close() can take */
 	memset(dev, 0, sizeof(*dev));
 	dev->fd = -1;
+	if (f)
+		return filter_open(dev, f, o, err);
 	dev->nr_hw_queues = 1;
 	snprintf(dev->name, sizeof(dev->name), "%s", o->spec);
 	if (o->spec[0] == '@') {
