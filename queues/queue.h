@@ -35,7 +35,6 @@
 
 struct rq_ctx;
 struct rq_dev;
-struct rq_hw_queue;
 
 /* Backpressure from a device's queue_rq (fio's fio_q_status). */
 enum rq_q_status {
@@ -104,8 +103,6 @@ struct rq_request {
 	void *dev_priv;			/* for the device while dispatched */
 	uint64_t done_at;		/* rq_ctx_complete_after(): when, in ns */
 	int32_t res;			/* device result: bytes or -errno */
-	int32_t submit_cpu;		/* mq: the worker whose software queue it came from */
-	struct rq_hw_queue *hctx;	/* mq: the hardware queue whose tag it holds */
 	struct iovec iov[RQ_MAX_SEGS];	/* one per bio: the driver's rq_request_map() */
 };
 

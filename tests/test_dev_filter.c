@@ -139,24 +139,33 @@ static uint64_t holds_at_least(const struct rq_lockstat_class *c, uint64_t ns)
 
 static const char job[] = "[f]\nfilename=d0\nrw=randread\nbs=4k\niodepth=1\nsize=1m\nnumber_ios=8\n";
 
-/* One run of the job on @spec; the lock facts in the out parameters. */
-static void floppy_run(const char *spec, uint64_t *long_holds, uint64_t *model_acq)
+/* One run of the job on @spec (its filename d0) under @mode with @workers; -1 when it could not start. */
+static int run_on(struct rq_test_run *t, const char *spec, const char *mode, unsigned int workers)
 {
 	char alias[256];
 	const char *aliases[] = { alias };
 	struct rq_engine_opts o;
-	struct rq_test_run t;
 
 	snprintf(alias, sizeof(alias), "d0=%s", spec);
 	rq_engine_opts_init(&o);
-	o.lock_mode = "global";
-	o.workers = 1;
+	o.lock_mode = mode;
+	o.workers = workers;
 	o.aliases = aliases;
 	o.nr_aliases = 1;
+	if (rq_test_run_job(t, spec, job, &o))
+		return -1;
+	CHECK(t->ret == 0, "%s: run %d", spec, t->ret);
+	return 0;
+}
+
+/* One run of the job on @spec under global; the lock facts in the out parameters. */
+static void floppy_run(const char *spec, uint64_t *long_holds, uint64_t *model_acq)
+{
+	struct rq_test_run t;
+
 	*long_holds = *model_acq = 0;
-	if (rq_test_run_job(&t, spec, job, &o))
+	if (run_on(&t, spec, "global", 1))
 		return;
-	CHECK(t.ret == 0, "%s: run %d", spec, t.ret);
 	if (!t.ret) {
 		const struct rq_lockstat_class *io = lock_class(t.r, "io_request_lock");
 		const struct rq_lockstat_class *m = lock_class(t.r, "model_lock");
@@ -192,21 +201,11 @@ static void floppy_holds(void)
 /* Hardware queues mq gives @spec with two workers. */
 static unsigned int mq_hw_queues(const char *spec)
 {
-	char alias[256];
-	const char *aliases[] = { alias };
-	struct rq_engine_opts o;
 	struct rq_test_run t;
 	unsigned int n = 0;
 
-	snprintf(alias, sizeof(alias), "d0=%s", spec);
-	rq_engine_opts_init(&o);
-	o.lock_mode = "mq";
-	o.workers = 2;
-	o.aliases = aliases;
-	o.nr_aliases = 1;
-	if (rq_test_run_job(&t, spec, job, &o))
+	if (run_on(&t, spec, "mq", 2))
 		return 0;
-	CHECK(t.ret == 0, "%s: run %d", spec, t.ret);
 	if (!t.ret && t.r->mode.nr_queues == 1)
 		n = (unsigned int)rq_fact_get(&t.r->mode.queues[0].facts, "hw_queues", 0);
 	rq_test_run_free(&t);
