@@ -45,11 +45,6 @@ struct aio_dev {
 	struct aio_cpu *cpus;
 };
 
-static bool aio_probe(const struct rq_dev_open *o)
-{
-	return o->ioengine == RQ_DEV_ENGINE_LIBAIO && o->spec[0] != '@';
-}
-
 static void aio_free(struct aio_dev *a)
 {
 	if (!a)
@@ -215,8 +210,9 @@ static int aio_prepare(struct rq_dev *dev, const struct rq_dev_open *o, FILE *er
 
 const struct rq_dev_ops rq_dev_aio = {
 	.name = "aio",
+	.ioengine = "libaio",
+	.help = "a file or block device through libaio",
 	.flags = RQ_DEV_HAS_DATA,
-	.probe = aio_probe,
 	.open = aio_open,
 	.prepare = aio_prepare,
 	.close = aio_close,

@@ -46,6 +46,8 @@ void rq_blk_facts(const char *sys, struct rq_dev *dev);
 /* Alignment O_DIRECT needs for @path (statx DIOALIGN, else the disk's lbs). */
 uint32_t rq_dio_align(const char *path);
 bool rq_path_is_blk(const char *path);
+/* An NVMe generic character device (/dev/ngXnY)? */
+bool rq_path_is_ng(const char *path);
 
 /* ---- write safety ---- */
 
@@ -121,6 +123,7 @@ int rq_store_rw(struct rq_store *s, const struct rq_request *rq);
 struct rq_mem_opts {
 	uint64_t size, depth, irqmode, delay_us;
 };
+extern const struct rq_dev_option rq_mem_options[];
 int rq_dev_mem_opts(const struct rq_dev_open *o, const char *opts, uint64_t def_size,
 		    struct rq_mem_opts *m, FILE *err);
 

@@ -17,9 +17,10 @@
  * Write safety, sysfs facts and the shared open paths: blk.c; backing
  * stores: store.c; `rqlock devices`: discover.c.
  *
- * queue_rq() is called by the lock mode with the queue's dispatch lock
- * held, on the dispatching worker's context; how a device completes a
- * request is in queues/driver.h, the one block-layer header drivers use.
+ * This header is the registry's (open, prepare, close, help, the ring
+ * registration); the driver interface itself (struct rq_dev, struct
+ * rq_dev_ops, filters, option tables) is declared by the block layer in
+ * queues/driver.h, as include/linux/blk-mq.h declares blk_mq_ops.
  */
 #ifndef RQ_DEVICE_H
 #define RQ_DEVICE_H
@@ -31,158 +32,6 @@
 #include <sys/uio.h>
 
 #include "queues/driver.h"
-
-struct io_uring;
-
-enum rq_dev_flags {
-	RQ_DEV_NEEDS_RING = 1 << 0,	/* completes through the worker's io_uring */
-	RQ_DEV_HAS_DATA = 1 << 1,	/* reads return what was written */
-	RQ_DEV_RING_BIG = 1 << 2,	/* needs SQE128 | CQE32 rings (uring_cmd) */
-	/*
-	 * Every request must be aligned to dev->lbs (offset and length)
-	 * whatever the job's direct= says: passthrough commands address
-	 * logical blocks, there is no page cache to absorb a partial one.
-	 */
-	RQ_DEV_ALIGNED = 1 << 3,
-};
-
-/* What a worker's ring has registered for a device (rq_dev.registered). */
-enum rq_dev_reg {
-	RQ_DEV_REG_PROBED = 1 << 0,	/* ring_init ran on at least one ring */
-	RQ_DEV_REG_FILES = 1 << 1,	/* its fd is a fixed file on a ring */
-	RQ_DEV_REG_BUFS = 1 << 2,	/* the jobs' buffers are fixed buffers there */
-	RQ_DEV_REG_FALLBACK = 1 << 3,	/* a ring refused a registration: plain I/O there */
-};
-
-/* What the job asks of a device when it is opened. */
-struct rq_dev_open {
-	const char *spec;		/* as written in the job */
-	uint64_t min_size;		/* bytes the jobs need (offset + size), 0 = any */
-	bool write;			/* some job writes: open read-write */
-	bool direct;			/* O_DIRECT */
-	bool allow_mounted_write;
-	const char *where;		/* "file:line" of the first job naming it */
-	const char *job;		/* the first job naming it, for the layout note */
-	FILE *info;			/* the layout note, as fio's normal output; NULL: none */
-	int ioengine;			/* enum rq_dev_engine of the jobs naming it */
-	unsigned int nr_cpus;		/* workers that may dispatch to it */
-};
-
-struct rq_dev {
-	const struct rq_dev_ops *ops;
-	char name[128];			/* the spec as written */
-	char path[256];			/* path opened, "" if none */
-	char subkind[32];		/* blkdev: nvme, sata, scsi, virtio, loop, ... */
-	char model[64];
-	char serial[64];		/* "" when unknown */
-	char transport[16];		/* pcie, sata, scsi, virtio, loop, usb, model, memory, ... */
-	int8_t rotational;		/* 1 spinning, 0 not, -1 unknown */
-	uint64_t size;			/* bytes */
-	uint32_t lbs;			/* logical block size: alignment for direct I/O */
-	uint32_t depth;			/* queue depth the queue allows in flight */
-	uint32_t max_bytes;		/* largest request */
-	/*
-	 * Hardware queues the device has, what mq uses unless --hw-queues
-	 * says otherwise (never more than the workers): rq_dev_open() sets 1
-	 * before open (one dispatch state, as a disk's or a ring's file);
-	 * a device with no shared dispatch state (null, ram) sets 0: one per
-	 * worker.
-	 */
-	uint32_t nr_hw_queues;
-	/*
-	 * enum rq_dev_flags of this device: ops->flags, set by rq_dev_open();
-	 * a wrapper (fault) takes its inner device's.  The engine reads these.
-	 */
-	unsigned int flags;
-	/* enum rq_dev_reg bits, or'ed by workers from ring_init() */
-	_Atomic unsigned int registered;
-	int fd;				/* -1 when none */
-	void *priv;
-	/*
-	 * A file prepare created for this run (malloc'd path), NULL if none:
-	 * rq_dev_discard_layout() removes it when the run never starts.
-	 */
-	char *created;
-};
-
-/*
- * Hooks:
- *  - probe (required): does this ops table handle @o (its spec and
- *    ioengine)?  No side effects.
- *  - open (required): fill @dev from @o; on error print one line naming
- *    the device and the reason to @err and return -errno.
- *  - prepare (optional): called once every job has been checked against
- *    every device, before the run; the only hook that may write outside
- *    I/O (a file device lays out its file here).  Returns 0 or -errno
- *    after printing one line to @err.
- *  - close (required).
- *  - attach (optional): called by rq_queue_init() once the run's lock
- *    layer is configured (after open and prepare), single-threaded: a
- *    device's own locks are initialised here, so that lockstat and
- *    lockdep count them with the run's.  Returns 0 or -errno.
- *  - queue_rq (required): called with the queue's dispatch lock held;
- *    returns enum rq_q_status.  On RQ_Q_DONE the caller ends the request
- *    with rq->error already set.  In the legacy modes that lock is the
- *    queue's (or io_request_lock), so per-device state a queue_rq
- *    touches needs no lock of its own there; a mode that dispatches one
- *    device from several hardware queues at once holds only that
- *    queue's lock, and a device with shared state says nr_hw_queues = 1.
- */
-struct rq_dev_ops {
-	const char *name;
-	/* a built-in kind's spec prefix ("@null"), listed in errors; NULL for paths */
-	const char *builtin;
-	unsigned int flags;
-	bool (*probe)(const struct rq_dev_open *o);
-	int (*open)(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err);
-	int (*prepare)(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err);
-	void (*close)(struct rq_dev *dev);
-	int (*attach)(struct rq_dev *dev, struct rq_queue *q);
-	int (*queue_rq)(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_request *rq);
-	/*
-	 * irq (optional): the device's interrupt and bottom-half work for @rq,
-	 * on the worker that reaps its completion, no lock held, right before
-	 * rq_end_request() (2.4 floppy.c: floppy_interrupt, result polling).
-	 * Not called for a request queue_rq completed (RQ_Q_DONE).
-	 */
-	void (*irq)(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_request *rq);
-	/*
-	 * end_rq (optional): called when @rq is ended, with the mode's
-	 * completion lock held (legacy modes: the queue's lock, as 2.4's
-	 * end_request ran under io_request_lock); must not sleep or take the
-	 * queue's lock.
-	 */
-	void (*end_rq)(struct rq_dev *dev, struct rq_request *rq);
-	/*
-	 * poll (optional): reap completions that do not come through the
-	 * worker's io_uring ring (libaio), calling rq_end_request() for each;
-	 * called by every worker once per loop round, no lock held.  Returns
-	 * the number reaped.
-	 */
-	int (*poll)(struct rq_dev *dev, struct rq_ctx *cpu);
-	/* pending (optional): requests @cpu dispatched that poll has not reaped */
-	bool (*pending)(struct rq_dev *dev, struct rq_ctx *cpu);
-	/*
-	 * cqe_res (optional): turn the CQE result of one of this device's
-	 * SQEs into the request's result, bytes done or -errno.  Called by
-	 * the worker that reaps the CQE, no lock held, before
-	 * rq_end_request().  Without it, cqe->res is taken as is.  nvme-pt
-	 * needs it: a uring_cmd CQE carries 0 on success and the NVMe status
-	 * (> 0) on a command error, never a byte count.
-	 */
-	int (*cqe_res)(struct rq_request *rq, int res);
-	/*
-	 * ring_init (optional): called by worker @cpu in its own thread
-	 * right after it created its ring, before the run starts, through
-	 * rq_devs_ring_init() (which has set up the ring's file table and
-	 * buffers).  The device registers what it can on that ring (its fd
-	 * in file-table slot @slot) and remembers, per worker, what worked;
-	 * anything the kernel refuses falls back to plain I/O silently
-	 * (recorded in dev->registered).  Returns 0; nothing here fails a run.
-	 */
-	int (*ring_init)(struct rq_dev *dev, struct rq_ctx *cpu, struct io_uring *ring,
-			 unsigned int slot);
-};
 
 /* Registry: find the ops for @spec and open it. */
 int rq_dev_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err);
@@ -203,6 +52,15 @@ int rq_devs_check(char *msg, size_t len);
 const char *rq_dev_kind(const struct rq_dev *dev);
 /* "@null, @ram, ...": the registry's built-in kinds, for messages and help */
 const char *rq_dev_builtin_names(void);
+/*
+ * The registry's kinds and filters with their help and options, for
+ * --help: every one, or only the one named @name ("null", "@null",
+ * "libaio"; NULL = all).  Returns the number printed.
+ */
+unsigned int rq_dev_help(FILE *f, const char *name);
+/* The registry's @i-th kind / filter, NULL past the last (`rqlock --list`). */
+const struct rq_dev_ops *rq_dev_kind_at(unsigned int i);
+const struct rq_dev_filter_ops *rq_dev_filter_at(unsigned int i);
 
 /* What dev->registered says, for reports: "none", "files", "files+buffers", ... */
 const char *rq_dev_registered_name(const struct rq_dev *dev);
@@ -230,14 +88,14 @@ int rq_ring_buf_index(const struct rq_ctx *cpu, const void *buf, size_t len);
  */
 int rq_devices_cmd(int argc, char **argv);
 
-/* Parse ",key=val" options of a built-in spec; see devices/device.c. */
-struct rq_dev_opt {
-	const char *key;
-	uint64_t *val;			/* parsed with size suffixes; NULL for a string */
-	bool is_time_us;
-	char *str;			/* a string option: copied here ... */
-	size_t str_len;			/* ... up to str_len - 1 bytes */
-};
-int rq_dev_parse_opts(const char *spec, const char *opts, struct rq_dev_opt *tab, int nr, FILE *err);
+/* The type's name, for help and JSON: "int", "time_us", "str". */
+const char *rq_dev_opt_type_name(enum rq_dev_opt_type t);
+/*
+ * Set every option of @tab in @base to its default, then parse @opts
+ * (",key=val" pairs after the kind, NULL or "" for none) into it.  0, or
+ * -errno after one line on @err naming @spec and the option.
+ */
+int rq_dev_opts_parse(const struct rq_dev_option *tab, void *base, const char *spec, const char *opts,
+		      FILE *err);
 
 #endif /* RQ_DEVICE_H */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * fault.c - a fault-injecting wrapper around another device.
+ * fault.c - a fault-injecting filter in front of another device.
  *
  * Spec: "@fault[N],OPTION=VALUE,...,of=INNER" -- of= comes last and the
  * rest of the spec after it is the inner device's own spec, commas and
@@ -17,19 +17,24 @@
  *   hang_every=N   every Nth request never completes (for the stall
  *                  watchdog: the run is ended by --stall-timeout)
  *
- * Requests the wrapper fails never reach the inner device; the others go
- * to it unchanged.  Decisions count requests per device with an atomic
- * counter, so they hold under every lock mode.
+ * A filter (struct rq_dev_filter_ops), as dm-flakey is a dm target with
+ * only map and end_io: the inner device is the queue's device, so its
+ * hooks (attach, irq, end_rq, poll, cqe_res, ring_init), flags and
+ * nr_hw_queues are the queue's by construction, and with no fault asked a
+ * wrapped device behaves as the bare one.  Requests the filter fails never
+ * reach the inner device; the others go to it unchanged.  Decisions count
+ * requests per device with an atomic counter, so they hold under every
+ * lock mode.
  */
 #include <errno.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "devices/device.h"
 
 struct fault {
-	struct rq_dev inner;
 	uint64_t eio_every, eio_offset, short_every, busy_every, delay_us, hang_every;
 	bool has_eio_offset;
 	_Atomic uint64_t nr;		/* requests seen */
@@ -37,116 +42,57 @@ struct fault {
 	_Atomic uint64_t injected;	/* faults injected, all kinds */
 };
 
-static bool fault_probe(const struct rq_dev_open *o)
-{
-	const char *s = o->spec;
+struct fault_opts {
+	uint64_t eio_every, eio_offset, short_every, busy_every, delay_us, hang_every;
+};
 
-	if (strncmp(s, "@fault", 6))
-		return false;
-	s += 6;
-	while (*s >= '0' && *s <= '9')
-		s++;
-	return *s == 0 || *s == ',';
-}
+#define FO(n, t, d, h) { #n, t, offsetof(struct fault_opts, n), 0, d, h }
+static const struct rq_dev_option fault_options[] = {
+	FO(eio_every, RQ_DEV_OPT_U64, "0", "every Nth request fails with EIO (0 = never)"),
+	FO(eio_offset, RQ_DEV_OPT_U64, NULL, "a request covering this byte offset fails with EIO"),
+	FO(short_every, RQ_DEV_OPT_U64, "0", "every Nth request completes short: half its length"),
+	FO(busy_every, RQ_DEV_OPT_U64, "0", "every Nth dispatch is refused once (BUSY)"),
+	FO(delay_us, RQ_DEV_OPT_TIME_US, "0", "completions come late (inner null irqmode=0 or ram)"),
+	FO(hang_every, RQ_DEV_OPT_U64, "0", "every Nth request never completes"),
+	{ NULL, 0, 0, 0, NULL, NULL },
+};
 
-static int fault_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
+/* @dev is the inner device, open; @opts the options before ",of=". */
+static int fault_open(struct rq_dev *dev, const struct rq_dev_open *o, const char *opts, void **priv,
+		      FILE *err)
 {
-	const char *of = strstr(o->spec, ",of=");
-	struct rq_dev_open io = *o;
-	uint64_t eio_offset = UINT64_MAX;
+	struct fault_opts fo;
 	struct fault *f;
-	char *opts;
 	int ret;
+	/* eio_offset has no default: given or not */
+	bool has_off = !strncmp(opts, "eio_offset=", 11) || strstr(opts, ",eio_offset=");
 
-	if (!of || !of[4]) {
-		fprintf(err, "%s: device '%s': of=INNER is required, last\n", o->where, o->spec);
-		return -EINVAL;
-	}
+	ret = rq_dev_opts_parse(fault_options, &fo, o->spec, opts, err);
+	if (ret)
+		return ret;
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return -ENOMEM;
-	{
-		struct rq_dev_opt tab[] = {
-			{ .key = "eio_every", .val = &f->eio_every },
-			{ .key = "eio_offset", .val = &eio_offset },
-			{ .key = "short_every", .val = &f->short_every },
-			{ .key = "busy_every", .val = &f->busy_every },
-			{ .key = "delay_us", .val = &f->delay_us, .is_time_us = true },
-			{ .key = "hang_every", .val = &f->hang_every },
-		};
-		const char *first = strchr(o->spec, ',');
-
-		opts = strndup(first + 1, (size_t)(of - first - 1 > 0 ? of - first - 1 : 0));
-		if (!opts) {
-			free(f);
-			return -ENOMEM;
-		}
-		ret = rq_dev_parse_opts(o->spec, of > first ? opts : "", tab, 6, err);
-		free(opts);
-		if (ret) {
-			free(f);
-			return ret;
-		}
-	}
-	f->has_eio_offset = eio_offset != UINT64_MAX;
-	f->eio_offset = eio_offset;
-	io.spec = of + 4;
-	if (!strncmp(io.spec, "@fault", 6)) {
-		fprintf(err, "%s: device '%s': a fault device cannot wrap another\n", o->where, o->spec);
-		free(f);
-		return -EINVAL;
-	}
-	ret = rq_dev_open(&f->inner, &io, err);
-	if (ret) {
-		rq_dev_close(&f->inner);
-		free(f);
-		return ret;
-	}
-	if (f->delay_us && (f->inner.ops->flags & RQ_DEV_NEEDS_RING || f->inner.ops->poll)) {
+	f->eio_every = fo.eio_every;
+	f->short_every = fo.short_every;
+	f->busy_every = fo.busy_every;
+	f->delay_us = fo.delay_us;
+	f->hang_every = fo.hang_every;
+	f->has_eio_offset = has_off;
+	f->eio_offset = fo.eio_offset;
+	if (f->delay_us && (dev->flags & RQ_DEV_NEEDS_RING || dev->ops->poll)) {
 		fprintf(err, "%s: device '%s': delay_us needs an inner device that completes at once "
-			"(null irqmode=0, ram), not %s\n", o->where, o->spec, f->inner.ops->name);
-		rq_dev_close(&f->inner);
+			"(null irqmode=0, ram), not %s\n", o->where, o->spec, dev->ops->name);
 		free(f);
 		return -EINVAL;
 	}
-	dev->priv = f;
-	dev->flags = f->inner.flags;	/* ring, data, alignment: the inner device's */
-	dev->size = f->inner.size;
-	dev->lbs = f->inner.lbs;
-	dev->depth = f->inner.depth;
-	dev->max_bytes = f->inner.max_bytes;
-	snprintf(dev->path, sizeof(dev->path), "%s", f->inner.path);
-	snprintf(dev->subkind, sizeof(dev->subkind), "%s", f->inner.ops->name);
-	snprintf(dev->model, sizeof(dev->model), "fault over %.50s", f->inner.name);
+	*priv = f;
 	return 0;
 }
 
-static int fault_prepare(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
+static void fault_close(void *priv)
 {
-	struct fault *f = dev->priv;
-	struct rq_dev_open io = *o;
-
-	int ret;
-
-	io.spec = strstr(o->spec, ",of=") + 4;
-	ret = rq_dev_prepare(&f->inner, &io, err);
-	/* a file the inner device laid out is the wrapper's to discard */
-	if (f->inner.created && !dev->created) {
-		dev->created = f->inner.created;
-		f->inner.created = NULL;
-	}
-	return ret;
-}
-
-static void fault_close(struct rq_dev *dev)
-{
-	struct fault *f = dev->priv;
-
-	if (!f)
-		return;
-	rq_dev_close(&f->inner);
-	free(f);
-	dev->priv = NULL;
+	free(priv);
 }
 
 static bool every(uint64_t n, uint64_t k)
@@ -154,9 +100,9 @@ static bool every(uint64_t n, uint64_t k)
 	return k && n % k == 0;
 }
 
-static int fault_queue_rq(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_request *rq)
+static int fault_map(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_request *rq)
 {
-	struct fault *f = dev->priv;
+	struct fault *f = dev->filter_priv;
 	uint64_t n;
 	int st;
 
@@ -180,7 +126,7 @@ static int fault_queue_rq(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_requ
 		atomic_fetch_add(&f->injected, 1);
 		return RQ_Q_QUEUED;	/* and never completed */
 	}
-	st = f->inner.ops->queue_rq(&f->inner, cpu, rq);
+	st = dev->ops->queue_rq(dev, cpu, rq);
 	if (st == RQ_Q_DONE && f->delay_us) {
 		rq_ctx_complete_after(cpu, rq, rq->res, f->delay_us * 1000);
 		return RQ_Q_QUEUED;
@@ -188,52 +134,12 @@ static int fault_queue_rq(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_requ
 	return st;
 }
 
-static int fault_poll(struct rq_dev *dev, struct rq_ctx *cpu)
-{
-	struct fault *f = dev->priv;
-
-	return f->inner.ops->poll ? f->inner.ops->poll(&f->inner, cpu) : 0;
-}
-
-static bool fault_pending(struct rq_dev *dev, struct rq_ctx *cpu)
-{
-	struct fault *f = dev->priv;
-
-	return f->inner.ops->pending && f->inner.ops->pending(&f->inner, cpu);
-}
-
-static int fault_cqe_res(struct rq_request *rq, int res)
-{
-	struct fault *f = rq->q->dev->priv;
-
-	return f->inner.ops->cqe_res ? f->inner.ops->cqe_res(rq, res) : res;
-}
-
-static int fault_ring_init(struct rq_dev *dev, struct rq_ctx *cpu, struct io_uring *ring, unsigned int slot)
-{
-	struct fault *f = dev->priv;
-
-	return f->inner.ops->ring_init ? f->inner.ops->ring_init(&f->inner, cpu, ring, slot) : 0;
-}
-
-static int fault_attach(struct rq_dev *dev, struct rq_queue *q)
-{
-	struct fault *f = dev->priv;
-
-	return f->inner.ops->attach ? f->inner.ops->attach(&f->inner, q) : 0;
-}
-
-const struct rq_dev_ops rq_dev_fault = {
+const struct rq_dev_filter_ops rq_filter_fault = {
 	.name = "fault",
 	.builtin = "@fault",
-	.probe = fault_probe,
+	.help = "a filter in front of of=INNER: EIO, short, BUSY, late or lost requests",
+	.options = fault_options,
 	.open = fault_open,
-	.prepare = fault_prepare,
 	.close = fault_close,
-	.attach = fault_attach,
-	.queue_rq = fault_queue_rq,
-	.poll = fault_poll,
-	.pending = fault_pending,
-	.cqe_res = fault_cqe_res,
-	.ring_init = fault_ring_init,
+	.map = fault_map,
 };

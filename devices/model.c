@@ -126,6 +126,7 @@
  * completion is armed.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -236,29 +237,47 @@ struct model_opts {
 	char driver[16];
 };
 
-static void model_defaults(enum model_kind kind, struct model_opts *m)
+#define MO(n, t, d, h) { #n, t, offsetof(struct model_opts, n), 0, d, h }
+#define MO_STR(n, d, h) { #n, RQ_DEV_OPT_STR, offsetof(struct model_opts, n), sizeof(((struct model_opts *)0)->n), d, h }
+/* what the two models share: the backing, the 2.4 driver's holds, the depth */
+#define MODEL_COMMON_OPTIONS(def_depth, def_dispatch, def_end, def_busy)								\
+	MO_STR(file, NULL, "back the data with this file (laid out), not memory"),		\
+	MO_STR(driver, "2.4", "2.4: short holds, the work outside the lock; sync: all under it"), \
+	MO(dispatch_us, RQ_DEV_OPT_TIME_US, def_dispatch, "driver=2.4: queue_rq's hold (0..100000)"),	\
+	{ "hold_us", RQ_DEV_OPT_TIME_US, offsetof(struct model_opts, dispatch_us), 0, NULL,	\
+	  "alias of dispatch_us" },								\
+	{ "driver_hold_us", RQ_DEV_OPT_TIME_US, offsetof(struct model_opts, dispatch_us), 0,	\
+	  NULL, "alias of dispatch_us" },							\
+	MO(end_us, RQ_DEV_OPT_TIME_US, def_end, "driver=2.4: end_request's hold under the completion lock"), \
+	MO(busy_us, RQ_DEV_OPT_TIME_US, def_busy, "driver=2.4: the interrupt's work, no lock held"), \
+	MO(depth, RQ_DEV_OPT_U64, def_depth, "requests in flight, 1..65536")
+
+static const struct rq_dev_option floppy_options[] = {
+	MO(cylinders, RQ_DEV_OPT_U64, "80", "cylinders, 1..1024"),
+	MO(heads, RQ_DEV_OPT_U64, "2", "heads, 1..16"),
+	MO(spt, RQ_DEV_OPT_U64, "18", "512 B sectors per track, 1..255"),
+	MO(rpm, RQ_DEV_OPT_U64, "300", "rotation speed"),
+	MO(rate_kbit, RQ_DEV_OPT_U64, "500", "data rate, kbit/s"),
+	MO(step_us, RQ_DEV_OPT_TIME_US, "4000", "one cylinder step"),
+	MO(settle_us, RQ_DEV_OPT_TIME_US, "15000", "head settle after a seek"),
+	MODEL_COMMON_OPTIONS("1", "1", "1", "40"),
+	{ NULL, 0, 0, 0, NULL, NULL },
+};
+
+static const struct rq_dev_option hdd_options[] = {
+	MO(size, RQ_DEV_OPT_U64, NULL, "bytes; 0: what the jobs need, else 1g"),
+	MO(cylinders, RQ_DEV_OPT_U64, "100000", "cylinders"),
+	MO(rpm, RQ_DEV_OPT_U64, "7200", "rotation speed"),
+	MO(rate, RQ_DEV_OPT_U64, "150m", "sustained transfer rate, bytes/s"),
+	MO(t2t_us, RQ_DEV_OPT_TIME_US, "1000", "track-to-track seek"),
+	MO(seek_us, RQ_DEV_OPT_TIME_US, "8500", "average seek"),
+	MODEL_COMMON_OPTIONS("32", "0", "0", "0"),
+	{ NULL, 0, 0, 0, NULL, NULL },
+};
+
+static const struct rq_dev_option *model_options(enum model_kind kind)
 {
-	memset(m, 0, sizeof(*m));
-	if (kind == MODEL_FLOPPY) {
-		m->cylinders = 80;
-		m->heads = 2;
-		m->spt = 18;
-		m->rpm = 300;
-		m->rate_kbit = 500;
-		m->step_us = 4000;
-		m->settle_us = 15000;
-		m->dispatch_us = 1;
-		m->end_us = 1;
-		m->busy_us = 40;
-		m->depth = 1;
-	} else {
-		m->cylinders = 100000;
-		m->rpm = 7200;
-		m->rate = 150ULL << 20;
-		m->t2t_us = 1000;
-		m->seek_us = 8500;
-		m->depth = 32;
-	}
+	return kind == MODEL_FLOPPY ? floppy_options : hdd_options;
 }
 
 /* Derive the geometry; returns NULL or what is wrong with the options. */
@@ -316,16 +335,6 @@ static const char *model_geom_init(enum model_kind kind, const struct model_opts
 	return NULL;
 }
 
-static bool floppy_probe(const struct rq_dev_open *o)
-{
-	return rq_dev_spec_is(o->spec, "floppy");
-}
-
-static bool hdd_probe(const struct rq_dev_open *o)
-{
-	return rq_dev_spec_is(o->spec, "hdd");
-}
-
 static int model_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err,
 		      enum model_kind kind)
 {
@@ -334,37 +343,10 @@ static int model_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err
 	const char *why;
 	int ret;
 
-	model_defaults(kind, &m);
-	struct rq_dev_opt tab[] = {
-		{ "file", NULL, false, m.file, sizeof(m.file) },
-		{ "size", &m.size, false, NULL, 0 },
-		{ "cylinders", &m.cylinders, false, NULL, 0 },
-		{ "heads", &m.heads, false, NULL, 0 },
-		{ "spt", &m.spt, false, NULL, 0 },
-		{ "rpm", &m.rpm, false, NULL, 0 },
-		{ "rate_kbit", &m.rate_kbit, false, NULL, 0 },
-		{ "rate", &m.rate, false, NULL, 0 },
-		{ "step_us", &m.step_us, true, NULL, 0 },
-		{ "settle_us", &m.settle_us, true, NULL, 0 },
-		{ "t2t_us", &m.t2t_us, true, NULL, 0 },
-		{ "seek_us", &m.seek_us, true, NULL, 0 },
-		{ "driver", NULL, false, m.driver, sizeof(m.driver) },
-		{ "dispatch_us", &m.dispatch_us, true, NULL, 0 },
-		{ "hold_us", &m.dispatch_us, true, NULL, 0 },
-		{ "driver_hold_us", &m.dispatch_us, true, NULL, 0 },
-		{ "end_us", &m.end_us, true, NULL, 0 },
-		{ "busy_us", &m.busy_us, true, NULL, 0 },
-		{ "depth", &m.depth, false, NULL, 0 },
-	};
-	ret = rq_dev_parse_opts(o->spec, rq_dev_spec_opts(o->spec), tab,
-				(int)(sizeof(tab) / sizeof(tab[0])), err);
+	memset(&m, 0, sizeof(m));	/* a floppy's size follows its geometry: no option sets it */
+	ret = rq_dev_opts_parse(model_options(kind), &m, o->spec, rq_dev_spec_opts(o->spec), err);
 	if (ret)
 		return ret;
-	if (kind == MODEL_FLOPPY && m.size) {
-		fprintf(err, "%s: device '%s': a floppy's size follows its geometry "
-			"(cylinders, heads, spt)\n", o->where, o->spec);
-		return -EINVAL;
-	}
 	if (!m.depth || m.depth > 65536) {
 		fprintf(err, "%s: device '%s': depth must be 1..65536\n", o->where, o->spec);
 		return -EINVAL;
@@ -525,8 +507,9 @@ static void model_end_rq(struct rq_dev *dev, struct rq_request *rq)
 const struct rq_dev_ops rq_dev_floppy = {
 	.name = "floppy",
 	.builtin = "@floppy",
+	.help = "a 1.44 MB 3.5\" floppy drive model (seek, rotation, transfer; 2.4's floppy.c)",
+	.options = floppy_options,
 	.flags = RQ_DEV_HAS_DATA,
-	.probe = floppy_probe,
 	.open = floppy_open,
 	.prepare = model_prepare,
 	.close = model_close,
@@ -539,8 +522,9 @@ const struct rq_dev_ops rq_dev_floppy = {
 const struct rq_dev_ops rq_dev_hdd = {
 	.name = "hdd",
 	.builtin = "@hdd",
+	.help = "a disk model (seek, rotation, transfer)",
+	.options = hdd_options,
 	.flags = RQ_DEV_HAS_DATA,
-	.probe = hdd_probe,
 	.open = hdd_open,
 	.prepare = model_prepare,
 	.close = model_close,

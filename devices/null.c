@@ -26,16 +26,6 @@ struct null_dev {
 	uint64_t delay_ns;
 };
 
-static bool null_probe(const struct rq_dev_open *o)
-{
-	const char *spec = o->spec;
-
-	if (o->ioengine == RQ_DEV_ENGINE_NULL)
-		return true;	/* fio's null engine: whatever the file is called */
-	return !strncmp(spec, "@null", 5) &&
-	       (spec[5] == 0 || spec[5] == ',' || (spec[5] >= '0' && spec[5] <= '9'));
-}
-
 static int null_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
 {
 	const char *opts = strchr(o->spec, ',');
@@ -88,7 +78,9 @@ static int null_queue_rq(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_reque
 const struct rq_dev_ops rq_dev_null = {
 	.name = "null",
 	.builtin = "@null",
-	.probe = null_probe,
+	.ioengine = "null",
+	.help = "no data, completion inline, on the next reap or after delay_us (null_blk); size default 1g",
+	.options = rq_mem_options,
 	.open = null_open,
 	.close = null_close,
 	.queue_rq = null_queue_rq,

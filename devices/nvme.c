@@ -148,14 +148,20 @@ static int ng_sysfs(const char *path, char *out, size_t len, struct stat *st)
 	return 0;
 }
 
-static bool nvme_probe(const struct rq_dev_open *o)
+bool rq_path_is_ng(const char *path)
 {
 	char sys[PATH_MAX];
 	struct stat st;
 
-	if (o->spec[0] == '@' || o->ioengine == RQ_DEV_ENGINE_NULL || o->ioengine == RQ_DEV_ENGINE_LIBAIO)
-		return false;
-	return o->ioengine == RQ_DEV_ENGINE_IO_URING_CMD || !ng_sysfs(o->spec, sys, sizeof(sys), &st);
+	return !ng_sysfs(path, sys, sizeof(sys), &st);
+}
+
+/* ioengine=io_uring_cmd, or an NVMe generic device under plain io_uring */
+static bool nvme_probe(const struct rq_dev_open *o)
+{
+	const char *e = o->ioengine ? o->ioengine : "io_uring";
+
+	return !strcmp(e, "io_uring_cmd") || (!strcmp(e, "io_uring") && rq_path_is_ng(o->spec));
 }
 
 static int admin_identify_ns(int fd, uint32_t nsid, void *buf)
@@ -469,8 +475,9 @@ static int nvme_queue_rq(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_reque
 }
 
 /* 0 = success (all bytes), > 0 = NVMe status, < 0 = -errno from the kernel. */
-static int nvme_cqe_res(struct rq_request *rq, int res)
+static int nvme_cqe_res(struct rq_dev *dev, struct rq_request *rq, int res)
 {
+	(void)dev;
 	if (res == 0)
 		return (int)rq->len;
 	return res > 0 ? -EIO : res;
@@ -478,6 +485,8 @@ static int nvme_cqe_res(struct rq_request *rq, int res)
 
 const struct rq_dev_ops rq_dev_nvme_pt = {
 	.name = "nvme-pt",
+	.ioengine = "io_uring_cmd",
+	.help = "NVMe passthrough on /dev/ngXnY (uring_cmd); also an ng device under io_uring",
 	.flags = RQ_DEV_NEEDS_RING | RQ_DEV_HAS_DATA | RQ_DEV_RING_BIG | RQ_DEV_ALIGNED,
 	.probe = nvme_probe,
 	.open = nvme_open,

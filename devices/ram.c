@@ -28,11 +28,6 @@ struct ram_dev {
 	uint64_t delay_ns;
 };
 
-static bool ram_probe(const struct rq_dev_open *o)
-{
-	return rq_dev_spec_is(o->spec, "ram");
-}
-
 static int ram_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
 {
 	struct rq_mem_opts m;
@@ -101,8 +96,9 @@ static int ram_queue_rq(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_reques
 const struct rq_dev_ops rq_dev_ram = {
 	.name = "ram",
 	.builtin = "@ram",
+	.help = "a RAM disk (size default 64m)",
+	.options = rq_mem_options,
 	.flags = RQ_DEV_HAS_DATA,
-	.probe = ram_probe,
 	.open = ram_open,
 	.close = ram_close,
 	.queue_rq = ram_queue_rq,

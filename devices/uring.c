@@ -34,14 +34,20 @@ struct uring_dev {
 	int slot[];
 };
 
-static bool blk_probe(const struct rq_dev_open *o)
+static bool uring_engine(const struct rq_dev_open *o)
 {
-	return o->ioengine == RQ_DEV_ENGINE_IO_URING && rq_path_is_blk(o->spec);
+	return !o->ioengine || !strcmp(o->ioengine, "io_uring");
 }
 
+static bool blk_probe(const struct rq_dev_open *o)
+{
+	return uring_engine(o) && rq_path_is_blk(o->spec);
+}
+
+/* every other path of io_uring but an NVMe generic device (nvme-pt's) */
 static bool file_probe(const struct rq_dev_open *o)
 {
-	return o->ioengine == RQ_DEV_ENGINE_IO_URING && o->spec[0] != '@' && !rq_path_is_blk(o->spec);
+	return uring_engine(o) && !rq_path_is_blk(o->spec) && !rq_path_is_ng(o->spec);
 }
 
 static int uring_priv(struct rq_dev *dev, const struct rq_dev_open *o)
@@ -141,6 +147,8 @@ static int uring_queue_rq(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_requ
 
 const struct rq_dev_ops rq_dev_file = {
 	.name = "file",
+	.ioengine = "io_uring",
+	.help = "a regular file through io_uring, laid out when short or missing",
 	.probe = file_probe,
 	.open = file_open,
 	.prepare = rq_file_prepare,
@@ -149,6 +157,8 @@ const struct rq_dev_ops rq_dev_file = {
 
 const struct rq_dev_ops rq_dev_blkdev = {
 	.name = "blkdev",
+	.ioengine = "io_uring",
+	.help = "a block device through io_uring (write-safety checked)",
 	.probe = blk_probe,
 	.open = blk_open,
 	URING_IO,

@@ -143,6 +143,14 @@ int rq_engine_cli_env(struct rq_engine_opts *o, const char *prog);
 const char *rq_cli_opt_help(const char *name);
 /* The lock modes and primitives --lock and --lock-type take, from their registries. */
 void rq_engine_cli_lists(FILE *f);
+/*
+ * engine/registry.c: the lock modes, primitives and device kinds this
+ * binary has, from their registries (`rqlock --list --json`, and
+ * rqlock.registry in every JSON report).  Built once; NULL without memory.
+ */
+const struct rq_registry *rq_registry_get(void);
+/* `rqlock --list [--json]` (argv[0] is "--list"): the registry as text or JSON; exit status. */
+int rq_list_cmd(int argc, char **argv);
 
 /* A decimal in 0..@max; -EINVAL otherwise. */
 int rq_cli_uint(const char *s, unsigned int max, unsigned int *v);

@@ -34,6 +34,7 @@ static void usage(FILE *f)
 		   "       rqlock sweep|compare|plot [ARGS]  experiments: run store, tables, plots\n"
 		   "                                         (`rqlock sweep --help`)\n"
 		   "       rqlock server [ADDR] [OPTIONS]   serve fio --client (see rqlock server --help)\n"
+		   "       rqlock --list [--json]            lock modes, primitives, devices (what the tools read)\n"
 		   "       rqlock --help | --version\n\n"
 		   "Runs fio job files through a userspace block layer whose request-queue\n"
 		   "locking is switchable, and reports fio-compatible results.\n\n"
@@ -42,14 +43,11 @@ static void usage(FILE *f)
 		   "before the first --name are global ones that the first job file starts from):\n");
 	rq_cli_help(f, RQ_CMD_RUN);
 	rq_engine_cli_lists(f);
-	fprintf(f, "\nBuilt-in devices (%s) are named in filename= with '@':\n", rq_dev_builtin_names());
-	fprintf(f, "@null0, @null1,delay_us=20,depth=64,irqmode=0|1|2,size=1g;\n"
-		   "@ram0,size=64m (a RAM disk); @floppy0[,driver=2.4|sync][,file=PATH] (a 1.44 MB\n"
-		   "3.5\" drive model); @hdd0[,file=PATH][,size=S][,seek_us=8500][,rpm=7200] (a disk\n"
-		   "model); their options and defaults are in devices/ram.c and devices/model.c.\n"
-		   "@fault,eio_every=N,eio_offset=X,short_every=N,busy_every=N,delay_us=D,\n"
-		   "hang_every=N,of=INNER wraps INNER (last) and injects faults (devices/fault.c).\n"
-		   "Latencies are timed with the TSC where the kernel trusts it;\n"
+	fprintf(f, "\nDevices: built-in ones (%s) are named in filename= with '@'\n"
+		   "(\"@null1,delay_us=20\"), paths go to the kind serving the job's ioengine:\n",
+		rq_dev_builtin_names());
+	rq_dev_help(f, NULL);
+	fprintf(f, "Latencies are timed with the TSC where the kernel trusts it;\n"
 		   "RQLOCK_CLOCK=clock_gettime in the environment forces CLOCK_MONOTONIC,\n"
 		   "RQLOCK_CLOCK=tsc the TSC even where the kernel does not trust it.\n"
 		   "ioengine=libaio and ioengine=io_uring_cmd (NVMe passthrough, /dev/ngXnY) select\n"
@@ -633,6 +631,8 @@ int main(int argc, char **argv)
 		printf("%s\n", RQ_VERSION);
 		return 0;
 	}
+	if (!strcmp(argv[1], "--list"))
+		return rq_list_cmd(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "devices"))
 		return rq_devices_cmd(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "server"))

@@ -304,6 +304,7 @@ static void build_report(struct rq_engine *e)
 		strftime(r->time, sizeof(r->time), "%a %b %e %H:%M:%S %Y", &tm);
 	}
 	r->lock_mode = e->mode->name;
+	r->registry = rq_registry_get();
 	r->clock = rq_engine_clock();
 	r->lock_type = e->o.lock_type;
 	r->workers = e->nr_cpus;

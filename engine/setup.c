@@ -41,24 +41,6 @@ struct name_ctx {
 	enum rq_path_kind kind;		/* what paths.c says this name is */
 };
 
-/* The parser's ioengine= as the devices name it. */
-static enum rq_dev_engine dev_engine(enum rq_ioengine e)
-{
-	switch (e) {
-	case RQ_IOENGINE_NULL:
-		return RQ_DEV_ENGINE_NULL;
-	case RQ_IOENGINE_LIBAIO:
-		return RQ_DEV_ENGINE_LIBAIO;
-	case RQ_IOENGINE_IO_URING_CMD:
-		return RQ_DEV_ENGINE_IO_URING_CMD;
-	case RQ_IOENGINE_IO_URING:
-	case RQ_IOENGINE_SYNC:		/* fio's sync engines: io_uring at depth 1 (main.c) */
-	case RQ_IOENGINE_PSYNC:
-		break;
-	}
-	return RQ_DEV_ENGINE_IO_URING;
-}
-
 static struct dev_entry *dev_find(struct rq_engine *e, const char *name)
 {
 	for (unsigned int i = 0; i < e->nr_devs; i++)
@@ -201,14 +183,11 @@ static int add_dev(const char *name, void *arg)
 		snprintf(d->name, sizeof(d->name), "%s", name);
 		const char *alias = rq_path_alias(&x->e->o, name);
 
-		/* fio's null engine takes any file name; '@null...' keeps its options */
-		if (alias)
-			snprintf(d->spec, sizeof(d->spec), "%s", alias);
-		else if (job->ioengine == RQ_IOENGINE_NULL && name[0] != '@')
-			snprintf(d->spec, sizeof(d->spec), "@null");
-		else
-			snprintf(d->spec, sizeof(d->spec), "%s", name);
-		d->o.ioengine = dev_engine(job->ioengine);
+		snprintf(d->spec, sizeof(d->spec), "%s", alias ? alias : name);
+		/* the device registry picks the kind by the engine's name (fio's load_ioengine) */
+		d->o.ioengine = job->ioengine == RQ_IOENGINE_SYNC || job->ioengine == RQ_IOENGINE_PSYNC ?
+				"io_uring" :	/* fio's sync engines: io_uring at depth 1 (main.c) */
+				rq_ioengine_name(job->ioengine);
 		d->o.nr_cpus = x->e->nr_cpus;
 		snprintf(d->where, sizeof(d->where), "%s:%d", job->file, job->line);
 		d->o.spec = d->spec;

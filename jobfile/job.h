@@ -374,6 +374,8 @@ int rq_jobs_showcmd(const struct rq_job_list *list, FILE *f);
 int rq_job_for_each_file(const struct rq_job *job, int (*fn)(const char *name, void *arg), void *arg);
 
 const char *rq_rw_name(enum rq_rw rw);
+/* fio's name of @e ("io_uring", "libaio", ...): what the device registry matches */
+const char *rq_ioengine_name(enum rq_ioengine e);
 /* true when the job reads at all / writes at all / draws random offsets (inline: per I/O) */
 static inline bool rq_rw_reads(enum rq_rw rw)
 {

@@ -1026,3 +1026,11 @@ const char *jf_closest(const char *key)
 	return best;
 }
 
+
+const char *rq_ioengine_name(enum rq_ioengine e)
+{
+	for (const struct opt_val *v = jf_ioengine_vals; v->name; v++)
+		if (!v->refuse && v->val == (int)e)
+			return v->name;
+	return "io_uring";
+}

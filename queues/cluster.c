@@ -51,7 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "devices/device.h"
+#include "queues/driver.h"
 #include "lib/alloc.h"
 #include "queues/queue_internal.h"
 #include "results/results.h"
@@ -486,30 +486,45 @@ static int cl_check_idle(struct rq_queue *q, char *msg, size_t len)
 	return 0;
 }
 
+/*
+ * A queue's facts: owner_partition (the partition owning the device),
+ * local (bios submitted inside it), forwarded (bios forwarded from
+ * another partition), ring_full (forwards refused by a full ring, retried).
+ */
 static void cl_report(const struct rq_queue *q, struct rq_mode_queue_report *out)
 {
 	const struct cl_queue *cq = q->mode_priv;
 
-	out->owner_partition = (int)cq->owner;
+	rq_fact_add(&out->facts, "owner_partition", (int64_t)cq->owner);
+	rq_fact_add(&out->facts, "local", 0);
+	rq_fact_add(&out->facts, "forwarded", 0);
+	rq_fact_add(&out->facts, "ring_full", 0);
 	for (unsigned int i = 0; i < cl.nr_cpus; i++) {
-		out->local += cq->count[i].local;
-		out->forwarded += cq->count[i].forwarded;
-		out->ring_full += cq->count[i].ring_full;
+		rq_fact_add(&out->facts, "local", (int64_t)cq->count[i].local);
+		rq_fact_add(&out->facts, "forwarded", (int64_t)cq->count[i].forwarded);
+		rq_fact_add(&out->facts, "ring_full", (int64_t)cq->count[i].ring_full);
 	}
 }
 
+/*
+ * The run's facts: partitions, cluster_size (workers in the largest),
+ * forwarded and local (bios, every queue), and the worker map.
+ */
 static void cl_report_run(struct rq_mode_report *out)
 {
-	out->partitions = cl.nr_parts;
-	out->cluster_size = cl.k;
+	rq_fact_add(&out->facts, "partitions", cl.nr_parts);
+	rq_fact_add(&out->facts, "cluster_size", cl.k);
+	rq_fact_add(&out->facts, "forwarded", 0);
+	rq_fact_add(&out->facts, "local", 0);
 	out->worker_part = cl.part;
 	out->nr_workers = cl.nr_cpus;
+	out->nr_partitions = cl.nr_parts;
 	for (unsigned int i = 0; i < cl.nr_queues; i++) {
 		const struct cl_queue *cq = cl.queues[i] ? cl.queues[i]->mode_priv : NULL;
 
 		for (unsigned int c = 0; cq && c < cl.nr_cpus; c++) {
-			out->local += cq->count[c].local;
-			out->forwarded += cq->count[c].forwarded;
+			rq_fact_add(&out->facts, "local", (int64_t)cq->count[c].local);
+			rq_fact_add(&out->facts, "forwarded", (int64_t)cq->count[c].forwarded);
 		}
 	}
 }

@@ -18,7 +18,7 @@
 
 #include "lib/clock.h"
 #include "lib/futex.h"
-#include "devices/device.h"
+#include "queues/driver.h"
 #include "queues/queue_internal.h"
 
 _Thread_local struct rq_ctx *rq_current;
@@ -88,7 +88,7 @@ static unsigned int reap_ring(struct rq_ctx *ctx, unsigned int max)
 			break;	/* iodepth_batch_complete_max: the rest next round */
 		rq = io_uring_cqe_get_data(cqe);
 		ops = rq->q->dev->ops;
-		rq->res = ops->cqe_res ? ops->cqe_res(rq, cqe->res) : cqe->res;
+		rq->res = ops->cqe_res ? ops->cqe_res(rq->q->dev, rq, cqe->res) : cqe->res;
 		rq_end_request(rq, ctx, 0);
 		seen++;
 	}

@@ -21,7 +21,7 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "devices/device.h"
+#include "queues/driver.h"
 #include "queues/queue_internal.h"
 
 /* 2.4's one lock for every queue (global mode) */
@@ -108,6 +108,7 @@ static void legacy_run_queue(struct rq_queue *q, struct rq_ctx *cpu)
 const struct rq_queue_mode_ops rq_mode_global = {
 	.name = "global",
 	.help = "one io_request_lock for every queue (Linux 2.4)",
+	.flags = RQ_MODE_F_SHARED_LOCK,
 	.setup = global_setup,
 	.queue_init = global_queue_init,
 	.submit_bio = legacy_submit_bio,

@@ -64,7 +64,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "devices/device.h"
+#include "queues/driver.h"
 #include "lib/alloc.h"
 #include "lib/compiler.h"
 #include "queues/queue_internal.h"
@@ -92,6 +92,23 @@ struct mq_ctx {
 	uint64_t tag_waits, sw_queued;
 } __attribute__((aligned(RQ_CACHELINE)));
 
+/*
+ * A request as mq allocates it (one per tag of a hardware queue): the
+ * block layer's request, then mq's own per-request state, as blk-mq puts a
+ * driver's pdu (cmd_size) after struct request.  struct rq_request holds
+ * nothing of any one mode.
+ */
+struct mq_rq {
+	struct rq_request rq;
+	struct rq_hw_queue *hctx;	/* the hardware queue whose tag it holds */
+	int32_t submit_cpu;		/* the worker whose software queue it came from */
+};
+
+static inline struct mq_rq *to_mq_rq(struct rq_request *rq)
+{
+	return container_of(rq, struct mq_rq, rq);
+}
+
 struct rq_hw_queue {
 	struct rq_lock lock;
 	/* lock: */
@@ -104,7 +121,7 @@ struct rq_hw_queue {
 	unsigned int index, depth, nr_tags, nr_words, nr_ctxs;
 	struct mq_ctx **ctxs;
 	struct tag_word *tags;
-	struct rq_request *rqs;		/* nr_tags, indexed by tag */
+	struct mq_rq *rqs;		/* nr_tags, indexed by tag */
 	_Atomic uint64_t *ctx_map;	/* (nr_ctxs + 63) / 64 words */
 	/* lock-free, each on its own line */
 	_Atomic uint32_t async_done __attribute__((aligned(RQ_CACHELINE)));
@@ -197,8 +214,8 @@ static int hctx_init(struct rq_queue *q, struct mq_queue *mq, struct rq_hw_queue
 		atomic_init(&h->tags[w].bits, used >= 64 ? 0 : ~0ULL << used);
 	}
 	for (unsigned int t = 0; t < h->nr_tags; t++) {
-		h->rqs[t].q = q;
-		h->rqs[t].tag = t;
+		h->rqs[t].rq.q = q;
+		h->rqs[t].rq.tag = t;
 		h->rqs[t].hctx = h;
 	}
 	atomic_init(&h->async_done, 0);
@@ -346,7 +363,7 @@ static inline struct rq_bio *mq_complete(struct mq_queue *mq, struct rq_request 
 	rq->state = RQ_STATE_FREE;
 	rq->bio = rq->biotail = NULL;
 	mq->ctx[id].nr_completed++;
-	tag_put(rq->hctx, &mq->ctx[id], rq->tag);
+	tag_put(to_mq_rq(rq)->hctx, &mq->ctx[id], rq->tag);
 	return bios;
 }
 
@@ -382,7 +399,7 @@ static inline __attribute__((always_inline)) bool hctx_issue(struct mq_queue *mq
 
 	rq->state = RQ_STATE_DISPATCHED;
 	h->budget_used++;
-	st = dev->ops->queue_rq(dev, cpu, rq);
+	st = h->q->queue_rq(dev, cpu, rq);
 	if (st == RQ_Q_BUSY) {
 		h->budget_used--;
 		rq->state = RQ_STATE_QUEUED;
@@ -397,7 +414,7 @@ static inline __attribute__((always_inline)) bool hctx_issue(struct mq_queue *mq
 		return false;
 	}
 	h->nr_dispatched++;
-	h->remote += rq->submit_cpu != id;
+	h->remote += to_mq_rq(rq)->submit_cpu != id;
 	if (st == RQ_Q_DONE) {
 		h->budget_used--;
 		rq_bios_splice(done, mq_complete(mq, rq, id, rq->error));
@@ -617,9 +634,9 @@ static int mq_submit_bio(struct rq_queue *q, struct rq_ctx *cpu, struct rq_bio *
 		ctx->tag_waits++;
 		return -EAGAIN;		/* the engine retries once a completion came back */
 	}
-	rq = &h->rqs[tag];
+	rq = &h->rqs[tag].rq;
 	rq_request_start(rq, bio);
-	rq->submit_cpu = id;
+	h->rqs[tag].submit_cpu = id;
 	ctx->nr_bios++;
 	ctx->nr_alloc++;
 	if (!atomic_load_explicit(&ctx->list, memory_order_relaxed) && rq_trylock(&h->lock, id)) {
@@ -647,7 +664,7 @@ static int mq_submit_bio(struct rq_queue *q, struct rq_ctx *cpu, struct rq_bio *
 static void mq_end_request(struct rq_queue *q, struct rq_ctx *cpu, struct rq_request *rq, int error)
 {
 	struct mq_queue *mq = q->mode_priv;
-	struct rq_hw_queue *h = rq->hctx;
+	struct rq_hw_queue *h = to_mq_rq(rq)->hctx;
 	struct rq_bio *done = NULL, *bios = mq_complete(mq, rq, rq_ctx_id(cpu), error);
 
 	atomic_fetch_add_explicit(&h->async_done, 1, memory_order_seq_cst);
@@ -716,23 +733,33 @@ static int mq_check_idle(struct rq_queue *q, char *msg, size_t len)
 	return 0;
 }
 
+/*
+ * A queue's facts: hw_queues, tags (per hardware queue), tag_waits (bios
+ * refused for want of a tag, retried), sw_queued (requests that waited in
+ * a software queue), remote_dispatch (dispatched by another worker than
+ * their submitter).
+ */
 static void mq_report(const struct rq_queue *q, struct rq_mode_queue_report *out)
 {
 	const struct mq_queue *mq = q->mode_priv;
 
-	out->hw_queues = mq->nr_hw;
-	out->tags = mq->nr_hw ? mq->hw[0].nr_tags : 0;
+	rq_fact_add(&out->facts, "hw_queues", mq->nr_hw);
+	rq_fact_add(&out->facts, "tags", mq->nr_hw ? mq->hw[0].nr_tags : 0);
+	rq_fact_add(&out->facts, "tag_waits", 0);
+	rq_fact_add(&out->facts, "sw_queued", 0);
+	rq_fact_add(&out->facts, "remote_dispatch", 0);
 	for (unsigned int c = 0; c < mq_cfg.nr_cpus; c++) {
-		out->tag_waits += mq->ctx[c].tag_waits;
-		out->sw_queued += mq->ctx[c].sw_queued;
+		rq_fact_add(&out->facts, "tag_waits", (int64_t)mq->ctx[c].tag_waits);
+		rq_fact_add(&out->facts, "sw_queued", (int64_t)mq->ctx[c].sw_queued);
 	}
 	for (unsigned int i = 0; i < mq->nr_hw; i++)
-		out->remote_dispatch += mq->hw[i].remote;
+		rq_fact_add(&out->facts, "remote_dispatch", (int64_t)mq->hw[i].remote);
 }
 
+/* The run's fact: hw_queues_option, the --hw-queues asked for (0 = per device default). */
 static void mq_report_run(struct rq_mode_report *out)
 {
-	out->hw_queues = mq_cfg.hw_queues;
+	rq_fact_add(&out->facts, "hw_queues_option", mq_cfg.hw_queues);
 }
 
 const struct rq_queue_mode_ops rq_mode_mq = {

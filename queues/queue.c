@@ -9,22 +9,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "devices/device.h"
+#include "queues/driver.h"
 #include "lib/alloc.h"
 #include "queues/queue_internal.h"
 #include "results/results.h"
 
-extern const struct rq_queue_mode_ops rq_mode_global;
-extern const struct rq_queue_mode_ops rq_mode_per_queue;
-extern const struct rq_queue_mode_ops rq_mode_mq;
-extern const struct rq_queue_mode_ops rq_mode_cluster;
+/* The registry: one line per lock mode, in queues/modes.def. */
+#define RQ_MODE(ops) extern const struct rq_queue_mode_ops ops;
+#include "queues/modes.def"
+#undef RQ_MODE
 
-/* The registry: one line per lock mode. */
 static const struct rq_queue_mode_ops *const modes[] = {
-	&rq_mode_global,
-	&rq_mode_per_queue,
-	&rq_mode_mq,
-	&rq_mode_cluster,
+#define RQ_MODE(ops) &ops,
+#include "queues/modes.def"
+#undef RQ_MODE
 };
 
 /* The mode of the run's queues, for the run-wide report. */
@@ -96,6 +94,13 @@ const char *rq_queue_mode_names(void)
 	return buf;
 }
 
+const char *rq_queue_mode_flag_name(unsigned int bit)
+{
+	static const char *const names[RQ_MODE_F_NR] = { "all_workers", "shared_lock" };
+
+	return bit < RQ_MODE_F_NR ? names[bit] : NULL;
+}
+
 int rq_queue_modes_check(char *msg, size_t len)
 {
 	for (size_t i = 0; i < NR_MODES; i++) {
@@ -122,6 +127,8 @@ int rq_queue_init(struct rq_queue *q, const struct rq_queue_mode_ops *mode,
 	q->max_bytes = dev->max_bytes ? dev->max_bytes : 512 * 1024;
 	q->nr_requests = nr_requests;
 	snprintf(q->name, sizeof(q->name), "%s", dev->name);
+	/* a filter (fault) sees requests only: every hook below is the device's own */
+	q->queue_rq = dev->filter ? dev->filter->map : dev->ops ? dev->ops->queue_rq : NULL;
 	q->dev_irq = dev->ops ? dev->ops->irq : NULL;
 	q->dev_end_rq = dev->ops ? dev->ops->end_rq : NULL;
 	q->pool = rq_zalloc_lines(sizeof(*q->pool) * nr_requests);
@@ -198,7 +205,6 @@ int rq_queues_report(struct rq_run_report *r)
 		struct rq_mode_queue_report *m = &mode_queues[i];
 
 		snprintf(m->name, sizeof(m->name), "%s", live[i]->name);
-		m->owner_partition = -1;
 		if (live[i]->mode->report)
 			live[i]->mode->report(live[i], m);
 	}
@@ -316,7 +322,7 @@ void rq_request_fn(struct rq_queue *q, struct rq_ctx *cpu, struct rq_bio **done)
 		rq->state = RQ_STATE_DISPATCHED;
 		q->inflight++;
 		q->nr_dispatched++;
-		st = dev->ops->queue_rq(dev, cpu, rq);
+		st = q->queue_rq(dev, cpu, rq);
 		if (st == RQ_Q_BUSY) {
 			q->inflight--;
 			q->nr_dispatched--;

@@ -35,7 +35,6 @@
 
 struct rq_ctx;
 struct rq_dev;
-struct rq_hw_queue;
 
 /* Backpressure from a device's queue_rq (fio's fio_q_status). */
 enum rq_q_status {
@@ -104,8 +103,6 @@ struct rq_request {
 	void *dev_priv;			/* for the device while dispatched */
 	uint64_t done_at;		/* rq_ctx_complete_after(): when, in ns */
 	int32_t res;			/* device result: bytes or -errno */
-	int32_t submit_cpu;		/* mq: the worker whose software queue it came from */
-	struct rq_hw_queue *hctx;	/* mq: the hardware queue whose tag it holds */
 	struct iovec iov[RQ_MAX_SEGS];	/* one per bio: the driver's rq_request_map() */
 };
 
@@ -166,6 +163,12 @@ struct rq_queue {
 	uint64_t merges_front, merges_back;
 	uint64_t nr_dispatched, nr_completed;
 
+	/*
+	 * What dispatch calls: the device's queue_rq, or the map of the
+	 * filter in front of it (dev->filter: fault), which passes what it
+	 * does not answer itself on to queue_rq.
+	 */
+	int (*queue_rq)(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_request *rq);
 	/* the device's irq hook (struct rq_dev_ops), or NULL: run by rq_end_request() */
 	void (*dev_irq)(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_request *rq);
 	/* the device's end_rq hook, or NULL: run under the completion lock when a request ends */
@@ -222,6 +225,8 @@ struct rq_mode_config {
  *  - report_run (optional): the mode's run-wide facts for the report.
  */
 #define RQ_MODE_F_ALL_WORKERS (1u << 0)	/* see rq_queue_mode_ops.flags */
+#define RQ_MODE_F_SHARED_LOCK (1u << 1)	/* see rq_queue_mode_ops.flags */
+#define RQ_MODE_F_NR 2
 
 struct rq_mode_queue_report;
 struct rq_mode_report;
@@ -234,6 +239,10 @@ struct rq_queue_mode_ops {
 	 * through poll(), so every worker must keep its loop (and, when the
 	 * group uses io_uring devices, its ring) until every clone of the
 	 * group has finished, even one with no clone of its own.
+	 * RQ_MODE_F_SHARED_LOCK: one lock serialises every queue (global's
+	 * io_request_lock): a slow device's holds delay every other device,
+	 * and adding devices adds no throughput.  The tools' verdicts read
+	 * it from `rqlock --list --json` ("shared_lock").
 	 */
 	unsigned int flags;
 	int (*setup)(const struct rq_mode_config *cfg);
@@ -263,6 +272,8 @@ const struct rq_queue_mode_ops *rq_queue_mode_find(const char *name);
 const char *rq_queue_mode_names(void);
 /* The registry's @i-th mode (its name and help), NULL past the last. */
 const struct rq_queue_mode_ops *rq_queue_mode_at(unsigned int i);
+/* The name of flag bit @bit (RQ_MODE_F_*), "all_workers", for --list; NULL past the last. */
+const char *rq_queue_mode_flag_name(unsigned int bit);
 /* Check every registered mode has its required hooks; -EINVAL naming it. */
 int rq_queue_modes_check(char *msg, size_t len);
 

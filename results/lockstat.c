@@ -16,8 +16,10 @@
  *               the time its wait began (queue/device and site), longest
  *               total wait first.
  *   "lockdep":  { enabled, classes, edges, cycles, edge_list: [...], cycle }
- *   "mode":     { partitions, cluster_size, forwarded, local, hw_queues,
- *                 queues: [ the mode's per-queue facts ] }
+ *   "mode":     { name, the mode's own facts (named values it reports,
+ *                 rendered here without knowing the mode),
+ *                 queues: [ { name, the mode's facts about the queue } ] }
+ *   "cluster":  the worker partitions, for a mode that has them
  *   "topology": { sysfs, cache_index, cpus, llcs, packages, nodes,
  *                 cpu_list: [ { cpu, package, node, llc } ] (placement order) }
  *   "cluster":  { source: "llc" | "cluster-size", partitions: [ { partition,
@@ -56,11 +58,6 @@ static void json_time(struct rq_json *j, const char *key, const struct rq_lockst
 	rq_json_obj_close(j);
 }
 
-static bool is_mode(const struct rq_run_report *r, const char *name)
-{
-	return r->lock_mode && !strcmp(r->lock_mode, name);
-}
-
 static const struct rq_json_field topo_fields[] = {
 	RQ_JSON_FIELD(struct rq_topo, root, "sysfs", RQ_JSON_CHARS),
 	RQ_JSON_MEMBER(struct rq_topo, cache_index, RQ_JSON_INT),
@@ -97,7 +94,7 @@ static void json_cluster(struct rq_json *j, const struct rq_run_report *r)
 	rq_json_obj_open(j, "cluster");
 	rq_json_str(j, "source", r->cluster_from_llc ? "llc" : "cluster-size");
 	rq_json_arr_open(j, "partitions");
-	for (unsigned int p = 0; m->worker_part && p < m->partitions; p++) {
+	for (unsigned int p = 0; m->worker_part && p < m->nr_partitions; p++) {
 		rq_json_obj_open(j, NULL);
 		rq_json_u64(j, "partition", p);
 		rq_json_arr_open(j, "workers");
@@ -112,7 +109,7 @@ static void json_cluster(struct rq_json *j, const struct rq_run_report *r)
 		rq_json_arr_close(j);
 		rq_json_arr_open(j, "devices");
 		for (unsigned int i = 0; m->queues && i < m->nr_queues; i++)
-			if (m->queues[i].owner_partition == (int)p)
+			if (rq_fact_get(&m->queues[i].facts, "owner_partition", -1) == (int64_t)p)
 				rq_json_strn(j, NULL, m->queues[i].name, sizeof(m->queues[i].name));
 		rq_json_arr_close(j);
 		rq_json_obj_close(j);
@@ -167,33 +164,6 @@ static const struct rq_json_field edge_fields[] = {
 	RQ_JSON_FIELD(struct rq_lockdep_edge, cpu, "worker", RQ_JSON_INT),
 };
 
-/* The mode's run-wide facts and each queue's, for the modes that have them. */
-static const struct rq_json_field cluster_fields[] = {
-	RQ_JSON_MEMBER(struct rq_mode_report, partitions, RQ_JSON_UINT),
-	RQ_JSON_MEMBER(struct rq_mode_report, cluster_size, RQ_JSON_UINT),
-	RQ_JSON_MEMBER(struct rq_mode_report, forwarded, RQ_JSON_UINT),
-	RQ_JSON_MEMBER(struct rq_mode_report, local, RQ_JSON_UINT),
-};
-
-static const struct rq_json_field mq_fields[] = {
-	RQ_JSON_FIELD(struct rq_mode_report, hw_queues, "hw_queues_option", RQ_JSON_UINT),
-};
-
-static const struct rq_json_field mq_queue_fields[] = {
-	RQ_JSON_MEMBER(struct rq_mode_queue_report, hw_queues, RQ_JSON_UINT),
-	RQ_JSON_MEMBER(struct rq_mode_queue_report, tags, RQ_JSON_UINT),
-	RQ_JSON_MEMBER(struct rq_mode_queue_report, tag_waits, RQ_JSON_UINT),
-	RQ_JSON_MEMBER(struct rq_mode_queue_report, sw_queued, RQ_JSON_UINT),
-	RQ_JSON_MEMBER(struct rq_mode_queue_report, remote_dispatch, RQ_JSON_UINT),
-};
-
-static const struct rq_json_field cluster_queue_fields[] = {
-	RQ_JSON_MEMBER(struct rq_mode_queue_report, owner_partition, RQ_JSON_INT),
-	RQ_JSON_MEMBER(struct rq_mode_queue_report, local, RQ_JSON_UINT),
-	RQ_JSON_MEMBER(struct rq_mode_queue_report, forwarded, RQ_JSON_UINT),
-	RQ_JSON_MEMBER(struct rq_mode_queue_report, ring_full, RQ_JSON_UINT),
-};
-
 static unsigned int at_most(unsigned int n, unsigned int max)
 {
 	return n < max ? n : max;
@@ -219,27 +189,27 @@ static void json_classes(struct rq_json *j, const struct rq_lockstat_report *ls)
 	rq_json_arr_close(j);
 }
 
+static void json_facts(struct rq_json *j, const struct rq_facts *f)
+{
+	for (unsigned int i = 0; i < f->nr; i++)
+		rq_json_i64(j, f->v[i].name, f->v[i].value);
+}
+
+/* The mode's own facts, whatever the mode: its list of named values. */
 static void json_mode(struct rq_json *j, const struct rq_run_report *r)
 {
 	const struct rq_mode_report *m = &r->mode;
-	bool cluster = is_mode(r, "cluster"), mq = is_mode(r, "mq");
 
 	rq_json_obj_open(j, "mode");
 	rq_json_str(j, "name", r->lock_mode);
-	if (cluster)
-		rq_json_fields_of(j, m, cluster_fields);
-	if (mq)
-		rq_json_fields_of(j, m, mq_fields);
+	json_facts(j, &m->facts);
 	rq_json_arr_open(j, "queues");
 	for (unsigned int i = 0; m->queues && i < m->nr_queues; i++) {
 		const struct rq_mode_queue_report *q = &m->queues[i];
 
 		rq_json_obj_open(j, NULL);
 		rq_json_strn(j, "name", q->name, sizeof(q->name));
-		if (mq)
-			rq_json_fields_of(j, q, mq_queue_fields);
-		if (cluster)
-			rq_json_fields_of(j, q, cluster_queue_fields);
+		json_facts(j, &q->facts);
 		rq_json_obj_close(j);
 	}
 	rq_json_arr_close(j);
@@ -262,7 +232,7 @@ void rq_lockstat_json(struct rq_json *j, const struct rq_run_report *r)
 	rq_json_obj_close(j);
 
 	json_topology(j, r);
-	if (is_mode(r, "cluster"))
+	if (r->mode.worker_part)
 		json_cluster(j, r);
 	json_mode(j, r);
 }
@@ -278,6 +248,17 @@ static const char *clean_name(char *buf, size_t len, const char *s, size_t max)
 		buf[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
 	buf[i] = 0;
 	return buf;
+}
+
+/* "  mq @null0: hw_queues 2, tags 64, ...": a mode's facts, one line (none when it has none) */
+static void text_facts(FILE *f, const char *mode, const char *queue, const struct rq_facts *facts)
+{
+	if (!facts->nr)
+		return;
+	fprintf(f, "  %s%s%s:", mode ? mode : "mode", *queue ? " " : "", queue);
+	for (unsigned int i = 0; i < facts->nr; i++)
+		fprintf(f, "%s %s %" PRId64, i ? "," : "", facts->v[i].name, facts->v[i].value);
+	fprintf(f, "\n");
 }
 
 #define NCOLS 14
@@ -355,24 +336,9 @@ int rq_lockstat_text(FILE *f, const struct rq_run_report *r)
 			ld->edge_list[i].from_site, ld->edge_list[i].to_site);
 	if (ld->cycles)
 		fputs(ld->cycle, f);
-	if (is_mode(r, "cluster")) {
-		fprintf(f, "  cluster: %u partitions of %u workers; %" PRIu64 " bios local, %" PRIu64
-			" forwarded\n", r->mode.partitions, r->mode.cluster_size, r->mode.local, r->mode.forwarded);
-		for (unsigned int i = 0; r->mode.queues && i < r->mode.nr_queues; i++)
-			fprintf(f, "    %s: partition %d, %" PRIu64 " local, %" PRIu64 " forwarded, %" PRIu64
-				" refused by a full ring\n",
-				clean_name(name, sizeof(name), r->mode.queues[i].name, sizeof(r->mode.queues[i].name)),
-				r->mode.queues[i].owner_partition, r->mode.queues[i].local, r->mode.queues[i].forwarded,
-				r->mode.queues[i].ring_full);
-	}
-	if (is_mode(r, "mq")) {
-		for (unsigned int i = 0; r->mode.queues && i < r->mode.nr_queues; i++)
-			fprintf(f, "  mq %s: %u hardware queues of %u tags; %" PRIu64 " waited for a tag, %" PRIu64
-				" went through a software queue, %" PRIu64 " dispatched by another worker\n",
-				clean_name(name, sizeof(name), r->mode.queues[i].name, sizeof(r->mode.queues[i].name)),
-				r->mode.queues[i].hw_queues,
-				r->mode.queues[i].tags, r->mode.queues[i].tag_waits, r->mode.queues[i].sw_queued,
-				r->mode.queues[i].remote_dispatch);
-	}
+	text_facts(f, r->lock_mode, "", &r->mode.facts);
+	for (unsigned int i = 0; r->mode.queues && i < r->mode.nr_queues; i++)
+		text_facts(f, r->lock_mode, clean_name(name, sizeof(name), r->mode.queues[i].name,
+						       sizeof(r->mode.queues[i].name)), &r->mode.queues[i].facts);
 	return ferror(f) ? -EIO : 0;
 }

@@ -76,6 +76,62 @@ static const struct rq_json_field device_fields[] = {
 	RQ_JSON_MEMBER(struct rq_device_report, registered, RQ_JSON_CHARS),
 };
 
+static void registry_members(struct rq_json *j, const struct rq_registry *reg)
+{
+	rq_json_arr_open(j, "modes");
+	for (unsigned int i = 0; i < reg->nr_modes; i++) {
+		const struct rq_registry_mode *m = &reg->modes[i];
+
+		rq_json_obj_open(j, NULL);
+		rq_json_str(j, "name", m->name);
+		rq_json_str(j, "help", m->help);
+		rq_json_arr_open(j, "flags");
+		for (unsigned int k = 0; k < m->nr_flags; k++)
+			rq_json_str(j, NULL, m->flags[k]);
+		rq_json_arr_close(j);
+		rq_json_obj_close(j);
+	}
+	rq_json_arr_close(j);
+	rq_json_arr_open(j, "primitives");
+	for (unsigned int i = 0; i < reg->nr_primitives; i++)
+		rq_json_str(j, NULL, reg->primitives[i]);
+	rq_json_arr_close(j);
+	rq_json_arr_open(j, "devices");
+	for (unsigned int i = 0; i < reg->nr_devices; i++) {
+		const struct rq_registry_device *d = &reg->devices[i];
+
+		rq_json_obj_open(j, NULL);
+		rq_json_str(j, "name", d->name);
+		rq_json_str(j, "builtin", d->builtin);
+		rq_json_str(j, "ioengine", d->ioengine);
+		rq_json_u64(j, "filter", d->filter);
+		rq_json_str(j, "help", d->help);
+		rq_json_arr_open(j, "options");
+		for (unsigned int k = 0; k < d->nr_options; k++) {
+			rq_json_obj_open(j, NULL);
+			rq_json_str(j, "name", d->options[k].name);
+			rq_json_str(j, "type", d->options[k].type);
+			rq_json_str(j, "default", d->options[k].def);
+			rq_json_str(j, "help", d->options[k].help);
+			rq_json_obj_close(j);
+		}
+		rq_json_arr_close(j);
+		rq_json_obj_close(j);
+	}
+	rq_json_arr_close(j);
+}
+
+int rq_registry_json_write(FILE *f, const struct rq_registry *reg)
+{
+	struct rq_json j;
+
+	rq_json_begin(&j, f);
+	rq_json_obj_open(&j, NULL);
+	registry_members(&j, reg);
+	rq_json_obj_close(&j);
+	return rq_json_end(&j);
+}
+
 void rq_output_rqlock_json(struct rq_json *j, const struct rq_run_report *r)
 {
 	rq_json_obj_open(j, "rqlock");
@@ -96,6 +152,11 @@ void rq_output_rqlock_json(struct rq_json *j, const struct rq_run_report *r)
 	rq_json_objects_of(j, "queues", r->queues, r->nr_queues, queue_fields);
 	rq_json_objects_of(j, "devices", r->devices, r->nr_devices, device_fields);
 	rq_lockstat_json(j, r);
+	if (r->registry) {
+		rq_json_obj_open(j, "registry");
+		registry_members(j, r->registry);
+		rq_json_obj_close(j);
+	}
 	rq_json_obj_close(j);
 }
 

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "lib/topology.h"
 
@@ -181,18 +182,52 @@ struct rq_queue_report {
 	uint64_t completed;
 };
 
-/* A queue as the lock mode sees it; the fields of other modes stay 0. */
+/*
+ * What a lock mode says about itself: a list of named values, filled by
+ * the mode's report hooks and rendered by results/ under rqlock.mode
+ * without knowing the mode (as blk-mq-debugfs registers each elevator's
+ * attributes without naming it).  Names are JSON keys: snake_case, each
+ * documented beside the mode's report hook.
+ */
+#define RQ_FACTS_MAX 8
+
+struct rq_fact {
+	const char *name;		/* static storage: the mode's string */
+	int64_t value;
+};
+
+struct rq_facts {
+	unsigned int nr;
+	struct rq_fact v[RQ_FACTS_MAX];
+};
+
+/* Add @v to the fact @name (a new one starts at 0); past RQ_FACTS_MAX it is dropped. */
+static inline void rq_fact_add(struct rq_facts *f, const char *name, int64_t v)
+{
+	for (unsigned int i = 0; i < f->nr; i++) {
+		if (!strcmp(f->v[i].name, name)) {
+			f->v[i].value += v;
+			return;
+		}
+	}
+	if (f->nr < RQ_FACTS_MAX)
+		f->v[f->nr++] = (struct rq_fact){ name, v };
+}
+
+/* The fact @name, or @def when the mode did not report it. */
+static inline int64_t rq_fact_get(const struct rq_facts *f, const char *name, int64_t def)
+{
+	for (unsigned int i = 0; i < f->nr; i++)
+		if (!strcmp(f->v[i].name, name))
+			return f->v[i].value;
+	return def;
+}
+
+/* A queue as the lock mode sees it. */
 struct rq_mode_queue_report {
 	char name[128];			/* device name */
-	unsigned int hw_queues;		/* mq: hardware queues */
-	unsigned int tags;		/* mq: tags per hardware queue */
-	uint64_t tag_waits;		/* mq: bios refused for want of a tag (retried) */
-	uint64_t sw_queued;		/* mq: requests that waited in a software queue */
-	uint64_t remote_dispatch;	/* mq: requests dispatched by another worker than their submitter */
-	int owner_partition;		/* cluster: partition owning the device, -1 other modes */
-	uint64_t local;			/* cluster: bios submitted inside the owner partition */
-	uint64_t forwarded;		/* cluster: bios forwarded from another partition */
-	uint64_t ring_full;		/* cluster: forwards refused by a full ring (retried) */
+	/* the mode's facts about the queue; "owner_partition": see rq_mode_report */
+	struct rq_facts facts;
 };
 
 /*
@@ -281,13 +316,16 @@ struct rq_lockdep_report {
 
 /* The lock mode's run-wide facts. */
 struct rq_mode_report {
-	unsigned int partitions;	/* cluster: worker partitions; 0 other modes */
-	unsigned int cluster_size;	/* cluster: workers in the largest partition */
-	const unsigned int *worker_part;	/* cluster: nr_workers, each worker's partition */
+	struct rq_facts facts;
+	/*
+	 * A mode that partitions the workers (cluster) gives its map:
+	 * nr_workers entries, each worker's partition (0 .. nr_partitions-1),
+	 * and each queue's owner as its fact "owner_partition".  Rendered
+	 * as rqlock.cluster; NULL for a mode with no partitions.
+	 */
+	const unsigned int *worker_part;
 	unsigned int nr_workers;
-	uint64_t forwarded;		/* cluster: bios sent to another partition */
-	uint64_t local;			/* cluster: bios run in their own partition */
-	unsigned int hw_queues;		/* mq: the --hw-queues asked for, 0 = per device default */
+	unsigned int nr_partitions;
 	unsigned int nr_queues;
 	struct rq_mode_queue_report *queues;
 };
@@ -321,6 +359,44 @@ struct rq_stuck_report {
 	uint32_t len;			/* bytes */
 	uint64_t age_ns;		/* built -> abandoned */
 };
+
+/*
+ * What the binary knows it has: the lock modes (with their flags), the
+ * lock primitives and the device kinds and filters (with their options),
+ * from the registries.  `rqlock --list --json` prints it alone; every
+ * JSON report carries it as rqlock.registry.  The one source of names and
+ * properties for the Python tools, completion and scripts.
+ */
+struct rq_registry_option {
+	const char *name, *type, *def, *help;	/* def "" = none */
+};
+
+struct rq_registry_device {
+	const char *name;
+	const char *builtin;		/* "@null", "" for a path kind */
+	const char *ioengine;		/* the fio engine it serves, "" if none */
+	const char *help;
+	bool filter;			/* in front of another device (of=) */
+	unsigned int nr_options;
+	const struct rq_registry_option *options;
+};
+
+#define RQ_REGISTRY_FLAGS_MAX 8
+struct rq_registry_mode {
+	const char *name, *help;
+	unsigned int nr_flags;
+	const char *flags[RQ_REGISTRY_FLAGS_MAX];	/* "shared_lock", "all_workers" */
+};
+
+struct rq_registry {
+	unsigned int nr_modes, nr_primitives, nr_devices;
+	const struct rq_registry_mode *modes;
+	const char *const *primitives;
+	const struct rq_registry_device *devices;
+};
+
+/* The `rqlock --list --json` document: {"modes": ..., "primitives": ..., "devices": ...}. */
+int rq_registry_json_write(FILE *f, const struct rq_registry *reg);
 
 struct rq_run_report {
 	const char *version;		/* "rqlock-x.y" */
@@ -364,6 +440,7 @@ struct rq_run_report {
 	struct rq_lockstat_report lockstat;
 	struct rq_lockdep_report lockdep;
 	struct rq_mode_report mode;
+	const struct rq_registry *registry;	/* NULL: not rendered */
 	/* the machine and the placement (engine/place.c); NULL when unknown */
 	const struct rq_topo *topo;
 	const int *worker_cpu;		/* workers entries */

@@ -15,3 +15,5 @@ skip() { echo "SKIP: $*"; exit 77; }
 need() { command -v "$1" >/dev/null || skip "$1 is not installed"; }
 # json FILE EXPR: evaluate a python expression over the parsed JSON as j
 json() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
+# the binary's lock modes, from its registry (`rqlock --list`): tests name none
+rq_modes() { "$RQLOCK" --list | sed -n '/^Lock modes/,/^$/s/^  \([^ ][^ ]*\) .*/\1/p' | tr '\n' ' '; }

@@ -6,7 +6,7 @@ need python3
 lock_modes() {
 	printf '[n]\nioengine=null\nrw=read\nbs=4k\nsize=64k\n' >"$TMP/modes.fio"
 	local m
-	for m in global per-queue mq cluster; do
+	for m in $(rq_modes); do
 		"$RQLOCK" run --lock="$m" --output-format=json --output "$TMP/modes.json" \
 			"$TMP/modes.fio" >/dev/null 2>&1 && echo "$m"
 	done

@@ -17,6 +17,13 @@
 #include "../devices/model.c"
 #include "tests/helpers.h"
 
+/* The kind's defaults: its option table with no option given. */
+static void model_defaults(enum model_kind kind, struct model_opts *m)
+{
+	memset(m, 0, sizeof(*m));
+	rq_dev_opts_parse(model_options(kind), m, "", NULL, stderr);
+}
+
 #include <stdio.h>
 
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;

@@ -171,11 +171,11 @@ static void test_cqe(void)
 	struct rq_request rq;
 
 	mkrq(&rq, RQ_OP_READ, 0, 8192, 1);
-	CHECK(nvme_cqe_res(&rq, 0) == 8192, "success -> bytes");
-	CHECK(nvme_cqe_res(&rq, 0x4002) == -EIO, "NVMe status -> -EIO");
-	CHECK(nvme_cqe_res(&rq, -EINVAL) == -EINVAL, "kernel error kept");
-	printf("  cqe res 0 -> %d, status 0x4002 -> %d, -EINVAL -> %d\n", nvme_cqe_res(&rq, 0),
-	       nvme_cqe_res(&rq, 0x4002), nvme_cqe_res(&rq, -EINVAL));
+	CHECK(nvme_cqe_res(NULL, &rq, 0) == 8192, "success -> bytes");
+	CHECK(nvme_cqe_res(NULL, &rq, 0x4002) == -EIO, "NVMe status -> -EIO");
+	CHECK(nvme_cqe_res(NULL, &rq, -EINVAL) == -EINVAL, "kernel error kept");
+	printf("  cqe res 0 -> %d, status 0x4002 -> %d, -EINVAL -> %d\n", nvme_cqe_res(NULL, &rq, 0),
+	       nvme_cqe_res(NULL, &rq, 0x4002), nvme_cqe_res(NULL, &rq, -EINVAL));
 }
 
 int main(void)

@@ -93,7 +93,7 @@ bs=4k
 size=256k
 iodepth=1
 JOB
-for mode in global per-queue mq cluster; do
+for mode in $(rq_modes); do
 	rc=0
 	timeout 60 "$RQLOCK" run --lock=$mode --workers 1 --output-format=json --output "$TMP/starve.json" \
 		"$TMP/starve.fio" 2>"$TMP/starve.err" || rc=$?

@@ -58,7 +58,7 @@ echo "ok: a target no I/O meets: ETIMEDOUT at depth 1 (percentile 100), depth 1 
 
 # deeper queues wait behind a device queue of 2: whatever depth each lock mode sustains,
 # it is one the search may reach, and both renderings say the same
-for mode in global per-queue mq cluster; do
+for mode in $(rq_modes); do
 	run "q2-$mode" '[j]\nfilename=@null,depth=2,delay_us=500\nrw=randread\nbs=4k\niodepth=16\nsize=2m\nlatency_target=800us\nlatency_window=50ms\nlatency_percentile=99\n' \
 		--lock="$mode" --output-format=normal,json
 	[ $rc -eq 0 ] || fail "q2 --lock=$mode: exit $rc: $(cat "$TMP/q2-$mode.err")"

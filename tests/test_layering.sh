@@ -1,14 +1,39 @@
 #!/usr/bin/env bash
-# tests/test_layering.sh OBJLIST: dependencies point down only (DESIGN.md).
+# tests/test_layering.sh OBJLIST [SRCDIR]: dependencies point down only (DESIGN.md).
 # OBJLIST names the built objects, one path a line (written by CMake).  No
 # object of lib/, locks/, queues/, devices/ or results/ may reference
 # (an undefined symbol) a function defined in engine/ or jobfile/; the one
 # way up is a pointer the engine set (bio->end_io).  lib/ references
 # nothing of rqlock at all, jobfile/ nothing but lib/, locks/ nothing but
 # lib/ and results/ (its report structs).
+# With SRCDIR, includes too: each folder's sources include headers of the
+# folders below it only, and devices/ reaches the block layer through
+# queues/driver.h alone (the driver interface is declared there, as
+# include/linux/blk-mq.h declares blk_mq_ops): queues/ includes nothing of
+# devices/.
 # Exit 0: clean; 1: an upward reference, each printed with its objects.
 set -u
-list=${1:?usage: test_layering.sh OBJLIST}
+list=${1:?usage: test_layering.sh OBJLIST [SRCDIR]}
+src=${2:-}
+if [ -n "$src" ]; then
+	bad=0 n=0
+	# folder: the folders whose headers it may include
+	for rule in "lib:lib" "jobfile:lib jobfile" "locks:lib locks results" \
+		"queues:lib locks queues results" "devices:lib devices queues/driver.h" \
+		"results:lib results"; do
+		dir=${rule%%:*} allowed=" ${rule#*:} "
+		while IFS= read -r line; do
+			f=${line%%:*} inc=${line#*#include \"}; inc=${inc%%\"*}
+			n=$((n + 1))
+			case "$allowed" in *" ${inc%%/*} "* | *" $inc "*) continue ;; esac
+			echo "FAIL: $f includes $inc (a $dir/ source may include: ${rule#*:})"
+			bad=1
+		done < <(cd "$src" && grep -rHE '^#include "[a-z]+/' "$dir" --include='*.c' --include='*.h')
+	done
+	[ $n -gt 20 ] || { echo "FAIL: only $n includes checked in $src: is SRCDIR right?"; exit 1; }
+	[ $bad -eq 0 ] || exit 1
+	echo "layering: $n includes of lib/ jobfile/ locks/ queues/ devices/ results/ point down"
+fi
 command -v nm >/dev/null || { echo "SKIP: nm is not installed"; exit 77; }
 mapfile -t objs <"$list"
 for o in "${objs[@]}"; do [ -f "$o" ] || { echo "FAIL: $o is not built"; exit 1; }; done

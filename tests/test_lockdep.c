@@ -144,11 +144,17 @@ static void test_recursive(void)
 /* Every mode, through the engine, with lockdep on: clean. */
 static void test_modes(void)
 {
-	static const char *const modes[] = { "global", "per-queue", "mq", "cluster" };
+	/* every mode of the registry (queues/modes.def), none named here */
+	const char *modes[16];
+	unsigned int nr_modes = 0;
 	const char *job = "[global]\nbs=4k\nsize=256k\niodepth=8\nnumjobs=3\nrw=randrw\n"
 			  "[j]\nfilename=@null0,depth=4,irqmode=1:@null1,depth=4,irqmode=2,delay_us=5\n";
 
-	for (unsigned int m = 0; m < 4; m++) {
+	while (nr_modes < 16 && rq_queue_mode_at(nr_modes)) {
+		modes[nr_modes] = rq_queue_mode_at(nr_modes)->name;
+		nr_modes++;
+	}
+	for (unsigned int m = 0; m < nr_modes; m++) {
 		for (unsigned int k = 1; k <= 2; k++) {
 			struct rq_engine_opts o = {
 				.lock_mode = modes[m], .lock_type = "ttas", .workers = 2, .lockstat = true,

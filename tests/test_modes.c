@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "queues/queue.h"
 #include "tests/helpers.h"
 
 static int runs;
@@ -100,21 +101,23 @@ static bool one(const char *mode, const char *type, unsigned int workers, unsign
 		uint64_t local = 0, fwd = 0;
 
 		for (unsigned int q = 0; q < r->mode.nr_queues; q++) {
-			local += r->mode.queues[q].local;
-			fwd += r->mode.queues[q].forwarded;
+			local += (uint64_t)rq_fact_get(&r->mode.queues[q].facts, "local", 0);
+			fwd += (uint64_t)rq_fact_get(&r->mode.queues[q].facts, "forwarded", 0);
 		}
 		CHECK(local + fwd == bios, "%s: local %" PRIu64 " + forwarded %" PRIu64 " != bios %" PRIu64,
 		      name, local, fwd, bios);
-		CHECK(r->mode.local == local && r->mode.forwarded == fwd, "%s: run totals", name);
-		CHECK(r->mode.cluster_size == (variant + 1 < workers ? variant + 1 : workers),
-		      "%s: cluster size %u", name, r->mode.cluster_size);
-		if (r->mode.partitions > 1 && workers > 1)
-			CHECK(fwd > 0, "%s: nothing forwarded across %u partitions", name, r->mode.partitions);
+		CHECK(rq_fact_get(&r->mode.facts, "local", -1) == (int64_t)local &&
+		      rq_fact_get(&r->mode.facts, "forwarded", -1) == (int64_t)fwd, "%s: run totals", name);
+		CHECK(rq_fact_get(&r->mode.facts, "cluster_size", 0) == (variant + 1 < workers ? variant + 1 : workers),
+		      "%s: cluster size %" PRId64, name, rq_fact_get(&r->mode.facts, "cluster_size", 0));
+		if (r->mode.nr_partitions > 1 && workers > 1)
+			CHECK(fwd > 0, "%s: nothing forwarded across %u partitions", name, r->mode.nr_partitions);
 	}
 	if (!strcmp(mode, "mq")) {
 		for (unsigned int q = 0; q < r->mode.nr_queues; q++)
-			CHECK(r->mode.queues[q].hw_queues == (variant ? 1 : workers),
-			      "%s: %u hardware queues", name, r->mode.queues[q].hw_queues);
+			CHECK(rq_fact_get(&r->mode.queues[q].facts, "hw_queues", 0) == (variant ? 1 : workers),
+			      "%s: %" PRId64 " hardware queues", name,
+			      rq_fact_get(&r->mode.queues[q].facts, "hw_queues", 0));
 	}
 	rq_test_run_free(&t);
 	return failures == before;
@@ -150,10 +153,16 @@ int main(void)
 {
 	if (!engine_wired())
 		return 1;
-	static const char *const modes[] = { "global", "per-queue", "mq", "cluster" };
+	/* every mode of the registry (queues/modes.def), none named here */
+	const char *modes[16];
+	unsigned int nr_modes = 0;
 	static const char *const types[] = { "ttas", "ticket", "mcs", "mutex" };
 	static const char *const rws[] = { "randread", "write", "randrw" };
-	for (unsigned int m = 0; m < 4; m++) {
+	while (nr_modes < 16 && rq_queue_mode_at(nr_modes)) {
+		modes[nr_modes] = rq_queue_mode_at(nr_modes)->name;
+		nr_modes++;
+	}
+	for (unsigned int m = 0; m < nr_modes; m++) {
 		bool ok = true;
 
 		for (unsigned int t = 0; ok && t < 4; t++)

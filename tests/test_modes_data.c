@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "engine/engine.h"
+#include "queues/queue.h"
 #include "tests/helpers.h"
 
 #define SIZE (4u << 20)
@@ -108,7 +109,9 @@ static void cluster_clone_less_owner(const char *path)
 
 int main(void)
 {
-	static const char *const modes[] = { "global", "per-queue", "mq", "cluster" };
+	/* every mode of the registry (queues/modes.def), none named here */
+	const char *modes[16];
+	unsigned int nr_modes = 0;
 	static const char *const types[] = { "ttas", "ticket", "mcs", "mutex" };
 	const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/var/tmp";
 	char path[512], wjob[1024], rjob[1024], pjob[1024];
@@ -132,7 +135,11 @@ int main(void)
 		 "offset_increment=2m\nsize=2m\n", path);
 	snprintf(rjob, sizeof(rjob), "[r]\nfilename=%s\nrw=randread\nbs=4k\nsize=4m\niodepth=8\ndirect=1\n", path);
 	snprintf(pjob, sizeof(pjob), "[p]\nfilename=%s\nrw=randwrite\nbs=4k\nsize=4m\niodepth=8\ndirect=1\n", path);
-	for (unsigned int m = 0; m < 4; m++) {
+	while (nr_modes < 16 && rq_queue_mode_at(nr_modes)) {
+		modes[nr_modes] = rq_queue_mode_at(nr_modes)->name;
+		nr_modes++;
+	}
+	for (unsigned int m = 0; m < nr_modes; m++) {
 		for (unsigned int t = 0; t < 4; t++) {
 			uint64_t v = 0;
 			int ret, bad;

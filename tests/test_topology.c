@@ -112,7 +112,7 @@ static void two_llcs(void)
 	}
 	r = rq_engine_report(run.e);
 	CHECK(run.ret == 0, "run returned %d", run.ret);
-	CHECK(r->mode.partitions == 2, "cluster: %u partitions, want 2 (one per LLC domain)", r->mode.partitions);
+	CHECK(r->mode.nr_partitions == 2, "cluster: %u partitions, want 2 (one per LLC domain)", r->mode.nr_partitions);
 	CHECK(r->cluster_from_llc, "the partitions say they come from the LLC domains");
 	CHECK(r->mode.worker_part && r->mode.nr_workers == 4, "worker map");
 	for (unsigned int w = 0; r->mode.worker_part && w < 4; w++) {
@@ -120,16 +120,17 @@ static void two_llcs(void)
 		CHECK(r->worker_cpu[w] == (int)w, "worker %u on CPU %d", w, r->worker_cpu[w]);
 	}
 	for (unsigned int q = 0; q < r->mode.nr_queues; q++)
-		CHECK(r->mode.queues[q].owner_partition == (int)(q % 2), "device %u owned by partition %d", q,
-		      r->mode.queues[q].owner_partition);
+		CHECK(rq_fact_get(&r->mode.queues[q].facts, "owner_partition", -1) == (int64_t)(q % 2),
+		      "device %u owned by partition %" PRId64, q,
+		      rq_fact_get(&r->mode.queues[q].facts, "owner_partition", -1));
 	rq_test_run_free(&run);
 
 	/* --cluster-size overrides the domains */
 	o.cluster_size = 1;
 	if (!rq_test_run_job(&run, "size-1", "[j]\nbs=4k\nsize=64k\nrw=read\nioengine=null\n", &o)) {
 		r = rq_engine_report(run.e);
-		CHECK(r->mode.partitions == 4 && !r->cluster_from_llc, "--cluster-size 1: %u partitions",
-		      r->mode.partitions);
+		CHECK(r->mode.nr_partitions == 4 && !r->cluster_from_llc, "--cluster-size 1: %u partitions",
+		      r->mode.nr_partitions);
 		rq_test_run_free(&run);
 	}
 	cleanup();

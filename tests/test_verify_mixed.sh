@@ -13,7 +13,7 @@
 # (exit 1).
 . "$(dirname "$0")/lib.sh"
 
-modes="global per-queue mq cluster"
+modes=$(rq_modes)
 
 # job NAME TARGET SIZE LINES...: a job file with one section [w]
 job() {

@@ -46,10 +46,10 @@ Then, where the runs have them:
 import argparse
 import sys
 
-from . import metrics, store
+from . import metrics, registry, store
 from .metrics import BY_KEY, human, num
 
-MODE_ORDER = ["global", "per-queue", "mq", "cluster", "fio-kernel", "fio-null"]
+MODE_ORDER = registry.MODE_ORDER     # the binary's modes (`rqlock --list --json`), then fio's
 FIO_MODES = ("fio-kernel", "fio-null")
 # what --metric takes: every metric of the table that is a number
 METRIC_KEYS = [m.key for m in metrics.METRICS if m.unit != "text"]
@@ -263,9 +263,9 @@ def floppy_section(out, rows, labels, order, mans=None):
                 ipi, ipb, kind = num(d["idle"]["lat_p99_us"]), num(d["busy"]["lat_p99_us"]), "lat"
             ii, ib = num(d["idle"]["iops"]), num(d["busy"]["iops"])
             rp = ipb / ipi if ipi and ipb is not None else None
-            if drv == "sync" and mode == "global":
+            if drv == "sync" and registry.has_flag(mode, "shared_lock"):
                 exp = ">= 100x: %s" % ("met" if rp is not None and rp >= 100 else "NOT met")
-            elif mode in ("global", "per-queue", "mq", "cluster"):
+            elif registry.is_mode(mode):
                 exp = "<= 1.2x: %s" % ("met" if rp is not None and rp <= 1.2 else "NOT met")
             else:
                 exp = ""
@@ -278,7 +278,7 @@ def floppy_section(out, rows, labels, order, mans=None):
             fl = d.get("floppy")
             s = num(fl.get("slat_share")) if fl else None
             hold = num(fl.get("slat_mean_us")) if fl else None
-            if mode not in ("global",):
+            if not registry.has_flag(mode, "shared_lock"):
                 s_lock = 0.0 if s is not None else None	# the floppy shares no lock with the disk
             else:
                 s_lock = s
@@ -359,10 +359,11 @@ def scaling_section(out, rows, labels, order, mans):
             a, b = p.get((dmax, wmax)), p.get((1, wmax))
             line.append("%.2f" % (a / b) if a is not None and b else "-")
             mode = label_mode(c)
-            if mode in ("per-queue", "mq", "cluster") and any(e is not None for e in effs):
+            if registry.is_mode(mode) and not registry.has_flag(mode, "shared_lock") and \
+                    any(e is not None for e in effs):
                 ok = all(e is not None and e >= 0.8 for e in effs)
                 line.append(">= 0.8 linear: %s" % ("met" if ok else "NOT met"))
-            elif mode == "global":
+            elif registry.has_flag(mode, "shared_lock"):
                 line.append("flat once saturated")
             else:
                 line.append("")

@@ -42,20 +42,26 @@ import shutil
 import subprocess
 import sys
 
-from . import store
+from . import registry, store
 from .metrics import BY_COLUMN, num
 
-MODE_ORDER = ["global", "per-queue", "mq", "cluster", "fio-kernel", "fio-null"]
-FIO_MODES = ("fio-kernel", "fio-null")
-# one colour and point type per mode, the same on every plot
-STYLE = {
-    "global": ("#d62728", 7),
-    "per-queue": ("#1f77b4", 5),
-    "mq": ("#2ca02c", 9),
-    "cluster": ("#9467bd", 11),
-    "fio-kernel": ("#555555", 13),
-    "fio-null": ("#999999", 15),
-}
+MODE_ORDER = registry.MODE_ORDER     # the binary's modes (`rqlock --list --json`), then fio's
+FIO_MODES = registry.FIO_MODES
+# one colour and point type per mode, the same on every plot: the binary's
+# modes take MODE_COLOURS in its registry's order, fio's baselines grey
+MODE_COLOURS = [("#d62728", 7), ("#1f77b4", 5), ("#2ca02c", 9), ("#9467bd", 11)]
+FIO_STYLE = {"fio-kernel": ("#555555", 13), "fio-null": ("#999999", 15)}
+
+
+def mode_style(mode):
+    """A mode's colour and point type, or None for a name that is no mode."""
+    if mode in FIO_STYLE:
+        return FIO_STYLE[mode]
+    ms = registry.modes()
+    if mode not in ms:
+        return None
+    i = ms.index(mode)
+    return MODE_COLOURS[i] if i < len(MODE_COLOURS) else (EXTRA_COLOURS[i % len(EXTRA_COLOURS)], 4 + 2 * (i % 6))
 EXTRA_COLOURS = ["#ff7f0e", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"]
 FONT = "DejaVu Sans,11"
 
@@ -82,8 +88,8 @@ def series_name(r, multi_prim, multi_host=False):
 
 def style_of(name, i):
     base = name.split("/")[0]
-    if base in STYLE and "/" not in name and " on " not in name:
-        return STYLE[base]
+    if mode_style(base) and "/" not in name and " on " not in name:
+        return mode_style(base)
     return (EXTRA_COLOURS[i % len(EXTRA_COLOURS)], 4 + 2 * (i % 6))
 
 
@@ -379,8 +385,8 @@ class Plotter:
             plots = []
             for i, s in enumerate(names):
                 mode = s.split(" on ")[0].split("/")[0]
-                col = EXTRA_COLOURS[i % len(EXTRA_COLOURS)] if len(names) > len(STYLE) else \
-                    STYLE.get(mode, (EXTRA_COLOURS[i % len(EXTRA_COLOURS)], 0))[0]
+                col = EXTRA_COLOURS[i % len(EXTRA_COLOURS)] if len(names) > len(MODE_ORDER) else \
+                    (mode_style(mode) or (EXTRA_COLOURS[i % len(EXTRA_COLOURS)], 0))[0]
                 if sum(1 for t in names if t.split(" on ")[0].split("/")[0] == mode) > 1:
                     col = EXTRA_COLOURS[i % len(EXTRA_COLOURS)]
                 dash = 2 if mode in FIO_MODES else 1
@@ -455,7 +461,7 @@ class Plotter:
                 body += "set title '%s'\n" % title
                 plots = []
                 for m, t in series:
-                    col = STYLE.get(m, (EXTRA_COLOURS[modes.index(m) % len(EXTRA_COLOURS)], 0))[0]
+                    col = (mode_style(m) or (EXTRA_COLOURS[modes.index(m) % len(EXTRA_COLOURS)], 0))[0]
                     plots.append("'%s' index %d using 1:2:3:4 with yerrorlines lw 2 dt %d pt %d ps 1.1 "
                                  "lc rgb '%s' title '%s/%s'" % (
                                      os.path.basename(dat), idx[(panel, m, t)], dashes.get(t, 3),

@@ -81,11 +81,11 @@ import sys
 import tempfile
 import time
 
-from . import fleet, metrics, store
+from . import fleet, metrics, registry, store
 from .metrics import fmt, job_metrics, median, run_metrics  # noqa: F401 (run_metrics: the API tests use)
 from .store import load_json, save_manifest
 
-RQ_MODES = ["global", "per-queue", "mq", "cluster"]
+RQ_MODES = registry.MODES    # the binary's (`rqlock --list --json`)
 FIO_MODE = "fio-kernel"
 DEFAULT_JOBS = ["floppy-vs-disk.fio", "multi-drive-scaling.fio"]
 SCALING_JOB = "lock-scaling.fio"

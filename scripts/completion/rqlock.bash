@@ -1,5 +1,6 @@
-# bash completion for rqlock(1).  The options are read from the program
-# itself (`rqlock --help`, `rqlock sweep --help`, ...) when first needed, so
+# bash completion for rqlock(1).  The options, lock modes and primitives are
+# read from the program itself (`rqlock --help`, `rqlock --list`,
+# `rqlock sweep --help`, ...) when first needed, so
 # they cannot drift from the binary; job files complete as *.fio.
 # Installed as share/bash-completion/completions/rqlock.
 
@@ -21,6 +22,22 @@ _rqlock_opts()
 	printf '%s' "${!key}"
 }
 
+_rqlock_list()
+{
+	# $1: the rqlock binary, $2: modes or primitives, from `rqlock --list` (the registries)
+	local key=_rqlock_cache_list_$2
+	if [[ -z ${!key-} ]]; then
+		local text
+		if [[ $2 == modes ]]; then
+			text=$("$1" --list 2>/dev/null | sed -n '/^Lock modes/,/^$/s/^  \([^ ][^ ]*\) .*/\1/p')
+		else
+			text=$("$1" --list 2>/dev/null | sed -n 's/^Lock primitives (--lock-type): //p' | tr '|' ' ')
+		fi
+		printf -v "$key" '%s' "$(tr '\n' ' ' <<<"$text")"
+	fi
+	printf '%s' "${!key}"
+}
+
 _rqlock()
 {
 	local cur prev words cword
@@ -36,8 +53,8 @@ _rqlock()
 		return
 	fi
 	case $cur in
-	--lock=*) COMPREPLY=($(compgen -W 'global per-queue mq cluster' -- "${cur#*=}")); return ;;
-	--lock-type=*) COMPREPLY=($(compgen -W 'ttas ticket mcs mutex' -- "${cur#*=}")); return ;;
+	--lock=*) COMPREPLY=($(compgen -W "$(_rqlock_list "$bin" modes)" -- "${cur#*=}")); return ;;
+	--lock-type=*) COMPREPLY=($(compgen -W "$(_rqlock_list "$bin" primitives)" -- "${cur#*=}")); return ;;
 	--output-format=*) COMPREPLY=($(compgen -W 'normal json json+ terse' -- "${cur#*=}")); return ;;
 	--lockstat=*) COMPREPLY=($(compgen -W 'on off' -- "${cur#*=}")); return ;;
 	--eta=*) COMPREPLY=($(compgen -W 'auto always never' -- "${cur#*=}")); return ;;

@@ -137,7 +137,8 @@ fi
 printf '[probe]\nioengine=null\nrw=read\nbs=4k\nsize=1m\n' >/tmp/probe.fio
 named=$(rqlock run --lock=rqvm-no-such-mode /tmp/probe.fio 2>&1 | sed -n 's/.*unknown lock mode (\([^)]*\)).*/\1/p' | tr '|,' '  ')
 modes="" tried=""
-for m in $named global per-queue mq cluster; do
+# the registry's modes (`rqlock --list`), and any the error message names
+for m in $named $(rqlock --list 2>/dev/null | sed -n '/^Lock modes/,/^$/s/^  \([^ ][^ ]*\) .*/\1/p'); do
 	case " $modes $tried " in *" $m "*) continue ;; esac
 	tried="$tried $m"
 	t=$(now)

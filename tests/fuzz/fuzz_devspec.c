@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * fuzz_devspec - libFuzzer target for rqlock's device-spec syntax:
- * rq_dev_parse_opts() over a table of number, time and string options, and
+ * rq_dev_opts_parse() over a table of number, time and string options, and
  * rq_dev_open() on built-in specs that touch nothing outside the process
  * (@null, and @fault wrapping @null).  Paths are never opened: an "of="
  * that is not @null is not opened (see wraps_only_null()).
  */
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,21 +46,24 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, size_t size)
 	spec[size] = 0;
 
 	{
-		uint64_t a = 0, b = 0;
-		char s[32];
-		struct rq_dev_opt tab[] = {
-			{ .key = "size", .val = &a },
-			{ .key = "delay_us", .val = &b, .is_time_us = true },
-			{ .key = "file", .str = s, .str_len = sizeof(s) },
+		struct o {
+			uint64_t a, b;
+			char s[32];
+		} v;
+		static const struct rq_dev_option tab[] = {
+			{ "size", RQ_DEV_OPT_U64, offsetof(struct o, a), 0, "1m", "" },
+			{ "delay_us", RQ_DEV_OPT_TIME_US, offsetof(struct o, b), 0, NULL, "" },
+			{ "file", RQ_DEV_OPT_STR, offsetof(struct o, s), sizeof(v.s), NULL, "" },
+			{ NULL, 0, 0, 0, NULL, NULL },
 		};
 		const char *comma = strchr(spec, ',');
 
-		rq_dev_parse_opts(spec, comma ? comma + 1 : spec, tab, 3, sink);
+		rq_dev_opts_parse(tab, &v, spec, comma ? comma + 1 : spec, sink);
 	}
 	if ((!strncmp(spec, "@null", 5) || !strncmp(spec, "@fault", 6)) && !strchr(spec, '/') &&
 	    !strstr(spec, "@ram") && !strstr(spec, "@floppy") && !strstr(spec, "@hdd") &&
 	    !strstr(spec, "size=") && wraps_only_null(spec)) {
-		struct rq_dev_open o = { .spec = spec, .where = "fuzz", .ioengine = RQ_DEV_ENGINE_IO_URING,
+		struct rq_dev_open o = { .spec = spec, .where = "fuzz", .ioengine = "io_uring",
 					 .nr_cpus = 1, .min_size = 1 << 20 };
 		struct rq_dev dev;
 
