@@ -138,6 +138,24 @@ def job_info(path):
             "sha256": hashlib.sha256(text.encode()).hexdigest()}
 
 
+def template_refs(devs, info):
+    """The --var names the device templates of a job file's prefixes use, as
+    ${NAME} (--dev 'FLOPPY=@floppy{n},driver=${DRIVER}' --var DRIVER=sync,2.4:
+    the floppy's driver model as one more axis)."""
+    out = set()
+    for p in {p for p, _, _ in info["devs"]}:
+        out |= set(re.findall(r"\$\{(\w+)\}", devs.get(p) or ""))
+    return out
+
+
+def fill_template(tmpl, n, vals):
+    """A device template with {n} the device's number and ${NAME} its --var value."""
+    s = tmpl.replace("{n}", str(n))
+    for k, v in vals.items():
+        s = s.replace("${%s}" % k, str(v))
+    return s
+
+
 def selected_sections(info, drives):
     """--section list for D drives, or None for the whole file."""
     if not info["drive_secs"]:
@@ -327,8 +345,9 @@ class Sweep:
         for jf in man["jobfiles"]:
             info = job_info(os.path.join(self.dir, "jobs", jf["copy"]))
             combos = [{}]
+            used = set(info["refs"]) | template_refs(man["devices"], info)
             for v in sorted(man["axes"]["vars"]):
-                if v in info["refs"]:
+                if v in used:
                     combos = [dict(c, **{v: x}) for c in combos for x in man["axes"]["vars"][v]]
             for vals in combos:
                 yield jf, info, vals
@@ -404,7 +423,7 @@ class Sweep:
                     # paths on the fio hosts (fio-kernel), or nothing the null engine opens
                     tmpl = (man["fleet"].get("fio_devices") or {}).get(prefix, "none")
                 if tmpl is not None:
-                    env[var] = tmpl.replace("{n}", str(n))
+                    env[var] = fill_template(tmpl, n, pt["vars"])
         for n in range(pt["drives"]):
             v = "DISK%d" % n
             if v in env:
@@ -745,7 +764,7 @@ def write_summary(run_dir, man, pts):
                 cores = {LOCAL_HOST: local_cores(man)}
             nrep += 1
             for host, doc in docs.items():
-                point = dict(run_metrics(doc, pt["workers"]), **metrics.meta_metrics(meta))
+                point = dict(run_metrics(doc, pt["workers"]), **metrics.meta_metrics(meta, doc))
                 for jb in doc.get("jobs", []):
                     key = (host, jb.get("jobname", "?"))
                     if key not in per_job:
@@ -837,7 +856,7 @@ def scaling_notes(ncpu, workers, scaling):
     return notes
 
 
-def probe_local(a, rqlock, infos, devs, notes):
+def probe_local(a, rqlock, infos, devs, notes, variables=None):
     """The modes, primitives and devices usable here: (modes, unavailable,
     types, dev_ok); what is not usable is said in notes."""
     tmp = tempfile.mkdtemp(prefix="rqlock-sweep-probe.")
@@ -879,7 +898,7 @@ def probe_local(a, rqlock, infos, devs, notes):
         for p in used_prefixes:
             if p not in devs:
                 continue
-            spec = devs[p].replace("{n}", "0")
+            spec = fill_template(devs[p], 0, {k: v[0] for k, v in (variables or {}).items() if v})
             why = probe_dev(rqlock, spec, tmp) if spec.startswith("@") else None
             dev_ok[p] = why
             if why:
@@ -921,6 +940,8 @@ def new_manifest(a, run_id, run_dir, jobfiles, rqlock, fl=None):
         variables[k] = parse_list(vals)
     infos = [job_info(j) for j in jobfiles]
     for info in infos:
+        for r in sorted(template_refs(devs, info) - set(variables)):
+            die("--dev template uses ${%s}: give --var %s=..." % (r, r))
         if "QD" in info["refs"] and "QD" not in variables:
             variables["QD"] = ["16"]
         for r in info["refs"]:
@@ -938,7 +959,7 @@ def new_manifest(a, run_id, run_dir, jobfiles, rqlock, fl=None):
         types = sorted({sv["primitive"] for sv in fl["servers"]}) or ["kernel"]
         notes += fleet_notes(fl)
     else:
-        modes, unavailable, types, dev_ok = probe_local(a, rqlock, infos, devs, notes)
+        modes, unavailable, types, dev_ok = probe_local(a, rqlock, infos, devs, notes, variables)
     os.makedirs(os.path.join(run_dir, "jobs"), exist_ok=True)
     jf = []
     for info in infos:
