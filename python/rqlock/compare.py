@@ -472,6 +472,8 @@ def parser(prog=None):
     ap.add_argument("--metric", default="iops,p99",
                     help="comma list of %s (default iops,p99)" % ",".join(METRIC_KEYS))
     ap.add_argument("--output", help="write here instead of stdout")
+    ap.add_argument("--verdicts", action="store_true",
+                    help="only the experiments' own tables, with their verdicts (no per-metric tables)")
     ap.add_argument("--busy", type=float, default=0.25, metavar="CORES",
                     help="flag points whose bg_cpu (load from elsewhere) exceeds this (default 0.25)")
     return ap
@@ -514,7 +516,8 @@ def main(argv=None, prog=None):
                 m["id"], sv["name"], sv["addr"], sv.get("hostname"), sv.get("version"), sv.get("cores"),
                 " lock=%s lock-type=%s workers=%s" % (sv["mode"], sv["primitive"], sv["workers"])
                 if "mode" in sv else " " + fl.get("fio_mode", "")))
-    main_tables(out, rows, labels, order, metrics)
+    if not a.verdicts:
+        main_tables(out, rows, labels, order, metrics)
     floppy_section(out, rows, labels, order, mans)
     scaling_section(out, rows, labels, order, mans)
     fleet_section(out, rows, labels, order)

@@ -88,9 +88,12 @@ def judge_ratio(value, bound, sense, noise=None, ci=None):
         if sense == "ge" and value <= nz:
             return INCONCLUSIVE, "inconclusive: noise floor %.2fx >= %.2fx" % (nz, value)
         return MET, MET
+    # the bound is inside the band the noise allows: "noise floor X >= the
+    # factor between the value and the bound"
     reach = value / nz if sense == "le" else value * nz
     if (reach <= bound) if sense == "le" else (reach >= bound):
-        return INCONCLUSIVE, "inconclusive: noise floor %.2fx, %.2fx %s %.2fx within it" % (nz, value, sym, bound)
+        gap = value / bound if sense == "le" else bound / value
+        return INCONCLUSIVE, "inconclusive: noise floor %.2fx >= %.2fx off" % (nz, gap)
     if ci is not None and ((ci[0] <= bound) if sense == "le" else (ci[1] >= bound)):
         return INCONCLUSIVE, "inconclusive: repeats span %.2f..%.2fx %s %.2fx" % (ci[0], ci[1], sym, bound)
     return NOT_MET, NOT_MET
