@@ -794,6 +794,11 @@ def write_summary(run_dir, man, pts):
     os.replace(tmp, os.path.join(run_dir, "summary.csv"))
 
 
+def summarize(run_dir, man):
+    """summary.csv of a run from its point files (sweep --summarize)."""
+    write_summary(run_dir, man, Sweep(None, run_dir, man).points())
+
+
 def local_cores(man):
     """The cores of the machine a local sweep ran on (the CPUs it could use)."""
     return man["axes"].get("cpus_usable") or (man.get("machine") or {}).get("cpus")
@@ -1142,6 +1147,11 @@ def parser(prog=None):
     ap.add_argument("--id", help="run id (default: date-time); an existing run with this id is resumed")
     ap.add_argument("--out", default=store.runs_root(), help="where runs go (default results/runs, or $RQLOCK_RUNS)")
     ap.add_argument("--resume", metavar="RUN", help="continue an interrupted run with its own parameters")
+    ap.add_argument("--portable", metavar="OUT",
+                    help="the lock-scaling set with only the rqlock binary and a POSIX shell (no Python): the binary "
+                    "runs it (scripts/portable-sweep.sh inside it), axes from the machine, store in OUT; options "
+                    "there: --budget SECONDS (default 480), --runtime, --repeat, --workers, --modes, --lock-types, --qd")
+    ap.add_argument("--budget", metavar="SECONDS", help="with --portable: the set's wall time, choosing runtime and repeats")
     ap.add_argument("--summarize", metavar="RUN", help="only rewrite RUN's summary.csv from its JSON files")
     ap.add_argument("--retry-failed", action="store_true", help="on resume, redo points that failed")
     ap.add_argument("--rqlock", help="the rqlock binary (default $RQLOCK, else build/rqlock)")
@@ -1162,10 +1172,26 @@ def main(argv=None, prog=None):
     _command[:] = [prog] + argv
     a = parser(prog).parse_args(argv)
 
+    if a.portable:
+        # the set for a machine with only the binary and a shell: the binary
+        # runs it itself (engine/portable.c, scripts/portable-sweep.sh)
+        rq = store.find_rqlock(a.rqlock)
+        args, skip = [], False
+        for x in argv:
+            if skip or x.startswith("--rqlock="):
+                skip = False
+                continue
+            skip = x == "--rqlock"
+            if not skip:
+                args.append(x)
+        try:
+            os.execv(rq, [rq, "sweep"] + args)
+        except OSError as e:
+            die("--portable: cannot run %s: %s" % (rq, e))
     if a.summarize:
         run_dir = resolve_run(a.summarize)
         man = load_manifest(run_dir)
-        write_summary(run_dir, man, Sweep(a, run_dir, man).points())
+        summarize(run_dir, man)
         print(os.path.join(run_dir, "summary.csv"))
         return 0
     if a.resume or (a.id and os.path.exists(os.path.join(a.out, a.id, "manifest.json"))):
