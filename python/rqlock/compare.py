@@ -46,7 +46,7 @@ Then, where the runs have them:
 import argparse
 import sys
 
-from . import metrics, store, verdict
+from . import metrics, model, store, verdict
 from .metrics import BY_KEY, human, num, reps as metric_reps
 
 MODE_ORDER = ["global", "per-queue", "mq", "cluster", "fio-kernel", "fio-null"]
@@ -371,7 +371,7 @@ def floppy_section(out, rows, labels, order, mans=None):
 
 def scaling_section(out, rows, labels, order, mans):
     ncpu = min([m["machine"].get("cpus") or 1 for m in mans.values()] or [1])
-    by = {}
+    by, rowsby = {}, {}
     vcols = var_cols(rows)
     for r in rows:
         if r["jobfile"] == "floppy-vs-disk":
@@ -379,6 +379,7 @@ def scaling_section(out, rows, labels, order, mans):
         k = (r["jobfile"], r["job"]) + tuple(r.get(v, "") for v in vcols)
         by.setdefault(k, {}).setdefault(labels[colkey(r)], {})[
             (int(r["drives"]), int(r["workers"]))] = num(r["iops"])
+        rowsby.setdefault(k, {}).setdefault(labels[colkey(r)], {})[(int(r["drives"]), int(r["workers"]))] = r
     for k in sorted(by):
         g = by[k]
         dws = {dw for c in g.values() for dw in c}
@@ -399,12 +400,13 @@ def scaling_section(out, rows, labels, order, mans):
                 continue
             p = g[c]
             line = [c]
-            effs = []
+            effs, judged = [], []
             for n in ks:
                 a, b = p.get((n, n)), p.get((1, 1))
                 e = a / (n * b) if a is not None and b else None
                 effs.append(e)
-                line.append("%.2f" % e if e is not None else "-")
+                judged.append(scaling_judgement(rowsby[k][c].get((n, n)), rowsby[k][c].get((1, 1)), n, ncpu))
+                line.append(verdict.fmt_ci(e, judged[-1][2]) if e is not None else "-")
             for n in k1:
                 a, b = p.get((1, n)), p.get((1, 1))
                 line.append("%.2f" % (a / b) if a is not None and b else "-")
@@ -413,13 +415,92 @@ def scaling_section(out, rows, labels, order, mans):
             mode = label_mode(c)
             if mode in ("per-queue", "mq", "cluster") and any(e is not None for e in effs):
                 ok = all(e is not None and e >= 0.8 for e in effs)
-                line.append(">= 0.8 linear: %s" % ("met" if ok else "NOT met"))
+                line.append(">= 0.8 linear: %s" % (verdict.MET if ok else worst(judged)))
             elif mode == "global":
                 line.append("flat once saturated")
             else:
                 line.append("")
             body.append(line)
         out.table(head, body)
+        out.para("D=W=n vs n x D=W=1: the efficiency, with the 90 % bootstrap interval over paired repeats.  "
+                 "Judged against the noise of the same run: the repeats' spread of both points (max / min, "
+                 "multiplied), and the cores the rest of the machine left free (bg_cpu): a point whose W "
+                 "workers did not have W free CPUs cannot show linear scaling, and is inconclusive.")
+        prediction_table(out, k, rowsby[k], order, ncpu)
+
+
+def scaling_judgement(rn, r1, n, ncpu):
+    """(verdict, text, ci) of the efficiency IOPS(D=W=n) / (n x IOPS(D=W=1))
+    >= 0.8 against the run's noise: repeats' spread and free cores."""
+    if rn is None or r1 is None:
+        return verdict.INCONCLUSIVE, "inconclusive: not measured", None
+    an, a1 = metric_reps(rn, "iops"), metric_reps(r1, "iops")
+    effs = [x / (n * y) for x, y in zip(an, a1) if x is not None and y]
+    e = num(rn.get("iops")) / (n * num(r1["iops"])) if num(rn.get("iops")) and num(r1.get("iops")) else None
+    ci = verdict.bootstrap_ci(effs)
+    sn, s1 = verdict.ratio_noise([an]), verdict.ratio_noise([a1])
+    noise = (sn or 1.0) * (s1 or 1.0) if (sn or s1) else None
+    bg = max([x for x in metric_reps(rn, "bg_cpu") + [num(rn.get("bg_cpu"))] if x is not None] or [0.0])
+    v, t = verdict.judge_ratio(e, 0.8, "ge", noise, ci)
+    if v == verdict.NOT_MET and ncpu - bg < n - 0.25:
+        v, t = verdict.INCONCLUSIVE, "inconclusive: %.1f of %d CPUs free for W=%d" % (max(0.0, ncpu - bg), ncpu, n)
+    return v, t, ci
+
+
+def worst(judged):
+    """NOT met if any is, else the first inconclusive text, else met."""
+    for v, t, _ in judged:
+        if v == verdict.NOT_MET:
+            return t
+    for v, t, _ in judged:
+        if v == verdict.INCONCLUSIVE:
+            return t
+    return verdict.MET
+
+
+def prediction_table(out, key, cols, order, ncpu):
+    """Prediction beside measurement: per column and D = 1 / D = W, the
+    ceiling of the most loaded lock from its measured hold per I/O
+    (model.ceiling), and IOPS predicted at each W (model.predict) against
+    the measurement."""
+    body = []
+    ws = sorted({w for c in cols.values() for _, w in c})
+    for c in order:
+        if c not in cols:
+            continue
+        pts = cols[c]
+        for panel in ("D=1", "D=W"):
+            ser = {w: r for (d, w), r in pts.items() if d == (1 if panel == "D=1" else w)}
+            x1 = num((ser.get(1) or {}).get("iops"))
+            if x1 is None or len(ser) < 2:
+                continue
+            line = [c, panel, human(x1, "iops")]
+            wm = max(ser)
+            h = num(ser[wm].get("hold_ns_per_io"))
+            line.append("%.1f" % h if h is not None else "-")
+            ceil = model.ceiling(ser[wm])
+            line.append(human(ceil, "iops") if ceil else "none")
+            for w in ws:
+                r = ser.get(w)
+                if r is None:
+                    line.append("-")
+                    continue
+                pred = model.predict(w, x1, model.ceiling(r))
+                meas = num(r.get("iops"))
+                line.append("%s / %s (%.2f)" % (human(meas, "iops"), human(pred, "iops"), meas / pred)
+                            if meas and pred else "-")
+            body.append(line)
+    if not body:
+        return
+    out.para("Predicted from measured holds (a prediction, not a measurement past this machine's %d CPUs): "
+             "a lock every request takes saturates at 1 / (its hold per I/O), whatever the CPU count; "
+             "below that, W workers do W x the work of one (X1, measured at W=1).  hold: lockstat's "
+             "acquisitions per I/O x mean hold of the most loaded lock instance at the largest W; ceiling: "
+             "1e9 / hold (x the instances when each drive has its own).  The model leaves out the cost of "
+             "moving the lock's cache line between CPUs, which grows with them: ticket locks collapse below "
+             "the ceiling (Boyd-Wickizer et al. 2012), and a waiter the host preempted stalls a queue lock "
+             "(mcs) here.  W=n cells: measured / predicted (ratio)." % ncpu)
+    out.table(["column", "D", "X1 (IOPS)", "hold (ns/IO)", "ceiling"] + ["W=%d" % w for w in ws], body)
 
 
 def scaling_points(rows, labels):

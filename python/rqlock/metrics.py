@@ -198,6 +198,31 @@ def _hist_trimmed_mean(h, keep=0.99):
     return tot / cnt if cnt else None
 
 
+def _most_loaded(doc):
+    """(lock time per I/O of one instance, instances) of the most loaded
+    lockstat class, or (None, None)."""
+    rq = doc.get("rqlock") or {}
+    ls = rq.get("lockstat") or {}
+    ios = sum((x.get("total_ios") or 0) for j in doc.get("jobs", []) for x in _dirs(j))
+    if not ios or not ls.get("classes"):
+        return None, None
+    best = (None, None)
+    for c in ls["classes"]:
+        hold = _hist_trimmed_mean((c.get("hold_ns") or {}).get("histogram"))
+        if hold is None or not c.get("acquisitions"):
+            continue
+        n = max(1, c.get("locks") or 1)
+        per_io = c["acquisitions"] / ios * hold / n
+        if best[0] is None or per_io > best[0]:
+            best = (per_io, n)
+    return best
+
+
+def shared_hold_locks(doc, workers):
+    """The instances (locks) of the class shared_hold_ns reads."""
+    return _most_loaded(doc)[1]
+
+
 def shared_hold_ns(doc, workers):
     """The lock time per I/O of the most loaded lock instance: over the
     lockstat classes, acquisitions per I/O x mean hold / instances (the
@@ -206,20 +231,7 @@ def shared_hold_ns(doc, workers):
     mean hold is of the fastest 99 % of the sampled holds (the slowest 1 %
     are holders the host preempted, a cost of this VM, not of the lock);
     None without lockstat."""
-    rq = doc.get("rqlock") or {}
-    ls = rq.get("lockstat") or {}
-    ios = sum((x.get("total_ios") or 0) for j in doc.get("jobs", []) for x in _dirs(j))
-    if not ios or not ls.get("classes"):
-        return None
-    best = None
-    for c in ls["classes"]:
-        hold = _hist_trimmed_mean((c.get("hold_ns") or {}).get("histogram"))
-        if hold is None or not c.get("acquisitions"):
-            continue
-        per_io = c["acquisitions"] / ios * hold / max(1, c.get("locks") or 1)
-        if best is None or per_io > best:
-            best = per_io
-    return best
+    return _most_loaded(doc)[0]
 
 
 def merges(doc, workers):
@@ -300,6 +312,9 @@ METRICS = [
     Metric("hold", "hold_ns_per_io", "shared lock time per I/O (ns)", shared_hold_ns, scope="point",
            unit="count", doc="lockstat: of the lock classes, the largest acquisitions per I/O x mean hold "
            "(fastest 99 %) / instances; the ceiling a lock every request takes allows is 1e9 / this IOPS"),
+    Metric("hold_locks", "hold_locks", "instances of the most loaded lock class", shared_hold_locks,
+           scope="point", doc="lockstat: the locks of the class hold_ns_per_io reads (1: one lock every "
+           "request takes; D: one per drive)"),
 ]
 BY_KEY = {m.key: m for m in METRICS}
 BY_COLUMN = {m.column: m for m in METRICS}

@@ -42,7 +42,7 @@ import shutil
 import subprocess
 import sys
 
-from . import store
+from . import model, store
 from .metrics import BY_COLUMN, num
 
 MODE_ORDER = ["global", "per-queue", "mq", "cluster", "fio-kernel", "fio-null"]
@@ -58,6 +58,7 @@ STYLE = {
 }
 EXTRA_COLOURS = ["#ff7f0e", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"]
 FONT = "DejaVu Sans,11"
+PREDICT_W = 64      # the scaling plots draw the predicted ceiling out to this many workers
 
 
 def die(msg, code=2):
@@ -409,7 +410,8 @@ class Plotter:
             series = [(m, t) for m in modes for t in prims
                       if any(r["mode"] == m and r["primitive"] == t for r in rows)]
             dat = os.path.join(self.out, jf + "-scaling.dat")
-            idx = {}
+            idx, pidx = {}, {}
+            pred_ws = [w for w in (1, 2, 4, 8, 16, 32, 64) if w <= max(PREDICT_W, ws[-1])]
             with open(dat, "w") as f:
                 f.write("# %s: IOPS against workers W; blocks per (panel, mode/primitive); "
                         "columns: W median fastest slowest\n" % jf)
@@ -428,6 +430,18 @@ class Plotter:
                             f.write("nan nan nan nan\n")
                         idx[(panel, m, t)] = i
                         i += 1
+                        # the ceiling predicted from the measured holds, out to PREDICT_W
+                        ser = {int(r["workers"]): r for r in rows if r["mode"] == m and r["primitive"] == t and
+                               int(r["drives"]) == (1 if panel == "d1" else int(r["workers"]))}
+                        x1 = num((ser.get(1) or {}).get("iops"))
+                        f.write("\n\n# %s %s/%s predicted from measured holds: W IOPS\n" % (panel, m, t))
+                        if x1 is not None and any(num(r.get("hold_ns_per_io")) for r in ser.values()):
+                            for w in pred_ws:
+                                f.write("%d %.6g\n" % (w, model.predict(w, x1, model.extrapolate(ser, w))))
+                            pidx[(panel, m, t)] = i
+                        else:
+                            f.write("nan nan\n")
+                        i += 1
             ncpu = self.man.get("axes", {}).get("cpus_usable") or self.man["machine"].get("cpus")
             rt, reps = self.man["axes"]["runtime"], self.man["axes"]["repeat"]
             note = "%s.fio, %g s per point, median of %d (bars: fastest..slowest)%s" % (
@@ -442,11 +456,17 @@ class Plotter:
                        gp_str(self.machine), gp_str(note).replace("_", "\\\\_").replace("{", "\\\\{")
                        .replace("}", "\\\\}").replace("@", "\\\\@").replace("^", "\\\\^"))
             body += "set xlabel 'workers (W, CPUs)'\nset ylabel 'IOPS (4 KiB random reads, all drives)'\n"
-            body += "set xtics (%s)\n" % ", ".join("'%d' %d" % (w, w) for w in ws)
+            xs = sorted(set(ws) | (set(pred_ws) if pidx else set()))
+            body += "set xtics (%s)\n" % ", ".join("'%d' %d" % (w, w) for w in xs)
             body += "set xrange [%g:%g]\nset logscale y\nset format y '%%.0s%%c'\nset mytics 10\n" % (
-                ws[0] * 0.8 if ws[0] > 1 else 0.8, ws[-1] * 1.2)
-            if len(ws) > 2 and ws[-1] >= 4:
+                xs[0] * 0.8 if xs[0] > 1 else 0.8, xs[-1] * 1.2)
+            if len(xs) > 2 and xs[-1] >= 4:
                 body += "set logscale x 2\n"
+            if pidx:
+                body += "set arrow from %g, graph 0 to %g, graph 1 nohead dt 3 lc rgb '#888888'\n" % (
+                    ws[-1] * 1.1, ws[-1] * 1.1)
+                body += "set label 'measured | predicted from measured holds (dashed)' at %g, graph 0.96 center " \
+                        "font ',8' tc rgb '#555555'\n" % (ws[-1] * 1.1)
             # one key, under the left panel (the same curves are in both); the note below it
             body += "set bmargin %d\nset key outside bottom center horizontal maxrows %d noenhanced font ',9'\n" % (
                 5 + len(prims), max(1, len(prims)))
@@ -460,6 +480,15 @@ class Plotter:
                                  "lc rgb '%s' title '%s/%s'" % (
                                      os.path.basename(dat), idx[(panel, m, t)], dashes.get(t, 3),
                                      points.get(t, 11), col, m, t))
+                first = True
+                for m, t in series:
+                    if (panel, m, t) not in pidx:
+                        continue
+                    col = STYLE.get(m, (EXTRA_COLOURS[modes.index(m) % len(EXTRA_COLOURS)], 0))[0]
+                    plots.append("'%s' index %d using 1:2 with lines lw 1 dt (6,4) lc rgb '%s' %s" % (
+                        os.path.basename(dat), pidx[(panel, m, t)], col,
+                        "title 'predicted (dashed)'" if first else "notitle"))
+                    first = False
                 body += "plot " + ", \\\n     ".join(plots) + "\n"
                 body += "unset key\n"
             body += "unset multiplot\n"
