@@ -551,7 +551,7 @@ def parser(prog=None):
     ap.add_argument("runs", nargs="+", metavar="RUN")
     ap.add_argument("--format", choices=["text", "markdown", "both"], default="text")
     ap.add_argument("--metric", default="iops,p99",
-                    help="comma list of %s (default iops,p99)" % ",".join(METRIC_KEYS))
+                    help="comma list of metric keys, any of: %s (default iops,p99)" % " ".join(METRIC_KEYS))
     ap.add_argument("--output", help="write here instead of stdout")
     ap.add_argument("--verdicts", action="store_true",
                     help="only the experiments' own tables, with their verdicts (no per-metric tables)")
