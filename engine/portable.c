@@ -19,8 +19,12 @@
 
 #include "engine/pytool.h"
 
-extern const unsigned char rq_portable_script[];
-extern const unsigned char rq_portable_job[];
+/*
+ * Weak: a build that compiles every engine source without the generated portable_data.c
+ * (the fuzz targets, tests/fuzz/) still links, and says so if asked.
+ */
+extern const unsigned char rq_portable_script[] __attribute__((weak));
+extern const unsigned char rq_portable_job[] __attribute__((weak));
 
 bool rq_portable_wanted(int argc, char **argv)
 {
@@ -39,6 +43,10 @@ int rq_portable_exec(int argc, char **argv, const char *exe)
 	char **args;
 	int n = 0;
 
+	if (!rq_portable_script || !rq_portable_job) {
+		fprintf(stderr, "rqlock: sweep --portable: this binary was built without the portable sweep\n");
+		return 2;
+	}
 	args = calloc((size_t)argc + 5, sizeof(*args));
 	if (!args)
 		return 2;
