@@ -17,6 +17,7 @@
 #include "devices/device.h"
 #include "engine/engine.h"
 #include "jobfile/job.h"
+#include "lib/machine.h"
 #include "lib/topology.h"
 #include "queues/queue.h"
 #include "results/results.h"
@@ -409,6 +410,7 @@ struct rq_engine {
 	struct rq_mode_config mcfg;
 	unsigned int nr_locks_max;
 	uint64_t start_mono_ns;		/* rq_engine_run() began */
+	struct rq_machine_sample machine0;	/* the machine then (lib/machine.h) */
 	uint64_t timeline_t0;		/* the same, on rq_clock_ns(): --timeline's zero */
 	/*
 	 * exitall, exitall_on_error: the reporting group whose clones stop

@@ -81,6 +81,8 @@ int rq_pytool_exec(int argc, char **argv)
 		return 2;
 	}
 	exe[n] = '\0';
+	if (rq_portable_wanted(argc, argv))
+		return rq_portable_exec(argc, argv, exe);
 	if (find_pkg(exe, dir, sizeof(dir))) {
 		const char *env = getenv("RQLOCK_PYTHONPATH");
 

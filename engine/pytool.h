@@ -22,4 +22,14 @@ bool rq_pytool_is_cmd(const char *cmd);
  */
 int rq_pytool_exec(int argc, char **argv);
 
+/* True for `sweep ... --portable ...`, which needs no Python (portable.c). */
+bool rq_portable_wanted(int argc, char **argv);
+
+/*
+ * Runs the embedded scripts/portable-sweep.sh with /bin/sh in place of this
+ * process (argv as for rq_pytool_exec, exe this binary).  Returns only on
+ * failure: 2 on bad input (one line on stderr), 127 without /bin/sh.
+ */
+int rq_portable_exec(int argc, char **argv, const char *exe);
+
 #endif

@@ -333,6 +333,12 @@ static void build_report(struct rq_engine *e)
 		r->nr_global_opts = last->nr_global;
 	}
 	r->elapsed_ms = (rq_clock_mono_ns() - e->start_mono_ns) / 1000000;
+	{
+		struct rq_machine_sample now;
+
+		rq_machine_sample(&now);
+		rq_machine_load(&e->machine0, &now, &r->machine);
+	}
 	r->jobs = e->jrep;
 	r->nr_jobs = e->nr_clones;
 	nl = rq_locks_report(e->locks, e->nr_locks_max);
@@ -382,6 +388,7 @@ int rq_engine_run(struct rq_engine *e, FILE *err)
 	int ret;
 
 	e->start_mono_ns = rq_clock_mono_ns();
+	rq_machine_sample(&e->machine0);
 	ret = eng_status_start(e);
 	if (ret) {
 		fprintf(err, "rqlock: cannot start the status thread: %s\n", strerror(-ret));

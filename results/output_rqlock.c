@@ -45,6 +45,19 @@ static const struct rq_json_field stuck_what[] = {
 	RQ_JSON_MEMBER(struct rq_stuck_report, age_ns, RQ_JSON_UINT),
 };
 
+/* The rest of the machine during the run (lib/machine.h): "machine". */
+static const struct rq_json_field machine_fields[] = {
+	RQ_JSON_MEMBER(struct rq_machine_load, cpus, RQ_JSON_UINT),
+	RQ_JSON_MEMBER(struct rq_machine_load, bg_cpu, RQ_JSON_DBL),
+	RQ_JSON_MEMBER(struct rq_machine_load, steal, RQ_JSON_DBL),
+	RQ_JSON_MEMBER(struct rq_machine_load, self_cpu, RQ_JSON_DBL),
+	RQ_JSON_MEMBER(struct rq_machine_load, loadavg_before, RQ_JSON_DBL),
+	RQ_JSON_MEMBER(struct rq_machine_load, loadavg_after, RQ_JSON_DBL),
+	RQ_JSON_MEMBER(struct rq_machine_load, mhz_min, RQ_JSON_DBL),
+	RQ_JSON_MEMBER(struct rq_machine_load, mhz_max, RQ_JSON_DBL),
+	RQ_JSON_MEMBER(struct rq_machine_load, mhz_spread, RQ_JSON_DBL),
+};
+
 static const struct rq_json_field lock_fields[] = {
 	RQ_JSON_MEMBER(struct rq_lock_report, name, RQ_JSON_CHARS),
 	RQ_JSON_MEMBER(struct rq_lock_report, acquisitions, RQ_JSON_UINT),
@@ -136,6 +149,11 @@ void rq_output_rqlock_json(struct rq_json *j, const struct rq_run_report *r)
 {
 	rq_json_obj_open(j, "rqlock");
 	rq_json_fields_of(j, r, run_fields);
+	if (r->machine.valid) {
+		rq_json_obj_open(j, "machine");
+		rq_json_fields_of(j, &r->machine, machine_fields);
+		rq_json_obj_close(j);
+	}
 	/* the requests that never came back (abandoned), always a list */
 	rq_json_arr_open(j, "stuck");
 	for (unsigned int i = 0; r->stuck && i < r->nr_stuck; i++) {

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/machine.h"
 #include "lib/topology.h"
 
 #define RQ_PLAT_BITS 6
@@ -436,6 +437,7 @@ struct rq_run_report {
 	const char *const *global_opt_vals;
 	unsigned int nr_global_opts;
 	uint64_t elapsed_ms;		/* run start to report (fio's "elapsed", "eta") */
+	struct rq_machine_load machine;	/* the rest of the machine meanwhile (lib/machine.h) */
 	/* Filled by rq_queues_report() (queues/); rendered by results/lockstat.c. */
 	struct rq_lockstat_report lockstat;
 	struct rq_lockdep_report lockdep;

@@ -46,8 +46,8 @@ Then, where the runs have them:
 import argparse
 import sys
 
-from . import metrics, registry, store
-from .metrics import BY_KEY, human, num
+from . import metrics, model, registry, store, verdict
+from .metrics import BY_KEY, human, num, reps as metric_reps
 
 MODE_ORDER = registry.MODE_ORDER     # the binary's modes (`rqlock --list --json`), then fio's
 FIO_MODES = ("fio-kernel", "fio-null")
@@ -176,10 +176,11 @@ def main_tables(out, rows, labels, order, metrics):
             body = []
             for job in jobs:
                 for d in sorted({int(r["drives"]) for r in g if r["job"] == job}):
-                    cells = {}
+                    cells, cis = {}, {}
                     for r in g:
                         if r["job"] == job and int(r["drives"]) == d:
                             cells[labels[colkey(r)]] = num(r.get(field))
+                            cis[labels[colkey(r)]] = verdict.bootstrap_ci(metric_reps(r, field))
                     vals = [v for v in cells.values() if v is not None]
                     best = (max(vals) if high else min(vals)) if vals and m.better else None
                     line = ([job] if len(jobs) > 1 else []) + [str(d)]
@@ -187,13 +188,14 @@ def main_tables(out, rows, labels, order, metrics):
                         v = cells.get(c)
                         if v is None:
                             line.append("-")
-                        elif best:
-                            line.append("%s (%.2f)" % (human(v, m), v / best))
                         else:
-                            line.append(human(v, m))
+                            ci = cis.get(c)
+                            cell = human(v, m) + (" [%s..%s]" % (human(ci[0], m), human(ci[1], m)) if ci else "")
+                            line.append("%s (%.2f)" % (cell, v / best) if best else cell)
                     body.append(line)
             out.table(head, body)
-        out.para("(ratio) = to the best mode of the row: %s." % (
+        out.para("[lo..hi] = the 90 %% bootstrap interval of the median over the repeats; (ratio) = to the best "
+                 "mode of the row: %s." % (
             ", ".join("%s %s" % (BY_KEY[k].title, "highest" if BY_KEY[k].high else "lowest")
                       for k in metrics if BY_KEY[k].better)))
 
@@ -226,16 +228,72 @@ def floppy_driver(tmpl):
     return _template_opts(tmpl).get("driver", "2.4")
 
 
-def _agree(pred, meas):
-    if pred is None or meas is None:
-        return "-"
-    if pred <= 0:
-        return "yes" if abs(meas) < 0.005 else "NO"
-    return "yes" if abs(meas - pred) <= 0.3 * pred else "NO"
+def _reps_or_median(row, column):
+    """A row's per-repeat values of COLUMN (a store without COLUMN_reps: its median alone)."""
+    xs = metrics.reps(row, column)
+    return xs if xs else [num(row.get(column))]
+
+
+def _pairwise(a, b, f):
+    """f(a[k], b[k]) per repeat k where both are there."""
+    return [f(x, y) for x, y in zip(a, b) if x is not None and y is not None]
+
+
+def floppy_judgement(d, mode, drv, cap, idle_p99_all, idle_late_all):
+    """The verdicts of one floppy-vs-disk point (d: its idle, busy and
+    floppy rows) against the noise of its run.  Primary: the delayed
+    fraction (late share busy - idle) against its prediction s x C / (C - R)
+    under global (the floppy and the disk share io_request_lock), 0 in
+    any other mode.  Secondary: the p99 busy / idle against its bound
+    (driver=sync under global: >= 10x, an order of magnitude, ~100x on a quiet
+    machine; else <= 1.2x).  Returns a dict of what the tables print."""
+    kind = "intended"
+    ipi, ipb = _reps_or_median(d["idle"], "int_p99_us"), _reps_or_median(d["busy"], "int_p99_us")
+    if not any(x is not None for x in ipi + ipb):
+        ipi, ipb, kind = _reps_or_median(d["idle"], "lat_p99_us"), _reps_or_median(d["busy"], "lat_p99_us"), "lat"
+    ratios = verdict.paired_ratios(ipb, ipi)
+    rp = metrics.median(ratios)
+    rp_ci = verdict.bootstrap_ci(ratios)
+    noise = verdict.ratio_noise(idle_p99_all)
+    stall = drv == "sync" and registry.has_flag(mode, "shared_lock")
+    bound, sense = (10.0, "ge") if stall else (1.2, "le")
+    p99v, p99t = verdict.judge_ratio(rp, bound, sense, noise, rp_ci)
+    # the delayed fraction, per repeat: measured late share busy - idle, and
+    # its prediction from that repeat's floppy hold share and idle IOPS
+    fl = d.get("floppy")
+    s_reps = _reps_or_median(fl, "slat_share") if fl else []
+    ii_reps = _reps_or_median(d["idle"], "iops")
+    shared = registry.has_flag(mode, "shared_lock")   # only io_request_lock is shared by the floppy and the disk
+    preds = []
+    for s, ii in zip(s_reps, ii_reps):
+        if s is None:
+            continue
+        f = s if shared else 0.0
+        if shared and cap and ii and cap > ii:
+            f = s * cap / (cap - ii)
+        preds.append(f)
+    meas = _pairwise(_reps_or_median(d["busy"], "late_share"), _reps_or_median(d["idle"], "late_share"),
+                     lambda b, i: b - i)
+    fp, fm = metrics.median(preds), metrics.median(meas)
+    fm_ci = verdict.bootstrap_ci(meas)
+    fnoise = verdict.share_noise(idle_late_all)
+    fv, ft = verdict.judge_share(fm, fp, fnoise, ci=fm_ci)
+    hold = num(fl.get("slat_mean_us")) if fl else None
+    ipi_m, ipb_m = metrics.median(ipi), metrics.median(ipb)
+    p99p = None
+    if fp is not None and hold is not None and ipi_m is not None:
+        p99p = ipi_m + (hold * (1 - 0.01 / fp) if fp > 0.01 else 0.0)
+    bg = [x for x in _reps_or_median(d["busy"], "bg_cpu") + _reps_or_median(d["idle"], "bg_cpu") if x is not None]
+    return {"kind": kind, "ipi": ipi_m, "ipb": ipb_m, "rp": rp, "rp_ci": rp_ci, "noise": noise, "bound": bound,
+            "sense": sense, "p99v": p99v, "p99t": p99t, "s": metrics.median(s_reps), "hold": hold, "fp": fp,
+            "fm": fm, "fm_ci": fm_ci, "fnoise": fnoise, "fv": fv, "ft": ft, "p99p": p99p,
+            "verdict": verdict.combine(fv, p99v), "n": len(ratios), "bg": max(bg) if bg else None,
+            "steal": num(d["busy"].get("steal")), "ii": num(d["idle"].get("iops")), "ib": num(d["busy"].get("iops"))}
 
 
 def floppy_section(out, rows, labels, order, mans=None):
     mans = mans or {}
+    vcols = var_cols(rows)
     by, devs = {}, {}
     for r in rows:
         j = r["job"]
@@ -243,83 +301,77 @@ def floppy_section(out, rows, labels, order, mans=None):
         if kind is None:
             continue
         label = labels[colkey(r)]
-        k = (r["jobfile"], int(r["workers"]), label)
-        by.setdefault(k, {})[kind] = r
+        vals = tuple(r.get(v, "") for v in vcols)
+        by.setdefault((r["jobfile"], int(r["workers"]), label, vals), {})[kind] = r
         devs[label] = (mans.get(r["run"]) or {}).get("devices") or {}
     if not by:
         return
     for jf, w in sorted({(k[0], k[1]) for k in by}):
+        keys = [k for k in by if k[:2] == (jf, w) and "idle" in by[k] and "busy" in by[k]]
+        # the noise floor: every floppy-idle measurement of this job file and worker count
+        idle_p99 = [_reps_or_median(by[k]["idle"], "int_p99_us") for k in keys]
+        if not any(x is not None for g in idle_p99 for x in g):
+            idle_p99 = [_reps_or_median(by[k]["idle"], "lat_p99_us") for k in keys]
+        idle_late = [_reps_or_median(by[k]["idle"], "late_share") for k in keys]
         out.heading("%s: the disk with the floppy idle and busy, %d worker%s" % (jf, w, "" if w == 1 else "s"))
         body, pred_body, hold_lines = [], [], []
-        for c in order:
-            d = by.get((jf, w, c))
-            if not d or "idle" not in d or "busy" not in d:
-                continue
-            mode = label_mode(c)
-            drv = floppy_driver(devs.get(c, {}).get("FLOPPY"))
-            ipi, ipb = num(d["idle"].get("int_p99_us")), num(d["busy"].get("int_p99_us"))
-            kind = "intended"
-            if ipi is None or ipb is None:
-                ipi, ipb, kind = num(d["idle"]["lat_p99_us"]), num(d["busy"]["lat_p99_us"]), "lat"
-            ii, ib = num(d["idle"]["iops"]), num(d["busy"]["iops"])
-            rp = ipb / ipi if ipi and ipb is not None else None
-            if drv == "sync" and registry.has_flag(mode, "shared_lock"):
-                exp = ">= 100x: %s" % ("met" if rp is not None and rp >= 100 else "NOT met")
-            elif registry.is_mode(mode):
-                exp = "<= 1.2x: %s" % ("met" if rp is not None and rp <= 1.2 else "NOT met")
-            else:
-                exp = ""
-            body.append([c, drv or "-", kind, human(ipi, "p99"), human(ipb, "p99"),
-                         "%.2fx" % rp if rp else "-", human(num(d["busy"].get("int_p9999_us")), "p99"),
-                         human(num(d["busy"].get("int_max_us")), "p99"),
-                         human(ii, "iops"), human(ib, "iops"),
-                         "%.2fx" % (ib / ii) if ii and ib is not None else "-", exp])
-            # prediction beside measurement
-            fl = d.get("floppy")
-            s = num(fl.get("slat_share")) if fl else None
-            hold = num(fl.get("slat_mean_us")) if fl else None
-            if not registry.has_flag(mode, "shared_lock"):
-                s_lock = 0.0 if s is not None else None	# the floppy shares no lock with the disk
-            else:
-                s_lock = s
-            cap = disk_capacity(devs.get(c, {}).get("DISK"))
-            f0 = s_lock
-            f1 = s_lock * cap / (cap - ii) if s_lock is not None and cap and ii and cap > ii else None
-            li, lb = num(d["idle"].get("late_share")), num(d["busy"].get("late_share"))
-            meas = lb - li if li is not None and lb is not None else None
-            f = f1 if f1 is not None else f0
-            p99p = None
-            if f is not None and hold is not None and ipi is not None:
-                p99p = ipi + (hold * (1 - 0.01 / f) if f > 0.01 else 0.0)
-            pred_body.append([c, drv or "-", human(s, "lock"), human(hold, "p99"), human(f0, "lock"),
-                              human(f1, "lock"), human(meas, "lock"), _agree(f, meas),
-                              human(p99p, "p99"), human(ipb, "p99"),
-                              _agree(p99p, ipb)])
-            wm, fw = num(d["busy"].get("holder_wait_ms")), num(d["busy"].get("floppy_wait_share"))
-            if wm is not None:
-                hold_lines.append("%s: the disk's workers waited %.1f ms on %s, %s of it while the floppy "
-                                  "held it" % (c, wm, "io_request_lock" if mode == "global" else "their locks",
-                                               human(fw, "lock") if fw is not None else "none"))
-        out.table(["mode", "floppy driver", "latency", "p99 idle (us)", "p99 busy (us)", "p99 busy/idle",
-                   "p99.99 busy (us)", "max busy (us)", "IOPS idle", "IOPS busy", "IOPS busy/idle",
-                   "expected"], body)
-        out.para("Prediction beside measurement.  s: the floppy's lock-hold share (its submissions' share "
-                 "of run time: under driver=sync the whole service runs there, under the queue lock); H: "
-                 "its mean hold.  A disk I/O delayed: naive f = s (the share of due times landing in a "
-                 "hold; only under global do the two share a lock); queueing f = s x C / (C - R), the hold "
-                 "then the catch-up at the spare capacity (C from the DISK template, R the idle IOPS).  "
-                 "Measured: late share busy minus idle.  Agreement: within +-30 % of the queueing "
-                 "prediction where C is known.  p99 predicted: idle p99 + H x (1 - 0.01 / f) (a delayed "
-                 "I/O waits uniformly 0..H).")
-        out.table(["mode", "floppy driver", "s", "H (us)", "f naive", "f queueing", "f measured", "agree",
-                   "p99 predicted (us)", "p99 measured (us)", "agree"], pred_body)
+        for vals in sorted({k[3] for k in keys}, key=lambda v: tuple(natural(x) for x in v)):
+            for c in order:
+                k = (jf, w, c, vals)
+                if k not in keys:
+                    continue
+                d = by[k]
+                mode = label_mode(c)
+                tmpl = devs.get(c, {}).get("FLOPPY")
+                for v, x in zip(vcols, vals):
+                    tmpl = (tmpl or "").replace("${%s}" % v[4:], x)
+                drv = floppy_driver(tmpl)
+                if mode in FIO_MODES:
+                    continue
+                J = floppy_judgement(d, mode, drv, disk_capacity(devs.get(c, {}).get("DISK")), idle_p99, idle_late)
+                body.append([c, drv or "-", verdict.fmt_ci(J["fp"], None, "%.2f", 100, "%"),
+                             verdict.fmt_ci(J["fm"], J["fm_ci"], "%.2f", 100, "%"), J["ft"],
+                             human(J["ipi"], "p99"), human(J["ipb"], "p99"),
+                             verdict.fmt_ci(J["rp"], J["rp_ci"], unit="x"),
+                             "%.2fx" % J["noise"] if J["noise"] else "-",
+                             "%s %gx: %s" % ("<=" if J["sense"] == "le" else ">=", J["bound"], J["p99t"]),
+                             "%.2f" % J["bg"] if J["bg"] is not None else "-", str(J["n"]), J["verdict"]])
+                pred_body.append([c, drv or "-", human(J["s"], "lock"), human(J["hold"], "p99"),
+                                  human(J["p99p"], "p99"), human(J["ipb"], "p99"),
+                                  human(J["ii"], "iops"), human(J["ib"], "iops")])
+                wm, fw = num(d["busy"].get("holder_wait_ms")), num(d["busy"].get("floppy_wait_share"))
+                if wm is not None:
+                    hold_lines.append("%s, floppy driver=%s: the disk's workers waited %.1f ms on %s, %s of it while "
+                                      "the floppy held it" % (c, drv, wm, "io_request_lock" if registry.has_flag(mode, "shared_lock")
+                                                              else "their locks",
+                                                              human(fw, "lock") if fw is not None else "none"))
+        out.table(["mode", "floppy driver", "delayed pred", "delayed measured (90% CI)", "delayed: verdict",
+                   "p99 idle (us)", "p99 busy (us)", "p99 busy/idle (90% CI)", "noise floor", "p99: expected",
+                   "bg_cpu", "repeats", "verdict"], body)
+        out.para("The delayed fraction is the primary judge: the share of the disk's I/Os made late by the floppy "
+                 "(late share busy minus idle, median over repeats) against its prediction s x C / (C - R) where "
+                 "the floppy and the disk share a lock (global: io_request_lock; s the floppy's lock-hold share, "
+                 "C the disk's capacity from the DISK template, R its idle IOPS), 0 where they do not; met within "
+                 "+-30 % or 1 point.  The p99 ratio (busy / idle, per repeat, median) is secondary.  The noise "
+                 "floor is measured in this run: for the p99 ratio, the largest over the smallest floppy-idle p99 "
+                 "of every mode and repeat (idle against idle); for the delayed fraction, the spread of the idle "
+                 "late shares.  A difference the noise floor covers is inconclusive, never NOT met.  Intervals: "
+                 "bootstrap of the median over repeats (90 %).  bg_cpu: the most cores the rest of the machine "
+                 "kept busy during the point's runs.  verdict: the delayed fraction's, or met when it is "
+                 "inconclusive and the p99 is met.")
+        out.table(["mode", "floppy driver", "s", "H (us)", "p99 predicted (us)", "p99 measured (us)", "IOPS idle",
+                   "IOPS busy"], pred_body)
+        out.para("s: the floppy's lock-hold share (its submissions' share of run time: under driver=sync the whole "
+                 "service runs there, under the queue lock); H: its mean hold.  p99 predicted: idle p99 + H x "
+                 "(1 - 0.01 / f) (a delayed I/O waits uniformly 0..H); it uses the mean hold, so the longest holds "
+                 "put the measurement above it.")
         for line in hold_lines:
             out.para(line)
 
 
 def scaling_section(out, rows, labels, order, mans):
     ncpu = min([m["machine"].get("cpus") or 1 for m in mans.values()] or [1])
-    by = {}
+    by, rowsby = {}, {}
     vcols = var_cols(rows)
     for r in rows:
         if r["jobfile"] == "floppy-vs-disk":
@@ -327,6 +379,7 @@ def scaling_section(out, rows, labels, order, mans):
         k = (r["jobfile"], r["job"]) + tuple(r.get(v, "") for v in vcols)
         by.setdefault(k, {}).setdefault(labels[colkey(r)], {})[
             (int(r["drives"]), int(r["workers"]))] = num(r["iops"])
+        rowsby.setdefault(k, {}).setdefault(labels[colkey(r)], {})[(int(r["drives"]), int(r["workers"]))] = r
     for k in sorted(by):
         g = by[k]
         dws = {dw for c in g.values() for dw in c}
@@ -347,12 +400,13 @@ def scaling_section(out, rows, labels, order, mans):
                 continue
             p = g[c]
             line = [c]
-            effs = []
+            effs, judged = [], []
             for n in ks:
                 a, b = p.get((n, n)), p.get((1, 1))
                 e = a / (n * b) if a is not None and b else None
                 effs.append(e)
-                line.append("%.2f" % e if e is not None else "-")
+                judged.append(scaling_judgement(rowsby[k][c].get((n, n)), rowsby[k][c].get((1, 1)), n, ncpu))
+                line.append(verdict.fmt_ci(e, judged[-1][2]) if e is not None else "-")
             for n in k1:
                 a, b = p.get((1, n)), p.get((1, 1))
                 line.append("%.2f" % (a / b) if a is not None and b else "-")
@@ -362,13 +416,92 @@ def scaling_section(out, rows, labels, order, mans):
             if registry.is_mode(mode) and not registry.has_flag(mode, "shared_lock") and \
                     any(e is not None for e in effs):
                 ok = all(e is not None and e >= 0.8 for e in effs)
-                line.append(">= 0.8 linear: %s" % ("met" if ok else "NOT met"))
+                line.append(">= 0.8 linear: %s" % (verdict.MET if ok else worst(judged)))
             elif registry.has_flag(mode, "shared_lock"):
                 line.append("flat once saturated")
             else:
                 line.append("")
             body.append(line)
         out.table(head, body)
+        out.para("D=W=n vs n x D=W=1: the efficiency, with the 90 % bootstrap interval over paired repeats.  "
+                 "Judged against the noise of the same run: the repeats' spread of both points (max / min, "
+                 "multiplied), and the cores the rest of the machine left free (bg_cpu): a point whose W "
+                 "workers did not have W free CPUs cannot show linear scaling, and is inconclusive.")
+        prediction_table(out, k, rowsby[k], order, ncpu)
+
+
+def scaling_judgement(rn, r1, n, ncpu):
+    """(verdict, text, ci) of the efficiency IOPS(D=W=n) / (n x IOPS(D=W=1))
+    >= 0.8 against the run's noise: repeats' spread and free cores."""
+    if rn is None or r1 is None:
+        return verdict.INCONCLUSIVE, "inconclusive: not measured", None
+    an, a1 = metric_reps(rn, "iops"), metric_reps(r1, "iops")
+    effs = [x / (n * y) for x, y in zip(an, a1) if x is not None and y]
+    e = num(rn.get("iops")) / (n * num(r1["iops"])) if num(rn.get("iops")) and num(r1.get("iops")) else None
+    ci = verdict.bootstrap_ci(effs)
+    sn, s1 = verdict.ratio_noise([an]), verdict.ratio_noise([a1])
+    noise = (sn or 1.0) * (s1 or 1.0) if (sn or s1) else None
+    bg = max([x for x in metric_reps(rn, "bg_cpu") + [num(rn.get("bg_cpu"))] if x is not None] or [0.0])
+    v, t = verdict.judge_ratio(e, 0.8, "ge", noise, ci)
+    if v == verdict.NOT_MET and ncpu - bg < n - 0.25:
+        v, t = verdict.INCONCLUSIVE, "inconclusive: %.1f of %d CPUs free for W=%d" % (max(0.0, ncpu - bg), ncpu, n)
+    return v, t, ci
+
+
+def worst(judged):
+    """NOT met if any is, else the first inconclusive text, else met."""
+    for v, t, _ in judged:
+        if v == verdict.NOT_MET:
+            return t
+    for v, t, _ in judged:
+        if v == verdict.INCONCLUSIVE:
+            return t
+    return verdict.MET
+
+
+def prediction_table(out, key, cols, order, ncpu):
+    """Prediction beside measurement: per column and D = 1 / D = W, the
+    ceiling of the most loaded lock from its measured hold per I/O
+    (model.ceiling), and IOPS predicted at each W (model.predict) against
+    the measurement."""
+    body = []
+    ws = sorted({w for c in cols.values() for _, w in c})
+    for c in order:
+        if c not in cols:
+            continue
+        pts = cols[c]
+        for panel in ("D=1", "D=W"):
+            ser = {w: r for (d, w), r in pts.items() if d == (1 if panel == "D=1" else w)}
+            x1 = num((ser.get(1) or {}).get("iops"))
+            if x1 is None or len(ser) < 2:
+                continue
+            line = [c, panel, human(x1, "iops")]
+            wm = max(ser)
+            h = num(ser[wm].get("hold_ns_per_io"))
+            line.append("%.1f" % h if h is not None else "-")
+            ceil = model.ceiling(ser[wm])
+            line.append(human(ceil, "iops") if ceil else "none")
+            for w in ws:
+                r = ser.get(w)
+                if r is None:
+                    line.append("-")
+                    continue
+                pred = model.predict(w, x1, model.ceiling(r))
+                meas = num(r.get("iops"))
+                line.append("%s / %s (%.2f)" % (human(meas, "iops"), human(pred, "iops"), meas / pred)
+                            if meas and pred else "-")
+            body.append(line)
+    if not body:
+        return
+    out.para("Predicted from measured holds (a prediction, not a measurement past this machine's %d CPUs): "
+             "a lock every request takes saturates at 1 / (its hold per I/O), whatever the CPU count; "
+             "below that, W workers do W x the work of one (X1, measured at W=1).  hold: lockstat's "
+             "acquisitions per I/O x mean hold of the most loaded lock instance at the largest W; ceiling: "
+             "1e9 / hold (x the instances when each drive has its own).  The model leaves out the cost of "
+             "moving the lock's cache line between CPUs, which grows with them: ticket locks collapse below "
+             "the ceiling (Boyd-Wickizer et al. 2012), and a waiter the host preempted stalls a queue lock "
+             "(mcs) here.  W=n cells: measured / predicted (ratio)." % ncpu)
+    out.table(["column", "D", "X1 (IOPS)", "hold (ns/IO)", "ceiling"] + ["W=%d" % w for w in ws], body)
 
 
 def scaling_points(rows, labels):
@@ -419,8 +552,10 @@ def parser(prog=None):
     ap.add_argument("runs", nargs="+", metavar="RUN")
     ap.add_argument("--format", choices=["text", "markdown", "both"], default="text")
     ap.add_argument("--metric", default="iops,p99",
-                    help="comma list of %s (default iops,p99)" % ",".join(METRIC_KEYS))
+                    help="comma list of metric keys, any of: %s (default iops,p99)" % " ".join(METRIC_KEYS))
     ap.add_argument("--output", help="write here instead of stdout")
+    ap.add_argument("--verdicts", action="store_true",
+                    help="only the experiments' own tables, with their verdicts (no per-metric tables)")
     ap.add_argument("--busy", type=float, default=0.25, metavar="CORES",
                     help="flag points whose bg_cpu (load from elsewhere) exceeds this (default 0.25)")
     return ap
@@ -463,7 +598,8 @@ def main(argv=None, prog=None):
                 m["id"], sv["name"], sv["addr"], sv.get("hostname"), sv.get("version"), sv.get("cores"),
                 " lock=%s lock-type=%s workers=%s" % (sv["mode"], sv["primitive"], sv["workers"])
                 if "mode" in sv else " " + fl.get("fio_mode", "")))
-    main_tables(out, rows, labels, order, metrics)
+    if not a.verdicts:
+        main_tables(out, rows, labels, order, metrics)
     floppy_section(out, rows, labels, order, mans)
     scaling_section(out, rows, labels, order, mans)
     fleet_section(out, rows, labels, order)

@@ -11,6 +11,9 @@ Each entry of METRICS says how one metric is read and shown:
   better   "high", "low", or None (no "best" in a row, no ratio)
   unit     how it is printed: count, bytes, us, share, cores, text
   spread   summary.csv also keeps the fastest and slowest repeat
+  reps     summary.csv also keeps every repeat's value, in repeat order,
+           joined by ';' (COLUMN_reps): compare's confidence intervals and
+           noise floors (verdict.py) are computed from them
   doc      what it means, written into every run's manifest
 
 summary.csv's columns are the table's, in the table's order, between
@@ -157,6 +160,80 @@ def contention_share(doc, workers):
     return con / acq if acq else 0.0
 
 
+def _machine(doc):
+    return (doc.get("rqlock") or {}).get("machine") or {}
+
+
+def machine_steal(doc, workers):
+    """rqlock.machine.steal: the share of the CPUs the hypervisor gave
+    someone else during the run (rqlock run's own JSON, lib/machine.h)."""
+    return _machine(doc).get("steal")
+
+
+def machine_mhz_spread(doc, workers):
+    """rqlock.machine.mhz_spread: fastest over slowest CPU clock seen."""
+    return _machine(doc).get("mhz_spread")
+
+
+def bg_cpu(meta, doc=None):
+    """The sweep's own meter (meta), else what rqlock run measured itself
+    (rqlock.machine.bg_cpu: a portable run's store has no sweep meter)."""
+    v = (meta or {}).get("bg_cpu")
+    return v if v is not None else _machine(doc or {}).get("bg_cpu")
+
+
+def _hist_trimmed_mean(h, keep=0.99):
+    """The mean of the fastest @keep of a lockstat histogram {"ns": count}."""
+    items = sorted((float(k), c) for k, c in (h or {}).items())
+    n = sum(c for _, c in items)
+    if not n:
+        return None
+    room, tot, cnt = keep * n, 0.0, 0.0
+    for v, c in items:
+        take = min(c, room - cnt)
+        if take <= 0:
+            break
+        tot += v * take
+        cnt += take
+    return tot / cnt if cnt else None
+
+
+def _most_loaded(doc):
+    """(lock time per I/O of one instance, instances) of the most loaded
+    lockstat class, or (None, None)."""
+    rq = doc.get("rqlock") or {}
+    ls = rq.get("lockstat") or {}
+    ios = sum((x.get("total_ios") or 0) for j in doc.get("jobs", []) for x in _dirs(j))
+    if not ios or not ls.get("classes"):
+        return None, None
+    best = (None, None)
+    for c in ls["classes"]:
+        hold = _hist_trimmed_mean((c.get("hold_ns") or {}).get("histogram"))
+        if hold is None or not c.get("acquisitions"):
+            continue
+        n = max(1, c.get("locks") or 1)
+        per_io = c["acquisitions"] / ios * hold / n
+        if best[0] is None or per_io > best[0]:
+            best = (per_io, n)
+    return best
+
+
+def shared_hold_locks(doc, workers):
+    """The instances (locks) of the class shared_hold_ns reads."""
+    return _most_loaded(doc)[1]
+
+
+def shared_hold_ns(doc, workers):
+    """The lock time per I/O of the most loaded lock instance: over the
+    lockstat classes, acquisitions per I/O x mean hold / instances (the
+    class's locks), the largest.  A lock every request takes saturates when
+    this much time per I/O fills it: the ceiling is 1 / this (IOPS).  The
+    mean hold is of the fastest 99 % of the sampled holds (the slowest 1 %
+    are holders the host preempted, a cost of this VM, not of the lock);
+    None without lockstat."""
+    return _most_loaded(doc)[0]
+
+
 def merges(doc, workers):
     rq = doc.get("rqlock")
     if rq:
@@ -167,13 +244,16 @@ def merges(doc, workers):
 
 
 class Metric:
-    def __init__(self, key, column, title, get, scope="job", better=None, unit="count", spread=False, doc=""):
+    def __init__(self, key, column, title, get, scope="job", better=None, unit="count", spread=False, doc="",
+                 reps=False):
         self.key, self.column, self.title, self.get = key, column, title, get
         self.scope, self.better, self.unit, self.spread, self.doc = scope, better, unit, spread, doc
+        self.reps = reps
 
     @property
     def columns(self):
-        return [self.column] + ([self.column + "_min", self.column + "_max"] if self.spread else [])
+        return [self.column] + ([self.column + "_min", self.column + "_max"] if self.spread else []) + (
+            [self.column + "_reps"] if self.reps else [])
 
     @property
     def high(self):
@@ -182,28 +262,28 @@ class Metric:
 
 METRICS = [
     Metric("iops", "iops", "IOPS", lambda j: sum(x.get("iops", 0) or 0 for x in _dirs(j)),
-           better="high", spread=True, doc="sum over the reported job's directions; median over repeats"),
+           better="high", spread=True, reps=True, doc="sum over the reported job's directions; median over repeats"),
     Metric("bw", "bw_bytes", "bandwidth (MiB/s)", lambda j: sum(x.get("bw_bytes", 0) or 0 for x in _dirs(j)),
            better="high", unit="bytes", doc="bytes/s summed over directions"),
     Metric("p50", "lat_p50_us", "p50 latency (us)", lat_pct_us("50.000000"), better="low", unit="us",
            doc="median latency (lat_kind), microseconds"),
     Metric("p99", "lat_p99_us", "p99 latency (us)", lat_pct_us("99.000000"), better="low", unit="us",
-           spread=True, doc="lat_kind lat: total latency (lat_percentiles=1), clat: completion latency; of "
+           spread=True, reps=True, doc="lat_kind lat: total latency (lat_percentiles=1), clat: completion latency; of "
            "reads when the job reads, else of writes; microseconds"),
     Metric("p99.9", "lat_p999_us", "p99.9 latency (us)", lat_pct_us("99.900000"), better="low", unit="us",
            doc="99.9th percentile latency (lat_kind), microseconds"),
     Metric("max", "lat_max_us", "max latency (us)", lat_max_us, better="low", unit="us",
            doc="the largest total latency, microseconds"),
     Metric("ip99", "int_p99_us", "intended p99 latency (us)", intended_pct_us("99.000000"), better="low",
-           unit="us", spread=True, doc="lat_intended_ns p99: latency from each I/O's due time on the job's "
+           unit="us", spread=True, reps=True, doc="lat_intended_ns p99: latency from each I/O's due time on the job's "
            "rate schedule (rate-limited jobs only; docs/LATENCY.md), microseconds"),
     Metric("ip99.99", "int_p9999_us", "intended p99.99 latency (us)", intended_pct_us("99.990000"),
            better="low", unit="us", doc="lat_intended_ns p99.99, microseconds"),
     Metric("imax", "int_max_us", "intended max latency (us)", intended_max_us, better="low", unit="us",
            doc="lat_intended_ns max, microseconds"),
     Metric("lateshare", "late_share", "late share (late_ios / total_ios)", late_share, better="low", unit="share",
-           doc="I/Os built more than one mean interval after their due time, over all I/Os"),
-    Metric("slat_share", "slat_share", "submission share of run time", slat_share, unit="share",
+           reps=True, doc="I/Os built more than one mean interval after their due time, over all I/Os"),
+    Metric("slat_share", "slat_share", "submission share of run time", slat_share, unit="share", reps=True,
            doc="N x mean slat / job_runtime; the floppy under driver=sync: its lock-hold share"),
     Metric("slat", "slat_mean_us", "mean submission latency (us)", slat_mean_us, better="low", unit="us",
            doc="mean slat; the floppy under driver=sync: its mean lock hold"),
@@ -221,9 +301,20 @@ METRICS = [
            "a @floppy queue held the lock"),
     Metric("merges", "merges", "merges", merges, scope="point",
            doc="front + back merges over all queues (fio-kernel: disk_util merges)"),
-    Metric("bg_cpu", "bg_cpu", "load from elsewhere (cores)", lambda meta: meta.get("bg_cpu"), scope="meta",
-           unit="cores", doc="cores the rest of the machine kept busy while the point ran (for fio-kernel "
-           "this includes the kernel threads doing its I/O, loop workers and io_uring workers)"),
+    Metric("bg_cpu", "bg_cpu", "load from elsewhere (cores)", bg_cpu, scope="meta",
+           unit="cores", reps=True, doc="cores the rest of the machine kept busy while the point ran (for "
+           "fio-kernel this includes the kernel threads doing its I/O, loop workers and io_uring workers); the "
+           "sweep's meter, else rqlock.machine.bg_cpu"),
+    Metric("steal", "steal", "steal share", machine_steal, scope="point", unit="share",
+           doc="rqlock.machine.steal: the share of the CPUs the hypervisor took during the run"),
+    Metric("mhz_spread", "mhz_spread", "CPU clock spread (max / min)", machine_mhz_spread, scope="point",
+           unit="cores", doc="rqlock.machine.mhz_spread: the fastest over the slowest CPU clock seen"),
+    Metric("hold", "hold_ns_per_io", "shared lock time per I/O (ns)", shared_hold_ns, scope="point",
+           unit="count", doc="lockstat: of the lock classes, the largest acquisitions per I/O x mean hold "
+           "(fastest 99 %) / instances; the ceiling a lock every request takes allows is 1e9 / this IOPS"),
+    Metric("hold_locks", "hold_locks", "instances of the most loaded lock class", shared_hold_locks,
+           scope="point", doc="lockstat: the locks of the class hold_ns_per_io reads (1: one lock every "
+           "request takes; D: one per drive)"),
 ]
 BY_KEY = {m.key: m for m in METRICS}
 BY_COLUMN = {m.column: m for m in METRICS}
@@ -245,8 +336,8 @@ def run_metrics(doc, workers):
     return {m.column: m.get(doc, workers) for m in METRICS if m.scope == "point"}
 
 
-def meta_metrics(meta):
-    return {m.column: m.get(meta) for m in METRICS if m.scope == "meta"}
+def meta_metrics(meta, doc=None):
+    return {m.column: m.get(meta, doc) for m in METRICS if m.scope == "meta"}
 
 
 def median(xs):
@@ -264,11 +355,20 @@ def aggregate(samples):
             out[m.column] = next((v for v in vals if v is not None), None)
             continue
         out[m.column] = median(vals)
+        if m.reps:
+            out[m.column + "_reps"] = ";".join(fmt(v) for v in vals)
         if m.spread:
             vs = [v for v in vals if v is not None]
             out[m.column + "_min"] = min(vs) if vs else None
             out[m.column + "_max"] = max(vs) if vs else None
     return out
+
+
+def reps(row, column):
+    """The per-repeat values of a summary row's COLUMN_reps, None where a
+    repeat had none; [] when the row has no such column."""
+    txt = row.get(column + "_reps") or ""
+    return [num(x) for x in txt.split(";")] if txt else []
 
 
 def num(v):

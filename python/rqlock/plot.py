@@ -42,7 +42,7 @@ import shutil
 import subprocess
 import sys
 
-from . import registry, store
+from . import model, registry, store
 from .metrics import BY_COLUMN, num
 
 MODE_ORDER = registry.MODE_ORDER     # the binary's modes (`rqlock --list --json`), then fio's
@@ -64,6 +64,7 @@ def mode_style(mode):
     return MODE_COLOURS[i] if i < len(MODE_COLOURS) else (EXTRA_COLOURS[i % len(EXTRA_COLOURS)], 4 + 2 * (i % 6))
 EXTRA_COLOURS = ["#ff7f0e", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"]
 FONT = "DejaVu Sans,11"
+PREDICT_W = 64      # the scaling plots draw the predicted ceiling out to this many workers
 
 
 def die(msg, code=2):
@@ -415,7 +416,8 @@ class Plotter:
             series = [(m, t) for m in modes for t in prims
                       if any(r["mode"] == m and r["primitive"] == t for r in rows)]
             dat = os.path.join(self.out, jf + "-scaling.dat")
-            idx = {}
+            idx, pidx = {}, {}
+            pred_ws = [w for w in (1, 2, 4, 8, 16, 32, 64) if w <= max(PREDICT_W, ws[-1])]
             with open(dat, "w") as f:
                 f.write("# %s: IOPS against workers W; blocks per (panel, mode/primitive); "
                         "columns: W median fastest slowest\n" % jf)
@@ -434,6 +436,18 @@ class Plotter:
                             f.write("nan nan nan nan\n")
                         idx[(panel, m, t)] = i
                         i += 1
+                        # the ceiling predicted from the measured holds, out to PREDICT_W
+                        ser = {int(r["workers"]): r for r in rows if r["mode"] == m and r["primitive"] == t and
+                               int(r["drives"]) == (1 if panel == "d1" else int(r["workers"]))}
+                        x1 = num((ser.get(1) or {}).get("iops"))
+                        f.write("\n\n# %s %s/%s predicted from measured holds: W IOPS\n" % (panel, m, t))
+                        if x1 is not None and any(num(r.get("hold_ns_per_io")) for r in ser.values()):
+                            for w in pred_ws:
+                                f.write("%d %.6g\n" % (w, model.predict(w, x1, model.extrapolate(ser, w))))
+                            pidx[(panel, m, t)] = i
+                        else:
+                            f.write("nan nan\n")
+                        i += 1
             ncpu = self.man.get("axes", {}).get("cpus_usable") or self.man["machine"].get("cpus")
             rt, reps = self.man["axes"]["runtime"], self.man["axes"]["repeat"]
             note = "%s.fio, %g s per point, median of %d (bars: fastest..slowest)%s" % (
@@ -448,11 +462,17 @@ class Plotter:
                        gp_str(self.machine), gp_str(note).replace("_", "\\\\_").replace("{", "\\\\{")
                        .replace("}", "\\\\}").replace("@", "\\\\@").replace("^", "\\\\^"))
             body += "set xlabel 'workers (W, CPUs)'\nset ylabel 'IOPS (4 KiB random reads, all drives)'\n"
-            body += "set xtics (%s)\n" % ", ".join("'%d' %d" % (w, w) for w in ws)
+            xs = sorted(set(ws) | (set(pred_ws) if pidx else set()))
+            body += "set xtics (%s)\n" % ", ".join("'%d' %d" % (w, w) for w in xs)
             body += "set xrange [%g:%g]\nset logscale y\nset format y '%%.0s%%c'\nset mytics 10\n" % (
-                ws[0] * 0.8 if ws[0] > 1 else 0.8, ws[-1] * 1.2)
-            if len(ws) > 2 and ws[-1] >= 4:
+                xs[0] * 0.8 if xs[0] > 1 else 0.8, xs[-1] * 1.2)
+            if len(xs) > 2 and xs[-1] >= 4:
                 body += "set logscale x 2\n"
+            if pidx:
+                body += "set arrow from %g, graph 0 to %g, graph 1 nohead dt 3 lc rgb '#888888'\n" % (
+                    ws[-1] * 1.1, ws[-1] * 1.1)
+                body += "set label 'measured | predicted from measured holds (dashed)' at %g, graph 0.96 center " \
+                        "font ',8' tc rgb '#555555'\n" % (ws[-1] * 1.1)
             # one key, under the left panel (the same curves are in both); the note below it
             body += "set bmargin %d\nset key outside bottom center horizontal maxrows %d noenhanced font ',9'\n" % (
                 5 + len(prims), max(1, len(prims)))
@@ -466,6 +486,15 @@ class Plotter:
                                  "lc rgb '%s' title '%s/%s'" % (
                                      os.path.basename(dat), idx[(panel, m, t)], dashes.get(t, 3),
                                      points.get(t, 11), col, m, t))
+                first = True
+                for m, t in series:
+                    if (panel, m, t) not in pidx:
+                        continue
+                    col = (mode_style(m) or (EXTRA_COLOURS[modes.index(m) % len(EXTRA_COLOURS)], 0))[0]
+                    plots.append("'%s' index %d using 1:2 with lines lw 1 dt (6,4) lc rgb '%s' %s" % (
+                        os.path.basename(dat), pidx[(panel, m, t)], col,
+                        "title 'predicted (dashed)'" if first else "notitle"))
+                    first = False
                 body += "plot " + ", \\\n     ".join(plots) + "\n"
                 body += "unset key\n"
             body += "unset multiplot\n"
@@ -481,11 +510,18 @@ class Plotter:
             workers = sorted({int(r["workers"]) for r in rj})
             w = self.want_workers if self.want_workers in workers else workers[-1]
             rj = [r for r in rj if int(r["workers"]) == w]
-            modes = sorted({series_name(r, self.multi_prim, self.multi_host) for r in rj}, key=mode_key)
+            # a --var axis (the quickstart's DRIVER=sync,2.4): a bar group per value
+            vmulti = sorted(k for k in {k for r in rj for k in r if k.startswith("var_")}
+                            if len({r.get(k, "") for r in rj}) > 1)
+
+            def name_of(r):
+                return series_name(r, self.multi_prim, self.multi_host) + "".join(
+                    " %s=%s" % (v[4:], r.get(v, "")) for v in vmulti)
+            modes = sorted({name_of(r) for r in rj}, key=mode_key)
             val = {}
             for r in rj:
                 kind = "idle" if "idle" in r["job"] else "busy"
-                val[(series_name(r, self.multi_prim, self.multi_host), kind)] = r
+                val[(name_of(r), kind)] = r
             modes = [m for m in modes if (m, "idle") in val and (m, "busy") in val]
             if not modes:
                 continue
@@ -494,7 +530,7 @@ class Plotter:
             with open(dat, "w") as f:
                 f.write("# mode, disk p99 idle (us), busy (us), IOPS idle, busy, p99 busy/idle\n")
                 for m in modes:
-                    pi, pb = num(val[(m, "idle")]["lat_p99_us"]), num(val[(m, "busy")]["lat_p99_us"])
+                    pi, pb = p99_of(val[(m, "idle")]), p99_of(val[(m, "busy")])
                     ii, ib = num(val[(m, "idle")]["iops"]), num(val[(m, "busy")]["iops"])
                     f.write("\"%s\" %.6g %.6g %.6g %.6g %.6g\n" % (m, pi, pb, ii, ib, pb / pi if pi else 0))
             b = os.path.basename(dat)
@@ -507,8 +543,8 @@ class Plotter:
             body += "set key above horizontal box lc rgb '#bbbbbb' title 'floppy:'\nset xlabel 'lock mode'\n"
             body += "set bmargin 6\n"
             body += "set title 'disk p99 latency (busy/idle ratio above)'\nset ylabel 'p99 latency (µs, %s)'\n" % (
-                self.lat_kind(rj))
-            p99s = [num(val[(m, k)]["lat_p99_us"]) for m in modes for k in ("idle", "busy")]
+                "intended: from the rate schedule" if all(num(r.get("int_p99_us")) for r in rj) else self.lat_kind(rj))
+            p99s = [p99_of(val[(m, k)]) for m in modes for k in ("idle", "busy")]
             iops = [num(val[(m, k)]["iops"]) for m in modes for k in ("idle", "busy")]
             body += "set yrange [%g:%g]\n" % decades(p99s, 4)
             body += ("plot '%s' using 2:xtic(1) lc rgb '#74c476' title 'idle', '' using 3 lc rgb '#e6550d' "
@@ -528,6 +564,13 @@ class Plotter:
             body = body.replace("set style data histogram", "set label 1 \"%s\" at screen 0.01, screen 0.02 "
                                 "left font ',9' tc rgb '#444444' noenhanced\nset style data histogram" % gp_str(note), 1)
             self.gnuplot(name, body, width=1100, height=560)
+
+
+def p99_of(r):
+    """The disk's p99 as compare judges it: intended (from the rate schedule,
+    where a stall cannot hide) when the job is rate-limited, else fio's."""
+    v = num(r.get("int_p99_us"))
+    return v if v is not None else num(r.get("lat_p99_us"))
 
 
 def natural(x):
@@ -623,7 +666,7 @@ def timeline_check(csv_path, capacity=None):
     held = sum(min(b, t1) - max(a, t0) for a, b in holds if b > t0 and a < t1)
     s = held / span
     # only under global do the floppy and the disk share a lock
-    s_lock = s if mode in (None, "global") else 0.0
+    s_lock = s if mode is None or registry.has_flag(mode, "shared_lock") else 0.0
     H = sum(b - a for a, b in holds) / len(holds) if holds else 0
     il = sorted(dn - d for d, dn in idle)
     med, p99 = il[len(il) // 2], il[min(len(il) - 1, int(0.99 * len(il)))]

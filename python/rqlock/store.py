@@ -189,5 +189,10 @@ def load_runs(runs):
         if man["id"] in mans:
             raise StoreError("%s: run %s is given twice" % (d, man["id"]))
         mans[man["id"]] = man
+        if (man.get("axes") or {}).get("portable") and not os.path.exists(os.path.join(d, "summary.csv")):
+            # a store made by `rqlock sweep --portable` on a machine without
+            # Python: summarized here, the first time it is read
+            from . import sweep
+            sweep.summarize(d, man)
         rows += with_host(read_summary(d), man)
     return rows, mans

@@ -138,6 +138,24 @@ def job_info(path):
             "sha256": hashlib.sha256(text.encode()).hexdigest()}
 
 
+def template_refs(devs, info):
+    """The --var names the device templates of a job file's prefixes use, as
+    ${NAME} (--dev 'FLOPPY=@floppy{n},driver=${DRIVER}' --var DRIVER=sync,2.4:
+    the floppy's driver model as one more axis)."""
+    out = set()
+    for p in {p for p, _, _ in info["devs"]}:
+        out |= set(re.findall(r"\$\{(\w+)\}", devs.get(p) or ""))
+    return out
+
+
+def fill_template(tmpl, n, vals):
+    """A device template with {n} the device's number and ${NAME} its --var value."""
+    s = tmpl.replace("{n}", str(n))
+    for k, v in vals.items():
+        s = s.replace("${%s}" % k, str(v))
+    return s
+
+
 def selected_sections(info, drives):
     """--section list for D drives, or None for the whole file."""
     if not info["drive_secs"]:
@@ -327,8 +345,9 @@ class Sweep:
         for jf in man["jobfiles"]:
             info = job_info(os.path.join(self.dir, "jobs", jf["copy"]))
             combos = [{}]
+            used = set(info["refs"]) | template_refs(man["devices"], info)
             for v in sorted(man["axes"]["vars"]):
-                if v in info["refs"]:
+                if v in used:
                     combos = [dict(c, **{v: x}) for c in combos for x in man["axes"]["vars"][v]]
             for vals in combos:
                 yield jf, info, vals
@@ -407,7 +426,7 @@ class Sweep:
                     # paths on the fio hosts (fio-kernel), or nothing the null engine opens
                     tmpl = (man["fleet"].get("fio_devices") or {}).get(prefix, "none")
                 if tmpl is not None:
-                    env[var] = tmpl.replace("{n}", str(n))
+                    env[var] = fill_template(tmpl, n, pt["vars"])
         for n in range(pt["drives"]):
             v = "DISK%d" % n
             if v in env:
@@ -758,7 +777,7 @@ def write_summary(run_dir, man, pts):
                 cores = {LOCAL_HOST: local_cores(man)}
             nrep += 1
             for host, doc in docs.items():
-                point = dict(run_metrics(doc, pt["workers"]), **metrics.meta_metrics(meta))
+                point = dict(run_metrics(doc, pt["workers"]), **metrics.meta_metrics(meta, doc))
                 for jb in doc.get("jobs", []):
                     key = (host, jb.get("jobname", "?"))
                     if key not in per_job:
@@ -786,6 +805,11 @@ def write_summary(run_dir, man, pts):
         for r in rows:
             w.writerow([fmt(r.get(c)) for c in cols])
     os.replace(tmp, os.path.join(run_dir, "summary.csv"))
+
+
+def summarize(run_dir, man):
+    """summary.csv of a run from its point files (sweep --summarize)."""
+    write_summary(run_dir, man, Sweep(None, run_dir, man).points())
 
 
 def local_cores(man):
@@ -850,7 +874,7 @@ def scaling_notes(ncpu, workers, scaling):
     return notes
 
 
-def probe_local(a, rqlock, infos, devs, notes):
+def probe_local(a, rqlock, infos, devs, notes, variables=None):
     """The modes, primitives and devices usable here: (modes, unavailable,
     types, dev_ok); what is not usable is said in notes."""
     tmp = tempfile.mkdtemp(prefix="rqlock-sweep-probe.")
@@ -892,7 +916,7 @@ def probe_local(a, rqlock, infos, devs, notes):
         for p in used_prefixes:
             if p not in devs:
                 continue
-            spec = devs[p].replace("{n}", "0")
+            spec = fill_template(devs[p], 0, {k: v[0] for k, v in (variables or {}).items() if v})
             why = probe_dev(rqlock, spec, tmp) if spec.startswith("@") else None
             dev_ok[p] = why
             if why:
@@ -941,6 +965,8 @@ def new_manifest(a, run_id, run_dir, jobfiles, rqlock, fl=None):
         variables[k] = parse_list(vals)
     infos = [job_info(j) for j in jobfiles]
     for info in infos:
+        for r in sorted(template_refs(devs, info) - set(variables)):
+            die("--dev template uses ${%s}: give --var %s=..." % (r, r))
         if "QD" in info["refs"] and "QD" not in variables:
             variables["QD"] = ["16"]
         for r in info["refs"]:
@@ -958,7 +984,7 @@ def new_manifest(a, run_id, run_dir, jobfiles, rqlock, fl=None):
         types = sorted({sv["primitive"] for sv in fl["servers"]}) or ["kernel"]
         notes += fleet_notes(fl)
     else:
-        modes, unavailable, types, dev_ok = probe_local(a, rqlock, infos, devs, notes)
+        modes, unavailable, types, dev_ok = probe_local(a, rqlock, infos, devs, notes, variables)
     os.makedirs(os.path.join(run_dir, "jobs"), exist_ok=True)
     jf = []
     for info in infos:
@@ -1145,6 +1171,11 @@ def parser(prog=None):
     ap.add_argument("--id", help="run id (default: date-time); an existing run with this id is resumed")
     ap.add_argument("--out", default=store.runs_root(), help="where runs go (default results/runs, or $RQLOCK_RUNS)")
     ap.add_argument("--resume", metavar="RUN", help="continue an interrupted run with its own parameters")
+    ap.add_argument("--portable", metavar="OUT",
+                    help="the lock-scaling set with only the rqlock binary and a POSIX shell (no Python): the binary "
+                    "runs it (scripts/portable-sweep.sh inside it), axes from the machine, store in OUT; options "
+                    "there: --budget SECONDS (default 480), --runtime, --repeat, --workers, --modes, --lock-types, --qd")
+    ap.add_argument("--budget", metavar="SECONDS", help="with --portable: the set's wall time, choosing runtime and repeats")
     ap.add_argument("--summarize", metavar="RUN", help="only rewrite RUN's summary.csv from its JSON files")
     ap.add_argument("--retry-failed", action="store_true", help="on resume, redo points that failed")
     ap.add_argument("--rqlock", help="the rqlock binary (default $RQLOCK, else build/rqlock)")
@@ -1165,10 +1196,26 @@ def main(argv=None, prog=None):
     _command[:] = [prog] + argv
     a = parser(prog).parse_args(argv)
 
+    if a.portable:
+        # the set for a machine with only the binary and a shell: the binary
+        # runs it itself (engine/portable.c, scripts/portable-sweep.sh)
+        rq = store.find_rqlock(a.rqlock)
+        args, skip = [], False
+        for x in argv:
+            if skip or x.startswith("--rqlock="):
+                skip = False
+                continue
+            skip = x == "--rqlock"
+            if not skip:
+                args.append(x)
+        try:
+            os.execv(rq, [rq, "sweep"] + args)
+        except OSError as e:
+            die("--portable: cannot run %s: %s" % (rq, e))
     if a.summarize:
         run_dir = resolve_run(a.summarize)
         man = load_manifest(run_dir)
-        write_summary(run_dir, man, Sweep(a, run_dir, man).points())
+        summarize(run_dir, man)
         print(os.path.join(run_dir, "summary.csv"))
         return 0
     if a.resume or (a.id and os.path.exists(os.path.join(a.out, a.id, "manifest.json"))):

@@ -1,6 +1,8 @@
 """compare: column labels and the tables, on synthetic runs."""
 import contextlib
 import io
+import json
+import os
 
 from rqlock import compare
 from tests.helpers import TmpDir, make_run
@@ -43,3 +45,77 @@ class TestCompare(TmpDir):
         with self.assertRaises(SystemExit) as e:
             run_compare([self.path("missing")])
         self.assertIn("no run", str(e.exception.code))
+
+
+def floppy_rows(mode, drv, idle_p99, busy_p99, idle_late, busy_late, s):
+    """The three rows of a floppy-vs-disk point (three repeats each)."""
+    j = lambda xs: ";".join("%g" % x for x in xs)  # noqa: E731
+    base = {"jobfile": "floppy-vs-disk", "mode": mode, "drives": 1, "workers": 2, "var_DRIVER": drv,
+            "repeats": 3}
+    return [dict(base, job="disk-idle-floppy", iops=1000, iops_reps="1000;1000;1000", int_p99_us=idle_p99[1],
+                 int_p99_us_reps=j(idle_p99), late_share=idle_late[1], late_share_reps=j(idle_late)),
+            dict(base, job="disk-busy-floppy", iops=1000, iops_reps="1000;1000;1000", int_p99_us=busy_p99[1],
+                 int_p99_us_reps=j(busy_p99), late_share=busy_late[1], late_share_reps=j(busy_late)),
+            dict(base, job="floppy", iops=1, slat_share=s, slat_share_reps=j([s, s, s]), slat_mean_us=140000)]
+
+
+class TestFloppyVerdicts(TmpDir):
+    """issue 28: the floppy table's verdicts against the noise of the run."""
+
+    def run_with(self, rows):
+        d = make_run(self.tmp, "f", rows)
+        mp = os.path.join(d, "manifest.json")
+        with open(mp) as f:
+            man = json.load(f)
+        man["devices"] = {"DISK": "@null{n},irqmode=2,delay_us=1000,depth=2", "FLOPPY": "@floppy{n},driver=${DRIVER}"}
+        man["axes"]["vars"] = {"DRIVER": ["sync", "2.4"]}
+        with open(mp, "w") as f:
+            json.dump(man, f)
+        with open(os.path.join(d, "summary.csv")) as f:
+            head = f.readline().strip().split(",")
+        cols = head[:8] + ["var_DRIVER"] + head[8:]
+        with open(os.path.join(d, "summary.csv"), "w") as f:
+            f.write(",".join(cols) + "\n")
+            for r in rows:
+                r = dict({"run": "f", "point": "p", "primitive": "ttas", "status": "ok"}, **r)
+                f.write(",".join(str(r.get(c, "")) for c in cols) + "\n")
+        rc, out = run_compare(["--verdicts", d])
+        self.assertEqual(rc, 0)
+        rows = {}
+        for ln in out.splitlines():     # the first table's rows (the verdicts), not the prediction's
+            if ln.startswith(("global ", "per-queue ")):
+                rows.setdefault(ln.split()[0] + "+" + ln.split()[1], ln)
+        return rows
+
+    def test_quiet_run_all_met(self):
+        t = self.run_with(
+            floppy_rows("global", "sync", [1500, 1650, 1700], [160000, 171000, 180000], [0.001, 0.001, 0.002],
+                        [0.25, 0.26, 0.27], 0.13) +
+            floppy_rows("per-queue", "sync", [1400, 1430, 1500], [1400, 1420, 1500], [0.001, 0.001, 0.001],
+                        [0.001, 0.002, 0.001], 0.09) +
+            floppy_rows("global", "2.4", [1380, 1400, 1450], [1500, 1550, 1600], [0.001, 0.002, 0.001],
+                        [0.002, 0.002, 0.001], 0.00005))
+        for k, line in t.items():
+            self.assertTrue(line.rstrip().endswith(" met"), "%s: %s" % (k, line))
+
+    def test_inside_the_noise_is_inconclusive_not_not_met(self):
+        # a loaded machine: idle p99 from 5 to 30 ms, late shares 5-40 %; the 2.4 floppy's
+        # busy/idle 2x and late +10 points are inside that
+        t = self.run_with(
+            floppy_rows("global", "2.4", [5000, 8000, 30000], [12000, 16000, 40000], [0.05, 0.2, 0.4],
+                        [0.15, 0.3, 0.45], 0.00005) +
+            floppy_rows("per-queue", "2.4", [6000, 9000, 20000], [9000, 18000, 30000], [0.1, 0.15, 0.3],
+                        [0.2, 0.25, 0.4], 0.00005))
+        for k, line in t.items():
+            self.assertNotIn("NOT met", line, k)
+            self.assertIn("inconclusive", line, k)
+
+    def test_a_stall_missing_on_a_quiet_run_is_not_met(self):
+        # driver=sync under global, a quiet machine, and the disk not delayed: NOT met
+        t = self.run_with(
+            floppy_rows("global", "sync", [1500, 1600, 1700], [1500, 1600, 1700], [0.001, 0.001, 0.001],
+                        [0.001, 0.001, 0.001], 0.13) +
+            floppy_rows("per-queue", "sync", [1450, 1500, 1550], [1450, 1500, 1550], [0.001, 0.001, 0.001],
+                        [0.001, 0.001, 0.001], 0.09))
+        self.assertTrue(t["global+sync"].rstrip().endswith("NOT met"), t["global+sync"])
+        self.assertTrue(t["per-queue+sync"].rstrip().endswith(" met"), t["per-queue+sync"])

@@ -9,11 +9,12 @@ class TestTable(unittest.TestCase):
     def test_summary_columns_in_order(self):
         # the columns of summary.csv that tests/test_sweep.sh pins
         self.assertEqual(metrics.summary_columns(), [
-            "iops", "iops_min", "iops_max", "bw_bytes", "lat_p50_us", "lat_p99_us",
-            "lat_p99_us_min", "lat_p99_us_max", "lat_p999_us", "lat_max_us", "int_p99_us",
-            "int_p99_us_min", "int_p99_us_max", "int_p9999_us", "int_max_us", "late_share",
-            "slat_share", "slat_mean_us", "lat_kind", "lock_wait_share", "contention_share",
-            "holder_wait_ms", "floppy_wait_share", "merges", "bg_cpu"])
+            "iops", "iops_min", "iops_max", "iops_reps", "bw_bytes", "lat_p50_us", "lat_p99_us",
+            "lat_p99_us_min", "lat_p99_us_max", "lat_p99_us_reps", "lat_p999_us", "lat_max_us", "int_p99_us",
+            "int_p99_us_min", "int_p99_us_max", "int_p99_us_reps", "int_p9999_us", "int_max_us",
+            "late_share", "late_share_reps", "slat_share", "slat_share_reps", "slat_mean_us", "lat_kind",
+            "lock_wait_share", "contention_share", "holder_wait_ms", "floppy_wait_share", "merges", "bg_cpu",
+            "bg_cpu_reps", "steal", "mhz_spread", "hold_ns_per_io", "hold_locks"])
 
     def test_keys_and_columns_unique(self):
         keys = [m.key for m in metrics.METRICS]
@@ -75,7 +76,7 @@ class TestRunMetrics(unittest.TestCase):
     def test_without_lockstat(self):
         r = metrics.run_metrics(self.base, 2)
         self.assertEqual(r, {"lock_wait_share": None, "contention_share": 0.25, "holder_wait_ms": None,
-                             "floppy_wait_share": None, "merges": 3})
+                             "floppy_wait_share": None, "merges": 3, "steal": None, "mhz_spread": None, "hold_ns_per_io": None, "hold_locks": None})
 
     def test_lockstat_wait_share(self):
         d = dict(self.base, rqlock=dict(self.base["rqlock"], lockstat={
@@ -98,7 +99,7 @@ class TestRunMetrics(unittest.TestCase):
         d = {"jobs": [], "disk_util": [{"read_merges": 4, "write_merges": 1}]}
         self.assertEqual(metrics.run_metrics(d, 1), {"lock_wait_share": None, "contention_share": None,
                                                      "holder_wait_ms": None, "floppy_wait_share": None,
-                                                     "merges": 5})
+                                                     "merges": 5, "steal": None, "mhz_spread": None, "hold_ns_per_io": None, "hold_locks": None})
 
 
 class TestIntended(unittest.TestCase):
