@@ -105,7 +105,7 @@ struct conn {
 	atomic_uint running;		/* clones in the current run, for ETA */
 };
 
-static volatile sig_atomic_t g_quit;
+static atomic_int g_quit;		/* set by the signal handler, read by every connection thread (lock-free, so signal-safe) */
 
 static void slog(const struct conn *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -1033,6 +1033,7 @@ static void serve_conn(struct server *s, int fd, const char *peer)
 		}
 		case FIO_NET_CMD_RUN:
 			on_run(c);
+			c->last_cmd_ns = now_ns();	/* the idle time starts when the run is over */
 			break;
 		case FIO_NET_CMD_SEND_ETA:
 			send_eta(c, cmd.tag);

@@ -24,7 +24,7 @@ A="sock:$TMP/s.sock"
 "$RQLOCK" server "$A" --workers 2 --no-pin --name=limits-host --max-memory=8m --max-numjobs=4 \
 	--max-files=8 --max-iodepth=64 --max-runtime=3 --idle-timeout=1500 2>"$TMP/s.log" &
 pid=$!
-for _ in $(seq 100); do grep -q 'listening on' "$TMP/s.log" && break; sleep 0.1; done
+for _ in $(seq 600); do grep -q 'listening on' "$TMP/s.log" && break; sleep 0.1; done
 grep -q 'limits-host listening on' "$TMP/s.log" || { cat "$TMP/s.log"; fail "server did not start"; }
 
 # refused OPTION TEXT: the job is refused and the client's output names OPTION
@@ -66,11 +66,11 @@ echo "--max-runtime=3 stopped a runtime=60 run after $took s with $ios I/Os repo
 stop_server
 "$RQLOCK" server "$A" --workers 2 --no-pin --name=busy-host --idle-timeout=1500 --lockdep 2>"$TMP/s.log" &
 pid=$!
-for _ in $(seq 100); do grep -q 'listening on' "$TMP/s.log" && break; sleep 0.1; done
+for _ in $(seq 600); do grep -q 'listening on' "$TMP/s.log" && break; sleep 0.1; done
 printf '[t]\nfilename=@null0\nrw=read\ntime_based\nruntime=20\nrate_iops=1000\n' >"$TMP/hold.fio"
 fio --client="$A" "$TMP/hold.fio" >"$TMP/hold.out" 2>&1 &
 holder=$!
-for _ in $(seq 100); do grep -q 'running 1 job' "$TMP/s.log" && break; sleep 0.1; done
+for _ in $(seq 600); do grep -q 'running 1 job' "$TMP/s.log" && break; sleep 0.1; done
 grep -q 'running 1 job' "$TMP/s.log" || { cat "$TMP/s.log"; fail "the first client's run did not start"; }
 t0=$(date +%s.%N)
 fio --client="$A" "$TMP/ok.fio" >"$TMP/second.out" 2>&1 && { cat "$TMP/second.out"; fail "the second client ran while the first held the server"; }
