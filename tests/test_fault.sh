@@ -76,7 +76,9 @@ done
 # wait for its worker to be idle, which a worker kept busy by another job
 # never is: job b starved until job a ended.  Now it is run again after a
 # 3 ms delay (blk-mq's BLK_MQ_RESOURCE_DELAY), so b's 64 requests (32
-# refusals, ~0.1 s) end long before a's 3 s; before, b ended with a.
+# refusals, ~0.1 s quiet) end early and its exitall ends a; before, b
+# ended only when a's 60 s were over.  The bound (a ended in under half
+# of its runtime) is not a timing guess: b needs 1/300 of it when quiet.
 cat >"$TMP/starve.fio" <<'JOB'
 [a]
 filename=@null0
@@ -85,8 +87,9 @@ bs=4k
 size=64m
 iodepth=4
 time_based
-runtime=3
+runtime=60
 [b]
+exitall=1
 filename=@fault,busy_every=2,of=@ram0,size=4m
 rw=randwrite
 bs=4k
@@ -95,7 +98,7 @@ iodepth=1
 JOB
 for mode in $(rq_modes); do
 	rc=0
-	timeout 60 "$RQLOCK" run --lock=$mode --workers 1 --output-format=json --output "$TMP/starve.json" \
+	timeout 120 "$RQLOCK" run --lock=$mode --workers 1 --output-format=json --output "$TMP/starve.json" \
 		"$TMP/starve.fio" 2>"$TMP/starve.err" || rc=$?
 	[ $rc -eq 0 ] || fail "starve ($mode): exit $rc $(cat "$TMP/starve.err")"
 	python3 - "$TMP/starve.json" <<'PY' || fail "starve ($mode): job b waited for job a to end"
@@ -103,8 +106,9 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 a, b = j["jobs"]
 assert b["write"]["total_ios"] == 64 and b["error"] == 0, b["write"]["total_ios"]
-# b ran its 64 writes while a kept the only worker busy: it ended first
-assert b["job_runtime"] < a["job_runtime"] / 2, (b["job_runtime"], a["job_runtime"])
+# b ran its 64 writes while a kept the only worker busy, and its exitall
+# ended a long before a's own 60 s
+assert a["job_runtime"] < 30000, (b["job_runtime"], a["job_runtime"])
 PY
 done
 
