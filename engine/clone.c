@@ -374,8 +374,9 @@ static void __attribute__((noinline)) account_checks(struct clone *c, struct rq_
 		if (vread && !bio->error)
 			c->cpu->verified += bio->len / SECTOR;
 	}
-	if (bio->op == RQ_OP_WRITE && job->verify != RQ_VERIFY_NONE && f->has_data)
-		rq_vlog_done(&c->vlog, c->bio_tag[idx], !bio->error);
+	/* a trim's piece only dropped what it overlapped: it is never read back */
+	if (bio->op != RQ_OP_READ && job->verify != RQ_VERIFY_NONE && f->has_data)
+		rq_vlog_done(&c->vlog, c->bio_tag[idx], !bio->error && bio->op == RQ_OP_WRITE);
 	/*
 	 * latency_target judges lat; without it (disable_lat) an I/O counts
 	 * in its window and is never late, as in fio, which judges only a
@@ -386,7 +387,7 @@ static void __attribute__((noinline)) account_checks(struct clone *c, struct rq_
 		if (!c->first_error)	/* once: continue_on_error may let it go on failing */
 			fprintf(stderr, "rqlock: job '%s': %s %s at offset %" PRIu64 " took %" PRIu64
 				" us, above latency_target=%" PRIu64 " us at queue depth 1 (fio's \"max "
-				"latency exceeded\")\n", job->name, f->q->name, bio->op ? "write" : "read",
+				"latency exceeded\")\n", job->name, f->q->name, rq_op_name(bio->op),
 				bio->offset, (bio->done_ns - bio->start_ns) / 1000,
 				job->latency_target_ns / 1000);
 		bio->error = -ETIMEDOUT;
@@ -413,6 +414,8 @@ void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
 	bio->done_ns = done > bio->issue_ns ? done : bio->issue_ns;
 	c->inflight--;
 	c->cpu->completed++;
+	if (__builtin_expect(bio == c->tw_bio, 0))
+		c->tw_bio = NULL;	/* trimwrite: its write may go now */
 	if (__builtin_expect(c->shaped || f->has_data, 0))
 		account_checks(c, bio, f, idx, &ck);
 	c->bio_flags[idx] = 0;
@@ -426,13 +429,13 @@ void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
 
 				explain_error(f, bio, why, sizeof(why));
 				fprintf(stderr, "rqlock: job '%s': %s %s error at offset %" PRIu64
-					" len %u: %s%s\n", job->name, f->q->name, bio->op ? "write" : "read",
+					" len %u: %s%s\n", job->name, f->q->name, rq_op_name(bio->op),
 					bio->offset, bio->len, strerror(-bio->error), why);
 			}
 		}
-		/* continue_on_error's class of the error: the check's, or the I/O's direction */
+		/* continue_on_error's class of the error: the check's, or the I/O's (a trim's is a write's, as fio) */
 		if (!ck.kind)
-			ck.kind = bio->op == RQ_OP_WRITE ? RQ_COE_WRITE : RQ_COE_READ;
+			ck.kind = bio->op == RQ_OP_READ ? RQ_COE_READ : RQ_COE_WRITE;
 		if (!error_allowed(c, ck.kind, -bio->error)) {
 			if (!c->error)
 				c->error = -bio->error;
@@ -524,18 +527,17 @@ void eng_clone_sample(struct clone *c, uint64_t now)
 		}
 		c->last_sample_ns = now;
 		c->next_sample_ns = now + SAMPLE_NS;
-		for (int d = 0; d < 2; d++) {
+		for (int d = 0; d < RQ_DDIR_NR; d++) {
 			c->last_bytes[d] = c->rep.dir[d].io_bytes;
 			c->last_ios[d] = c->rep.dir[d].total_ios;
 		}
 		return;
 	}
 	el = now - c->last_sample_ns;
-	for (int d = 0; d < 2; d++) {
+	for (int d = 0; d < RQ_DDIR_NR; d++) {
 		const struct rq_dir_report *r = &c->rep.dir[d];
-		bool dir_used = d == RQ_OP_READ ? rq_rw_reads(c->job->rw) : rq_rw_writes(c->job->rw);
 
-		if (!dir_used)
+		if (!rq_rw_dir(c->job->rw, d))
 			continue;
 		sampler_add(&c->bw[d], (r->io_bytes - c->last_bytes[d]) * 1000000000ULL / 1024 / el);
 		sampler_add(&c->iops[d], (r->total_ios - c->last_ios[d]) * 1000000000ULL / el);
@@ -639,6 +641,13 @@ static inline int choose_op(struct clone *c)
 	case RQ_RW_WRITE:
 	case RQ_RW_RANDWRITE:
 		return RQ_OP_WRITE;
+	case RQ_RW_TRIM:
+	case RQ_RW_RANDTRIM:
+		return RQ_OP_DISCARD;
+	case RQ_RW_TRIMWRITE:
+	case RQ_RW_RANDTRIMWRITE:
+		/* a trim, then the write of its blocks (place_io()); rwmixread plays no part, as in fio */
+		return c->tw_pending ? RQ_OP_WRITE : RQ_OP_DISCARD;
 	default:
 		return (rq_rng_next(&c->rng) % 100) < job->rwmixread ? RQ_OP_READ : RQ_OP_WRITE;
 	}
@@ -795,6 +804,51 @@ static inline void clone_place(struct clone *c, int op, struct clone_file **fp, 
 }
 
 /*
+ * Bytes of @op count toward the job's size (io_size), as fio's
+ * io_bytes_exceeded() counts them: a trimwrite job's size is its writes,
+ * its trims come on top.
+ */
+static inline bool counts_in_size(const struct clone *c, int op)
+{
+	return op != RQ_OP_DISCARD || !rq_rw_trimwrite(c->job->rw);
+}
+
+/*
+ * clone_place(), and trimwrite's pairing: the write owed after a trim
+ * goes to the trim's blocks, same file, offset and length, as fio's
+ * td_trimwrite jobs do (t0023, t0024); a trim remembers where it went.
+ */
+static inline void place_io(struct clone *c, int op, struct clone_file **fp, uint64_t *off,
+			    uint32_t *bsp, const bool plain)
+{
+	if (!plain && __builtin_expect(c->tw_pending, 0) && op == RQ_OP_WRITE) {
+		c->tw_pending = false;
+		*fp = c->tw_f;
+		*off = c->tw_off;
+		*bsp = c->tw_bs;
+		return;
+	}
+	clone_place(c, op, fp, off, bsp, plain);
+	if (!plain && op == RQ_OP_DISCARD && rq_rw_trimwrite(c->job->rw)) {
+		c->tw_pending = true;
+		c->tw_f = *fp;
+		c->tw_off = *off;
+		c->tw_bs = *bsp;
+	}
+}
+
+/*
+ * trimwrite: the write owed waits for its trim to complete (an
+ * asynchronous discard and a write of the same blocks in flight together
+ * land in either order); fio's engines trim synchronously, so its write
+ * always follows the trim too.
+ */
+static inline bool tw_wait(const struct clone *c)
+{
+	return __builtin_expect(c->tw_bio != NULL, 0) && c->tw_pending;
+}
+
+/*
  * A verified write must not overlap an I/O of the clone still in flight:
  * which of two overlapping writes lands last is up to the device, and a
  * verify read racing a write reads either.  Held back, the write is issued
@@ -832,13 +886,19 @@ static void clone_dry_run(struct clone *c)
 
 		if (c->pace[op].mean_gap_ns && c->pace[op].poisson)
 			(void)rq_rng_unit(&c->rng);	/* eng_pace_take() draws one gap per I/O */
-		clone_place(c, op, &f, &off, &bs, false);
+		place_io(c, op, &f, &off, &bs, false);
 		if (op == RQ_OP_WRITE && f->has_data) {
 			if (!vlog_add(c, f, off, bs, false, &id))
 				return;
 			c->wseq++;
+		} else if (op == RQ_OP_DISCARD && f->has_data) {
+			/* a trim drops what it overlaps, as in the run (fill()) */
+			if (!vlog_add(c, f, off, bs, false, &id))
+				return;
+			rq_vlog_done(&c->vlog, id, false);
 		}
-		c->issued += bs;
+		if (counts_in_size(c, op))
+			c->issued += bs;
 		c->nr_ios++;
 		if (c->issued >= c->io_limit || (c->ios_limit && c->nr_ios >= c->ios_limit))
 			c->issue_done = true;
@@ -889,7 +949,7 @@ static bool fill_pick_shaped(struct clone *c, struct rq_bio *bio, int *opp, stru
 			return false;
 		c->held = false;
 	} else {
-		if (c->issue_done)
+		if (c->issue_done || tw_wait(c))
 			return false;
 		if (c->think_until_ns > cpu->now) {
 			hold_until(cpu, c->think_until_ns);
@@ -912,11 +972,11 @@ static bool fill_pick_shaped(struct clone *c, struct rq_bio *bio, int *opp, stru
 			return false;
 		}
 		c->pending_op = -1;
-		clone_place(c, op, &f, &bio->offset, &bs, false);
+		place_io(c, op, &f, &bio->offset, &bs, false);
 		if (job->rate[op])
 			c->next_byte_ns[op] = (c->next_byte_ns[op] ? c->next_byte_ns[op] : cpu->now) +
 					      (uint64_t)bs * 1000000000ULL / job->rate[op];
-		if (op == RQ_OP_WRITE && job->verify != RQ_VERIFY_NONE && f->has_data &&
+		if (op != RQ_OP_READ && job->verify != RQ_VERIFY_NONE && f->has_data &&
 		    clone_overlaps_inflight(c, f, bio->offset, bs)) {
 			c->held = true;
 			c->held_op = op;
@@ -958,10 +1018,10 @@ static inline __attribute__((always_inline)) unsigned int fill(struct clone *c, 
 				break;
 		} else {
 			/* nothing shapes the load or verifies: the next I/O is drawn at once */
-			if (c->issue_done)
+			if (c->issue_done || (!plain && tw_wait(c)))
 				break;
 			op = choose_op(c);
-			clone_place(c, op, &f, &bio->offset, &bs, plain);
+			place_io(c, op, &f, &bio->offset, &bs, plain);
 		}
 		c->free_bios = bio->next;
 		bio->len = bs;
@@ -985,7 +1045,16 @@ static inline __attribute__((always_inline)) unsigned int fill(struct clone *c, 
 				stamp(bio->buf, bio->offset, bs);
 			}
 			c->wseq++;
+		} else if (op == RQ_OP_DISCARD && f->has_data && job->verify != RQ_VERIFY_NONE) {
+			/* the pieces a trim overlaps read back zeros now: dropped (account_checks) */
+			if (!vlog_add(c, f, bio->offset, bs, true, &c->bio_tag[bio - c->bios])) {
+				bio->next = NULL;
+				c->bio_flags[bio - c->bios] = 0;
+				break;
+			}
 		}
+		if (!plain && __builtin_expect(op == RQ_OP_DISCARD, 0) && rq_rw_trimwrite(job->rw))
+			c->tw_bio = bio;
 		bio->start_ns = cpu->now;
 		bio->due_ns = due;
 		c->inflight++;
@@ -993,7 +1062,8 @@ static inline __attribute__((always_inline)) unsigned int fill(struct clone *c, 
 		if (vread) {
 			c->vheld = false;
 		} else {
-			c->issued += bs;
+			if (counts_in_size(c, op))
+				c->issued += bs;
 			c->nr_ios++;
 			if (!plain && c->flow) {
 				c->flow_ios++;
@@ -1023,10 +1093,16 @@ static inline __attribute__((always_inline)) unsigned int fill(struct clone *c, 
 			if (vread) {
 				c->vheld = true;	/* the same piece next time */
 			} else {
-				c->issued -= bs;
+				if (counts_in_size(c, op))
+					c->issued -= bs;
 				c->nr_ios--;
-				if (op == RQ_OP_WRITE && job->verify != RQ_VERIFY_NONE && f->has_data)
+				if (op != RQ_OP_READ && job->verify != RQ_VERIFY_NONE && f->has_data)
 					rq_vlog_done(&c->vlog, c->bio_tag[bio - c->bios], false);
+				if (c->tw_bio == bio) {
+					/* the trim was refused: it is drawn again, its write with it */
+					c->tw_bio = NULL;
+					c->tw_pending = false;
+				}
 			}
 			cpu->submitted--;
 			/* not in flight: a stale flag was a BUG at the end of the run (issue 26) */
