@@ -178,14 +178,20 @@ static uint64_t random_offset_bs(struct clone *c, struct clone_file *f, uint32_t
 	}
 }
 
-/* bs, bsrange or bssplit, as fio picks a block size */
+/*
+ * bs, bsrange or bssplit, as fio picks a block size.  A trimwrite job
+ * draws its write and trim sizes from two streams seeded alike, as fio's
+ * per-direction bsrange_state: the n-th write is as long as the n-th trim
+ * when both directions have the same sizes (t0024's "block sizes match").
+ */
 static uint32_t pick_bs(struct clone *c, int op)
 {
 	const struct rq_job *job = c->job;
 	unsigned int n = job->nr_bssplit[op];
+	uint64_t *rng = rq_rw_trimwrite(job->rw) && op != RQ_OP_READ ? &c->bs_rng[op - 1] : &c->rng;
 
 	if (n) {
-		unsigned int r = (unsigned int)(rq_rng_next(&c->rng) % 100), sum = 0;
+		unsigned int r = (unsigned int)(rq_rng_next(rng) % 100), sum = 0;
 
 		for (unsigned int i = 0; i < n; i++) {
 			sum += job->bssplit[op][i].pct;
@@ -196,7 +202,7 @@ static uint32_t pick_bs(struct clone *c, int op)
 	}
 	if (job->bs_min[op] && job->bs_max[op] > job->bs_min[op]) {
 		uint32_t lo = job->bs_min[op], hi = job->bs_max[op];
-		uint32_t v = lo + (uint32_t)(rq_rng_next(&c->rng) % (hi - lo + 1));
+		uint32_t v = lo + (uint32_t)(rq_rng_next(rng) % (hi - lo + 1));
 
 		v = (v + lo - 1) / lo * lo;	/* a multiple of the minimum, as fio */
 		return v > hi ? hi / lo * lo : v;
@@ -647,6 +653,8 @@ static inline int choose_op(struct clone *c)
 	case RQ_RW_TRIMWRITE:
 	case RQ_RW_RANDTRIMWRITE:
 		/* a trim, then the write of its blocks (place_io()); rwmixread plays no part, as in fio */
+		if (job->rw == RQ_RW_TRIMWRITE)
+			return c->tw_last[0] == c->tw_last[1] ? RQ_OP_DISCARD : RQ_OP_WRITE;
 		return c->tw_pending ? RQ_OP_WRITE : RQ_OP_DISCARD;
 	default:
 		return (rq_rng_next(&c->rng) % 100) < job->rwmixread ? RQ_OP_READ : RQ_OP_WRITE;
@@ -813,28 +821,66 @@ static inline bool counts_in_size(const struct clone *c, int op)
 	return op != RQ_OP_DISCARD || !rq_rw_trimwrite(c->job->rw);
 }
 
+/* rw=trimwrite: trims draw their sequential offsets from their own position (see place_io) */
+static void swap_trim_pos(struct clone *c)
+{
+	for (unsigned int i = 0; i < c->nr_files; i++) {
+		uint64_t p = c->files[i].pos;
+
+		c->files[i].pos = c->files[i].trim_pos;
+		c->files[i].trim_pos = p;
+	}
+}
+
 /*
- * clone_place(), and trimwrite's pairing: the write owed after a trim
- * goes to the trim's blocks, same file, offset and length, as fio's
- * td_trimwrite jobs do (t0023, t0024); a trim remembers where it went.
+ * clone_place(), and the trimwrite patterns' pairing, as fio's:
+ *  - randtrimwrite: the write owed after a trim goes to the trim's
+ *    blocks, same file, offset and length (t0023);
+ *  - trimwrite: writes and trims each go sequentially from their own
+ *    position with their own block size; a trim comes when the last write
+ *    started where the last trim did (choose_op), so with one block size
+ *    each trim is followed by the write of its blocks (t0024).  The trims
+ *    reaching the region's end end the job, as fio's file is done then.
+ * False: nothing more to issue.
  */
-static inline void place_io(struct clone *c, int op, struct clone_file **fp, uint64_t *off,
+static inline bool place_io(struct clone *c, int op, struct clone_file **fp, uint64_t *off,
 			    uint32_t *bsp, const bool plain)
 {
-	if (!plain && __builtin_expect(c->tw_pending, 0) && op == RQ_OP_WRITE) {
-		c->tw_pending = false;
-		*fp = c->tw_f;
-		*off = c->tw_off;
-		*bsp = c->tw_bs;
-		return;
+	const struct rq_job *job = c->job;
+
+	if (plain || __builtin_expect(!rq_rw_trimwrite(job->rw), 1)) {
+		clone_place(c, op, fp, off, bsp, plain);
+		return true;
 	}
-	clone_place(c, op, fp, off, bsp, plain);
-	if (!plain && op == RQ_OP_DISCARD && rq_rw_trimwrite(c->job->rw)) {
-		c->tw_pending = true;
-		c->tw_f = *fp;
-		c->tw_off = *off;
-		c->tw_bs = *bsp;
+	if (job->rw == RQ_RW_RANDTRIMWRITE) {
+		if (c->tw_pending && op == RQ_OP_WRITE) {
+			c->tw_pending = false;
+			*fp = c->tw_f;
+			*off = c->tw_off;
+			*bsp = c->tw_bs;
+			return true;
+		}
+		clone_place(c, op, fp, off, bsp, false);
+		if (op == RQ_OP_DISCARD) {
+			c->tw_pending = true;
+			c->tw_f = *fp;
+			c->tw_off = *off;
+			c->tw_bs = *bsp;
+		}
+		return true;
 	}
+	if (op == RQ_OP_WRITE) {
+		clone_place(c, op, fp, off, bsp, false);
+		c->tw_last[0] = *off;
+		return true;
+	}
+	swap_trim_pos(c);
+	clone_place(c, op, fp, off, bsp, false);
+	swap_trim_pos(c);
+	if (c->tw_last[1] != UINT64_MAX && *off <= c->tw_last[1] && !job->time_based && job->loops <= 1)
+		return false;	/* the trims wrapped: fio's file is done */
+	c->tw_last[1] = *off;
+	return true;
 }
 
 /*
@@ -845,7 +891,7 @@ static inline void place_io(struct clone *c, int op, struct clone_file **fp, uin
  */
 static inline bool tw_wait(const struct clone *c)
 {
-	return __builtin_expect(c->tw_bio != NULL, 0) && c->tw_pending;
+	return __builtin_expect(c->tw_bio != NULL, 0);
 }
 
 /*
@@ -886,7 +932,10 @@ static void clone_dry_run(struct clone *c)
 
 		if (c->pace[op].mean_gap_ns && c->pace[op].poisson)
 			(void)rq_rng_unit(&c->rng);	/* eng_pace_take() draws one gap per I/O */
-		place_io(c, op, &f, &off, &bs, false);
+		if (!place_io(c, op, &f, &off, &bs, false)) {
+			c->issue_done = true;
+			break;
+		}
 		if (op == RQ_OP_WRITE && f->has_data) {
 			if (!vlog_add(c, f, off, bs, false, &id))
 				return;
@@ -972,7 +1021,10 @@ static bool fill_pick_shaped(struct clone *c, struct rq_bio *bio, int *opp, stru
 			return false;
 		}
 		c->pending_op = -1;
-		place_io(c, op, &f, &bio->offset, &bs, false);
+		if (!place_io(c, op, &f, &bio->offset, &bs, false)) {
+			c->issue_done = true;
+			return false;
+		}
 		if (job->rate[op])
 			c->next_byte_ns[op] = (c->next_byte_ns[op] ? c->next_byte_ns[op] : cpu->now) +
 					      (uint64_t)bs * 1000000000ULL / job->rate[op];
@@ -1021,7 +1073,10 @@ static inline __attribute__((always_inline)) unsigned int fill(struct clone *c, 
 			if (c->issue_done || (!plain && tw_wait(c)))
 				break;
 			op = choose_op(c);
-			place_io(c, op, &f, &bio->offset, &bs, plain);
+			if (!place_io(c, op, &f, &bio->offset, &bs, plain)) {
+				c->issue_done = true;
+				break;
+			}
 		}
 		c->free_bios = bio->next;
 		bio->len = bs;

@@ -166,6 +166,7 @@ struct clone_file {
 	struct rq_queue *q;
 	uint64_t start, end;		/* the clone's region on the device */
 	uint64_t pos;			/* sequential: next offset */
+	uint64_t trim_pos;		/* rw=trimwrite: the trims' next offset */
 	uint64_t last_end;		/* random with rw=...:N: where the last I/O ended */
 	uint64_t nblocks;		/* random: blocks of min bs in the region */
 	uint64_t mask, counter;		/* random map: permutation state */
@@ -318,10 +319,14 @@ struct clone {
 	bool vheld;			/* vpiece was taken off the log but not issued */
 	struct rq_vpiece vpiece;
 	/*
-	 * rw=trimwrite|randtrimwrite: the trim just issued (tw_bio, in
-	 * flight until its completion clears it) whose blocks the next I/O
-	 * writes, as fio pairs them; tw_pending says the write is owed.
+	 * rw=trimwrite|randtrimwrite (clone.c place_io): the trim in flight
+	 * (tw_bio; nothing is issued until it is back: a write after it must
+	 * land after it); randtrimwrite: the trim whose blocks the write owed
+	 * (tw_pending) goes to; trimwrite: where the last write and the last
+	 * trim started (UINT64_MAX: none yet), fio's last_start.
 	 */
+	uint64_t tw_last[2];
+	uint64_t bs_rng[2];		/* trimwrite: the write and trim size streams, seeded alike */
 	bool tw_pending;
 	struct clone_file *tw_f;
 	uint64_t tw_off;

@@ -231,6 +231,7 @@ static int bind_file(const char *name, void *arg)
 	f->start = off;
 	f->end = off + size;
 	f->pos = f->start;
+	f->trim_pos = f->start;
 	f->zone_start = f->start;
 	f->nblocks = size / c->min_bs;
 	f->bits = 1;
@@ -810,6 +811,7 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 	c->job = job;
 	c->index = index;
 	c->pending_op = -1;
+	c->tw_last[0] = c->tw_last[1] = UINT64_MAX;
 	c->min_bs = UINT32_MAX;
 	for (int d = 0; d < 3; d++) {
 		uint32_t lo, hi;
@@ -859,6 +861,8 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 	c->seed = (job->randrepeat ? job->randseed : rq_clock_ns()) * 0x100000001b3ULL +
 		  (uint64_t)(c - e->clones) * 0x9e3779b97f4a7c15ULL;
 	c->rng = c->seed;
+	/* trimwrite: writes and trims draw their sizes from equal streams (clone.c pick_bs) */
+	c->bs_rng[0] = c->bs_rng[1] = c->seed ^ 0x6273726e67ULL;
 	/* lfsr: no map, as fio's (it covers each block once a pass by itself) */
 	for (unsigned int i = 0; job->lfsr && i < c->nr_files; i++)
 		rq_lfsr_init(&c->files[i].lfsr, c->files[i].nblocks, c->seed + i);
