@@ -37,6 +37,33 @@ else
 	echo "file: skipped, $TMP's file system punches no holes"
 fi
 
+# ---- a block device: io_uring's block discard (BLKDISCARD where the kernel lacks it) ----
+if [ "$(id -u)" -eq 0 ] && command -v losetup >/dev/null &&
+   head -c $((4 << 20)) /dev/urandom >"$TMP/back.img" &&
+   dev=$(losetup --find --show "$TMP/back.img" 2>/dev/null); then
+	cleanup_hooks+=("losetup -d $dev")
+	if [ "$(cat /sys/block/"${dev#/dev/}"/queue/discard_max_bytes 2>/dev/null)" -gt 0 ] 2>/dev/null; then
+		sync "$TMP/back.img"
+		b0=$(stat -c %b "$TMP/back.img")
+		"$RQLOCK" run --name=t --filename="$dev" --rw=randtrim --bs=64k --offset=1m --size=2m \
+			--direct=1 --iodepth=4 --output-format=json >"$TMP/b.json" 2>"$TMP/b.err" ||
+			{ cat "$TMP/b.err" >&2; fail "blkdev: randtrim: exit $?"; }
+		cmp -s -n $((2 << 20)) -i $((1 << 20)):0 "$dev" /dev/zero || fail "blkdev: the trimmed range does not read zeros"
+		cmp -s -n 4096 -i $((3 << 20)):0 "$dev" /dev/zero && fail "blkdev: the block after the range was trimmed"
+		sync "$TMP/back.img"
+		b1=$(stat -c %b "$TMP/back.img")
+		# the loop driver punches the discarded range out of its backing file
+		[ $((b0 - b1)) -ge 3072 ] || fail "blkdev: backing file st_blocks $b0 -> $b1: no 2 MiB discarded"
+		got=$(json "$TMP/b.json" "(j['jobs'][0]['trim']['io_bytes'], j['jobs'][0]['trim']['total_ios'])")
+		[ "$got" = "(2097152, 32)" ] || fail "blkdev: trim bytes, ios: $got"
+		echo "blkdev: a randtrim of a loop device discards its range"
+	else
+		echo "blkdev: skipped, $dev takes no discard"
+	fi
+else
+	echo "blkdev: skipped, needs root and losetup"
+fi
+
 # ---- every lock mode: trimwrite pairs, exactly once ----
 modes=$(rq_modes)
 [ -n "$modes" ] || fail "no lock modes listed"
@@ -69,6 +96,12 @@ for log in bw clat; do
 		"$TMP/l_$log.log" >&2 || fail "$log log: trims and writes do not pair"
 done
 echo "outputs: trim in the normal text and group status, ddir 2 in the logs, each write after its trim"
+
+# the trim direction has its bandwidth and IOPS samples, as fio's (500 ms each)
+"$RQLOCK" run --name=t --ioengine=null --rw=randtrim --size=16m --runtime=1200ms --time_based \
+	--output-format=json >"$TMP/s.json" 2>"$TMP/s.err" || { cat "$TMP/s.err" >&2; fail "null randtrim: exit $?"; }
+got=$(json "$TMP/s.json" "(j['jobs'][0]['trim']['bw_samples'] >= 1, j['jobs'][0]['trim']['iops_samples'] >= 1, j['jobs'][0]['trim']['bw'] > 0, j['jobs'][0]['read']['bw_samples'])")
+[ "$got" = "(True, True, True, 0)" ] || fail "trim samples (bw, iops, bw > 0, read samples): $got"
 
 # ---- refusals: exit 2, one line, nothing written ----
 "$RQLOCK" run --readonly --name=t --filename="$TMP/ro.dat" --rw=randtrim --size=1m >"$TMP/ro.out" 2>"$TMP/ro.err"
