@@ -124,6 +124,23 @@ static int aio_queue_rq(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_reques
 		return RQ_Q_DONE;
 	}
 	c = &a->cpus[id];
+	/*
+	 * A trim: Linux AIO has no discard, and fio's libaio engine trims
+	 * synchronously from its queue hook, once nothing it queued is left
+	 * unsubmitted (so a trim never overtakes I/O queued before it): the
+	 * same here, with the dispatch lock held, as a synchronous driver's
+	 * command holds it.  The batch goes out on this worker's next poll,
+	 * and its completion restarts the queue.
+	 */
+	if (rq->op == RQ_OP_DISCARD) {
+		int ret;
+
+		if (c->nr_batch)
+			return RQ_Q_BUSY;
+		ret = rq_fd_discard(dev->fd, rq->offset, rq->len);
+		rq->res = ret ? ret : (int32_t)rq->len;
+		return RQ_Q_DONE;
+	}
 	if (!c->nr_free)
 		return RQ_Q_BUSY;
 	cb = c->free[--c->nr_free];
@@ -212,7 +229,7 @@ const struct rq_dev_ops rq_dev_aio = {
 	.name = "aio",
 	.ioengine = "libaio",
 	.help = "a file or block device through libaio",
-	.flags = RQ_DEV_HAS_DATA,
+	.flags = RQ_DEV_HAS_DATA | RQ_DEV_DISCARD,
 	.open = aio_open,
 	.prepare = aio_prepare,
 	.close = aio_close,

@@ -110,8 +110,20 @@ int rq_store_file(struct rq_store *s, const struct rq_dev_open *o, const char *p
 		  uint64_t size, FILE *err);
 int rq_store_prepare(struct rq_store *s, const struct rq_dev_open *o, FILE *err);
 void rq_store_close(struct rq_store *s);
-/* Move @rq's data: returns rq->len or -errno. */
+/*
+ * Move @rq's data: returns rq->len or -errno.  A discard (RQ_OP_DISCARD)
+ * zeroes its range: memory drops the range's whole pages (they read as
+ * zeros again) and clears the partial ones; a file store punches a hole
+ * (rq_fd_discard()).
+ */
 int rq_store_rw(struct rq_store *s, const struct rq_request *rq);
+/*
+ * Discard [@off, @off + @len) of @fd, synchronously: BLKDISCARD on a block
+ * device, fallocate(PUNCH_HOLE | KEEP_SIZE) on a regular file (the size
+ * stays, the range reads as zeros).  0 or -errno (-EOPNOTSUPP where the
+ * device or file system has no discard).
+ */
+int rq_fd_discard(int fd, uint64_t off, uint64_t len);
 
 /*
  * The options the memory devices (null, ram) share, as null_blk's: size,

@@ -81,6 +81,7 @@ const struct rq_dev_ops rq_dev_null = {
 	.ioengine = "null",
 	.help = "no data, completion inline, on the next reap or after delay_us (null_blk); size default 1g",
 	.options = rq_mem_options,
+	.flags = RQ_DEV_DISCARD,	/* a discard completes like any request */
 	.open = null_open,
 	.close = null_close,
 	.queue_rq = null_queue_rq,

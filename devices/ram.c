@@ -77,7 +77,8 @@ static int ram_queue_rq(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_reques
 	struct ram_dev *rd = dev->priv;
 	int res;
 
-	rq_request_map(rq);
+	if (rq->op != RQ_OP_DISCARD)
+		rq_request_map(rq);
 	res = rq_store_rw(&rd->store, rq);
 
 	switch (rd->irqmode) {
@@ -98,7 +99,8 @@ const struct rq_dev_ops rq_dev_ram = {
 	.builtin = "@ram",
 	.help = "a RAM disk (size default 64m)",
 	.options = rq_mem_options,
-	.flags = RQ_DEV_HAS_DATA,
+	/* a discard zeroes its range (rq_store_rw): its pages are dropped */
+	.flags = RQ_DEV_HAS_DATA | RQ_DEV_DISCARD,
 	.open = ram_open,
 	.close = ram_close,
 	.queue_rq = ram_queue_rq,

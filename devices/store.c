@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -123,10 +124,49 @@ void rq_store_close(struct rq_store *s)
 	s->fd = -1;
 }
 
+int rq_fd_discard(int fd, uint64_t off, uint64_t len)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -errno;
+	if (S_ISBLK(st.st_mode)) {
+		uint64_t range[2] = { off, len };
+
+		return ioctl(fd, BLKDISCARD, range) ? -errno : 0;
+	}
+	return fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len) ?
+	       -errno : 0;
+}
+
+/* A discard of memory: whole pages dropped (zero pages on the next touch), the edges cleared. */
+static void mem_discard(char *base, uint64_t off, uint64_t len)
+{
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = (uintptr_t)(base + off), e = a + len;
+	uintptr_t pa = (a + pg - 1) & ~(pg - 1), pe = e & ~(pg - 1);
+
+	if (pa >= pe || madvise((void *)pa, pe - pa, MADV_DONTNEED)) {
+		memset((void *)a, 0, len);
+		return;
+	}
+	memset((void *)a, 0, pa - a);
+	memset((void *)pe, 0, e - pe);
+}
+
 int rq_store_rw(struct rq_store *s, const struct rq_request *rq)
 {
 	if (rq->offset > s->size || rq->len > s->size - rq->offset)
 		return -EIO;	/* past the end: as a disk's "access beyond end" */
+	if (rq->op == RQ_OP_DISCARD) {
+		int ret = 0;
+
+		if (s->mem)
+			mem_discard(s->mem, rq->offset, rq->len);
+		else
+			ret = rq_fd_discard(s->fd, rq->offset, rq->len);
+		return ret ? ret : (int)rq->len;
+	}
 	if (s->mem) {
 		char *p = s->mem + rq->offset;
 

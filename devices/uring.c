@@ -22,15 +22,25 @@
  * worker uses the plain fd and plain buffers (dev->registered says which).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <liburing.h>
+#include <stdatomic.h>
+#include <sys/ioctl.h>
+#include <linux/fs.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "devices/dev_internal.h"
 
-/* Per worker: the fixed-file slot of this device on its ring, or -1. */
+/*
+ * Per worker: the fixed-file slot of this device on its ring, or -1.
+ * no_cmd_discard: the kernel refused io_uring's block discard command
+ * (before 6.12 a block device takes no uring_cmd): BLKDISCARD instead.
+ */
 struct uring_dev {
 	unsigned int nr_cpus;
+	bool blk;			/* a block device (blkdev), else a file */
+	_Atomic bool no_cmd_discard;
 	int slot[];
 };
 
@@ -58,6 +68,8 @@ static int uring_priv(struct rq_dev *dev, const struct rq_dev_open *o)
 	if (!u)
 		return -ENOMEM;
 	u->nr_cpus = n;
+	u->blk = false;
+	atomic_init(&u->no_cmd_discard, false);
 	for (unsigned int i = 0; i < n; i++)
 		u->slot[i] = -1;
 	dev->priv = u;
@@ -75,6 +87,8 @@ static int blk_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
 {
 	int ret = uring_priv(dev, o);
 
+	if (!ret)
+		((struct uring_dev *)dev->priv)->blk = true;
 	return ret ? ret : rq_blk_open(dev, o, err);
 }
 
@@ -103,18 +117,71 @@ static int uring_ring_init(struct rq_dev *dev, struct rq_ctx *cpu, struct io_uri
 	return 0;
 }
 
+/* Linux 6.12's BLOCK_URING_CMD_DISCARD (uapi linux/fs.h), for older headers */
+#ifndef BLOCK_URING_CMD_DISCARD
+#define BLOCK_URING_CMD_DISCARD _IO(0x12, 0)
+#endif
+
+/*
+ * A trim, asynchronous: a file punches a hole through IORING_OP_FALLOCATE
+ * (PUNCH_HOLE | KEEP_SIZE); a block device takes io_uring's block discard
+ * command (liburing's io_uring_prep_cmd_discard: start in addr, length in
+ * addr3).  Both complete with 0 (uring_cqe_res makes it the length).  A
+ * kernel without the command says -EOPNOTSUPP once (uring_cqe_res), and
+ * BLKDISCARD serves the trims from then on, synchronously (uring_queue_rq).
+ */
+static void uring_prep_discard(const struct uring_dev *u, struct io_uring_sqe *sqe, int fd,
+			       const struct rq_request *rq)
+{
+	if (!u->blk) {
+		io_uring_prep_fallocate(sqe, fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+					(off_t)rq->offset, (off_t)rq->len);
+		return;
+	}
+	io_uring_prep_rw(IORING_OP_URING_CMD, sqe, fd, NULL, 0, 0);
+	sqe->cmd_op = BLOCK_URING_CMD_DISCARD;
+	sqe->addr = rq->offset;
+	sqe->addr3 = rq->len;
+}
+
+/* A CQE's result: a trim's 0 is its length; a refused block discard command falls back. */
+static int uring_cqe_res(struct rq_dev *dev, struct rq_request *rq, int res)
+{
+	struct uring_dev *u = dev->priv;
+
+	if (rq->op != RQ_OP_DISCARD)
+		return res;
+	if (res == -EOPNOTSUPP && u->blk) {
+		/* no uring_cmd on this kernel's block devices, or no discard at all: ask the ioctl */
+		atomic_store_explicit(&u->no_cmd_discard, true, memory_order_relaxed);
+		res = rq_fd_discard(dev->fd, rq->offset, rq->len);
+	}
+	return res ? res : (int)rq->len;
+}
+
 static int uring_queue_rq(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_request *rq)
 {
-	struct io_uring_sqe *sqe = io_uring_get_sqe(rq_ctx_ring(cpu));
-	const struct uring_dev *u = dev->priv;
+	struct uring_dev *u = dev->priv;
+	struct io_uring_sqe *sqe;
 	int id = rq_ctx_id(cpu);
 	int slot = (unsigned int)id < u->nr_cpus ? u->slot[id] : -1;
 	int fd = slot >= 0 ? slot : dev->fd;
 
+	if (rq->op == RQ_OP_DISCARD && u->blk &&
+	    atomic_load_explicit(&u->no_cmd_discard, memory_order_relaxed)) {
+		int ret = rq_fd_discard(dev->fd, rq->offset, rq->len);
+
+		rq->res = ret ? ret : (int32_t)rq->len;
+		return RQ_Q_DONE;
+	}
+	sqe = io_uring_get_sqe(rq_ctx_ring(cpu));
 	if (!sqe)
 		return RQ_Q_BUSY;
-	rq_request_map(rq);
-	if (rq->nr_segs == 1) {
+	if (rq->op != RQ_OP_DISCARD)
+		rq_request_map(rq);
+	if (rq->op == RQ_OP_DISCARD) {
+		uring_prep_discard(u, sqe, fd, rq);
+	} else if (rq->nr_segs == 1) {
 		void *buf = rq->iov[0].iov_base;
 		int idx = rq_ring_buf_index(cpu, buf, rq->len);
 
@@ -140,9 +207,10 @@ static int uring_queue_rq(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_requ
 
 /* file and blkdev differ in how they are found and opened, not in their I/O */
 #define URING_IO							\
-	.flags = RQ_DEV_NEEDS_RING | RQ_DEV_HAS_DATA,			\
+	.flags = RQ_DEV_NEEDS_RING | RQ_DEV_HAS_DATA | RQ_DEV_DISCARD,	\
 	.close = uring_close,						\
 	.queue_rq = uring_queue_rq,					\
+	.cqe_res = uring_cqe_res,					\
 	.ring_init = uring_ring_init
 
 const struct rq_dev_ops rq_dev_file = {

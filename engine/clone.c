@@ -178,14 +178,20 @@ static uint64_t random_offset_bs(struct clone *c, struct clone_file *f, uint32_t
 	}
 }
 
-/* bs, bsrange or bssplit, as fio picks a block size */
+/*
+ * bs, bsrange or bssplit, as fio picks a block size.  A trimwrite job
+ * draws its write and trim sizes from two streams seeded alike, as fio's
+ * per-direction bsrange_state: the n-th write is as long as the n-th trim
+ * when both directions have the same sizes (t0024's "block sizes match").
+ */
 static uint32_t pick_bs(struct clone *c, int op)
 {
 	const struct rq_job *job = c->job;
 	unsigned int n = job->nr_bssplit[op];
+	uint64_t *rng = rq_rw_trimwrite(job->rw) && op != RQ_OP_READ ? &c->bs_rng[op - 1] : &c->rng;
 
 	if (n) {
-		unsigned int r = (unsigned int)(rq_rng_next(&c->rng) % 100), sum = 0;
+		unsigned int r = (unsigned int)(rq_rng_next(rng) % 100), sum = 0;
 
 		for (unsigned int i = 0; i < n; i++) {
 			sum += job->bssplit[op][i].pct;
@@ -196,7 +202,7 @@ static uint32_t pick_bs(struct clone *c, int op)
 	}
 	if (job->bs_min[op] && job->bs_max[op] > job->bs_min[op]) {
 		uint32_t lo = job->bs_min[op], hi = job->bs_max[op];
-		uint32_t v = lo + (uint32_t)(rq_rng_next(&c->rng) % (hi - lo + 1));
+		uint32_t v = lo + (uint32_t)(rq_rng_next(rng) % (hi - lo + 1));
 
 		v = (v + lo - 1) / lo * lo;	/* a multiple of the minimum, as fio */
 		return v > hi ? hi / lo * lo : v;
@@ -374,8 +380,9 @@ static void __attribute__((noinline)) account_checks(struct clone *c, struct rq_
 		if (vread && !bio->error)
 			c->cpu->verified += bio->len / SECTOR;
 	}
-	if (bio->op == RQ_OP_WRITE && job->verify != RQ_VERIFY_NONE && f->has_data)
-		rq_vlog_done(&c->vlog, c->bio_tag[idx], !bio->error);
+	/* a trim's piece only dropped what it overlapped: it is never read back */
+	if (bio->op != RQ_OP_READ && job->verify != RQ_VERIFY_NONE && f->has_data)
+		rq_vlog_done(&c->vlog, c->bio_tag[idx], !bio->error && bio->op == RQ_OP_WRITE);
 	/*
 	 * latency_target judges lat; without it (disable_lat) an I/O counts
 	 * in its window and is never late, as in fio, which judges only a
@@ -386,7 +393,7 @@ static void __attribute__((noinline)) account_checks(struct clone *c, struct rq_
 		if (!c->first_error)	/* once: continue_on_error may let it go on failing */
 			fprintf(stderr, "rqlock: job '%s': %s %s at offset %" PRIu64 " took %" PRIu64
 				" us, above latency_target=%" PRIu64 " us at queue depth 1 (fio's \"max "
-				"latency exceeded\")\n", job->name, f->q->name, bio->op ? "write" : "read",
+				"latency exceeded\")\n", job->name, f->q->name, rq_op_name(bio->op),
 				bio->offset, (bio->done_ns - bio->start_ns) / 1000,
 				job->latency_target_ns / 1000);
 		bio->error = -ETIMEDOUT;
@@ -413,6 +420,8 @@ void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
 	bio->done_ns = done > bio->issue_ns ? done : bio->issue_ns;
 	c->inflight--;
 	c->cpu->completed++;
+	if (__builtin_expect(bio == c->tw_bio, 0))
+		c->tw_bio = NULL;	/* trimwrite: its write may go now */
 	if (__builtin_expect(c->shaped || f->has_data, 0))
 		account_checks(c, bio, f, idx, &ck);
 	c->bio_flags[idx] = 0;
@@ -426,13 +435,13 @@ void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
 
 				explain_error(f, bio, why, sizeof(why));
 				fprintf(stderr, "rqlock: job '%s': %s %s error at offset %" PRIu64
-					" len %u: %s%s\n", job->name, f->q->name, bio->op ? "write" : "read",
+					" len %u: %s%s\n", job->name, f->q->name, rq_op_name(bio->op),
 					bio->offset, bio->len, strerror(-bio->error), why);
 			}
 		}
-		/* continue_on_error's class of the error: the check's, or the I/O's direction */
+		/* continue_on_error's class of the error: the check's, or the I/O's (a trim's is a write's, as fio) */
 		if (!ck.kind)
-			ck.kind = bio->op == RQ_OP_WRITE ? RQ_COE_WRITE : RQ_COE_READ;
+			ck.kind = bio->op == RQ_OP_READ ? RQ_COE_READ : RQ_COE_WRITE;
 		if (!error_allowed(c, ck.kind, -bio->error)) {
 			if (!c->error)
 				c->error = -bio->error;
@@ -524,18 +533,17 @@ void eng_clone_sample(struct clone *c, uint64_t now)
 		}
 		c->last_sample_ns = now;
 		c->next_sample_ns = now + SAMPLE_NS;
-		for (int d = 0; d < 2; d++) {
+		for (int d = 0; d < RQ_DDIR_NR; d++) {
 			c->last_bytes[d] = c->rep.dir[d].io_bytes;
 			c->last_ios[d] = c->rep.dir[d].total_ios;
 		}
 		return;
 	}
 	el = now - c->last_sample_ns;
-	for (int d = 0; d < 2; d++) {
+	for (int d = 0; d < RQ_DDIR_NR; d++) {
 		const struct rq_dir_report *r = &c->rep.dir[d];
-		bool dir_used = d == RQ_OP_READ ? rq_rw_reads(c->job->rw) : rq_rw_writes(c->job->rw);
 
-		if (!dir_used)
+		if (!rq_rw_dir(c->job->rw, d))
 			continue;
 		sampler_add(&c->bw[d], (r->io_bytes - c->last_bytes[d]) * 1000000000ULL / 1024 / el);
 		sampler_add(&c->iops[d], (r->total_ios - c->last_ios[d]) * 1000000000ULL / el);
@@ -639,6 +647,15 @@ static inline int choose_op(struct clone *c)
 	case RQ_RW_WRITE:
 	case RQ_RW_RANDWRITE:
 		return RQ_OP_WRITE;
+	case RQ_RW_TRIM:
+	case RQ_RW_RANDTRIM:
+		return RQ_OP_DISCARD;
+	case RQ_RW_TRIMWRITE:
+	case RQ_RW_RANDTRIMWRITE:
+		/* a trim, then the write of its blocks (place_io()); rwmixread plays no part, as in fio */
+		if (job->rw == RQ_RW_TRIMWRITE)
+			return c->tw_last[0] == c->tw_last[1] ? RQ_OP_DISCARD : RQ_OP_WRITE;
+		return c->tw_pending ? RQ_OP_WRITE : RQ_OP_DISCARD;
 	default:
 		return (rq_rng_next(&c->rng) % 100) < job->rwmixread ? RQ_OP_READ : RQ_OP_WRITE;
 	}
@@ -795,6 +812,89 @@ static inline void clone_place(struct clone *c, int op, struct clone_file **fp, 
 }
 
 /*
+ * Bytes of @op count toward the job's size (io_size), as fio's
+ * io_bytes_exceeded() counts them: a trimwrite job's size is its writes,
+ * its trims come on top.
+ */
+static inline bool counts_in_size(const struct clone *c, int op)
+{
+	return op != RQ_OP_DISCARD || !rq_rw_trimwrite(c->job->rw);
+}
+
+/* rw=trimwrite: trims draw their sequential offsets from their own position (see place_io) */
+static void swap_trim_pos(struct clone *c)
+{
+	for (unsigned int i = 0; i < c->nr_files; i++) {
+		uint64_t p = c->files[i].pos;
+
+		c->files[i].pos = c->files[i].trim_pos;
+		c->files[i].trim_pos = p;
+	}
+}
+
+/*
+ * clone_place(), and the trimwrite patterns' pairing, as fio's:
+ *  - randtrimwrite: the write owed after a trim goes to the trim's
+ *    blocks, same file, offset and length (t0023);
+ *  - trimwrite: writes and trims each go sequentially from their own
+ *    position with their own block size; a trim comes when the last write
+ *    started where the last trim did (choose_op), so with one block size
+ *    each trim is followed by the write of its blocks (t0024).  The trims
+ *    reaching the region's end end the job, as fio's file is done then.
+ * False: nothing more to issue.
+ */
+static inline bool place_io(struct clone *c, int op, struct clone_file **fp, uint64_t *off,
+			    uint32_t *bsp, const bool plain)
+{
+	const struct rq_job *job = c->job;
+
+	if (plain || __builtin_expect(!rq_rw_trimwrite(job->rw), 1)) {
+		clone_place(c, op, fp, off, bsp, plain);
+		return true;
+	}
+	if (job->rw == RQ_RW_RANDTRIMWRITE) {
+		if (c->tw_pending && op == RQ_OP_WRITE) {
+			c->tw_pending = false;
+			*fp = c->tw_f;
+			*off = c->tw_off;
+			*bsp = c->tw_bs;
+			return true;
+		}
+		clone_place(c, op, fp, off, bsp, false);
+		if (op == RQ_OP_DISCARD) {
+			c->tw_pending = true;
+			c->tw_f = *fp;
+			c->tw_off = *off;
+			c->tw_bs = *bsp;
+		}
+		return true;
+	}
+	if (op == RQ_OP_WRITE) {
+		clone_place(c, op, fp, off, bsp, false);
+		c->tw_last[0] = *off;
+		return true;
+	}
+	swap_trim_pos(c);
+	clone_place(c, op, fp, off, bsp, false);
+	swap_trim_pos(c);
+	if (c->tw_last[1] != UINT64_MAX && *off <= c->tw_last[1] && !job->time_based && job->loops <= 1)
+		return false;	/* the trims wrapped: fio's file is done */
+	c->tw_last[1] = *off;
+	return true;
+}
+
+/*
+ * trimwrite: the write owed waits for its trim to complete (an
+ * asynchronous discard and a write of the same blocks in flight together
+ * land in either order); fio's engines trim synchronously, so its write
+ * always follows the trim too.
+ */
+static inline bool tw_wait(const struct clone *c)
+{
+	return __builtin_expect(c->tw_bio != NULL, 0);
+}
+
+/*
  * A verified write must not overlap an I/O of the clone still in flight:
  * which of two overlapping writes lands last is up to the device, and a
  * verify read racing a write reads either.  Held back, the write is issued
@@ -832,13 +932,22 @@ static void clone_dry_run(struct clone *c)
 
 		if (c->pace[op].mean_gap_ns && c->pace[op].poisson)
 			(void)rq_rng_unit(&c->rng);	/* eng_pace_take() draws one gap per I/O */
-		clone_place(c, op, &f, &off, &bs, false);
+		if (!place_io(c, op, &f, &off, &bs, false)) {
+			c->issue_done = true;
+			break;
+		}
 		if (op == RQ_OP_WRITE && f->has_data) {
 			if (!vlog_add(c, f, off, bs, false, &id))
 				return;
 			c->wseq++;
+		} else if (op == RQ_OP_DISCARD && f->has_data) {
+			/* a trim drops what it overlaps, as in the run (fill()) */
+			if (!vlog_add(c, f, off, bs, false, &id))
+				return;
+			rq_vlog_done(&c->vlog, id, false);
 		}
-		c->issued += bs;
+		if (counts_in_size(c, op))
+			c->issued += bs;
 		c->nr_ios++;
 		if (c->issued >= c->io_limit || (c->ios_limit && c->nr_ios >= c->ios_limit))
 			c->issue_done = true;
@@ -889,7 +998,7 @@ static bool fill_pick_shaped(struct clone *c, struct rq_bio *bio, int *opp, stru
 			return false;
 		c->held = false;
 	} else {
-		if (c->issue_done)
+		if (c->issue_done || tw_wait(c))
 			return false;
 		if (c->think_until_ns > cpu->now) {
 			hold_until(cpu, c->think_until_ns);
@@ -912,11 +1021,14 @@ static bool fill_pick_shaped(struct clone *c, struct rq_bio *bio, int *opp, stru
 			return false;
 		}
 		c->pending_op = -1;
-		clone_place(c, op, &f, &bio->offset, &bs, false);
+		if (!place_io(c, op, &f, &bio->offset, &bs, false)) {
+			c->issue_done = true;
+			return false;
+		}
 		if (job->rate[op])
 			c->next_byte_ns[op] = (c->next_byte_ns[op] ? c->next_byte_ns[op] : cpu->now) +
 					      (uint64_t)bs * 1000000000ULL / job->rate[op];
-		if (op == RQ_OP_WRITE && job->verify != RQ_VERIFY_NONE && f->has_data &&
+		if (op != RQ_OP_READ && job->verify != RQ_VERIFY_NONE && f->has_data &&
 		    clone_overlaps_inflight(c, f, bio->offset, bs)) {
 			c->held = true;
 			c->held_op = op;
@@ -958,10 +1070,13 @@ static inline __attribute__((always_inline)) unsigned int fill(struct clone *c, 
 				break;
 		} else {
 			/* nothing shapes the load or verifies: the next I/O is drawn at once */
-			if (c->issue_done)
+			if (c->issue_done || (!plain && tw_wait(c)))
 				break;
 			op = choose_op(c);
-			clone_place(c, op, &f, &bio->offset, &bs, plain);
+			if (!place_io(c, op, &f, &bio->offset, &bs, plain)) {
+				c->issue_done = true;
+				break;
+			}
 		}
 		c->free_bios = bio->next;
 		bio->len = bs;
@@ -985,7 +1100,16 @@ static inline __attribute__((always_inline)) unsigned int fill(struct clone *c, 
 				stamp(bio->buf, bio->offset, bs);
 			}
 			c->wseq++;
+		} else if (op == RQ_OP_DISCARD && f->has_data && job->verify != RQ_VERIFY_NONE) {
+			/* the pieces a trim overlaps read back zeros now: dropped (account_checks) */
+			if (!vlog_add(c, f, bio->offset, bs, true, &c->bio_tag[bio - c->bios])) {
+				bio->next = NULL;
+				c->bio_flags[bio - c->bios] = 0;
+				break;
+			}
 		}
+		if (!plain && __builtin_expect(op == RQ_OP_DISCARD, 0) && rq_rw_trimwrite(job->rw))
+			c->tw_bio = bio;
 		bio->start_ns = cpu->now;
 		bio->due_ns = due;
 		c->inflight++;
@@ -993,7 +1117,8 @@ static inline __attribute__((always_inline)) unsigned int fill(struct clone *c, 
 		if (vread) {
 			c->vheld = false;
 		} else {
-			c->issued += bs;
+			if (counts_in_size(c, op))
+				c->issued += bs;
 			c->nr_ios++;
 			if (!plain && c->flow) {
 				c->flow_ios++;
@@ -1023,10 +1148,16 @@ static inline __attribute__((always_inline)) unsigned int fill(struct clone *c, 
 			if (vread) {
 				c->vheld = true;	/* the same piece next time */
 			} else {
-				c->issued -= bs;
+				if (counts_in_size(c, op))
+					c->issued -= bs;
 				c->nr_ios--;
-				if (op == RQ_OP_WRITE && job->verify != RQ_VERIFY_NONE && f->has_data)
+				if (op != RQ_OP_READ && job->verify != RQ_VERIFY_NONE && f->has_data)
 					rq_vlog_done(&c->vlog, c->bio_tag[bio - c->bios], false);
+				if (c->tw_bio == bio) {
+					/* the trim was refused: it is drawn again, its write with it */
+					c->tw_bio = NULL;
+					c->tw_pending = false;
+				}
 			}
 			cpu->submitted--;
 			/* not in flight: a stale flag was a BUG at the end of the run (issue 26) */

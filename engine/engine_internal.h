@@ -166,6 +166,7 @@ struct clone_file {
 	struct rq_queue *q;
 	uint64_t start, end;		/* the clone's region on the device */
 	uint64_t pos;			/* sequential: next offset */
+	uint64_t trim_pos;		/* rw=trimwrite: the trims' next offset */
 	uint64_t last_end;		/* random with rw=...:N: where the last I/O ended */
 	uint64_t nblocks;		/* random: blocks of min bs in the region */
 	uint64_t mask, counter;		/* random map: permutation state */
@@ -285,7 +286,7 @@ struct clone {
 	uint64_t io_limit, issued;
 	uint64_t ios_limit, nr_ios;	/* number_ios x loops; 0 = no limit */
 	uint64_t delay_until_ns;	/* startdelay: not started before then */
-	uint64_t next_byte_ns[2];	/* rate (bytes per second) */
+	uint64_t next_byte_ns[RQ_DDIR_NR];	/* rate (bytes per second) */
 	struct flow *flow;		/* flow=N: the flow it counts in */
 	uint64_t flow_ios;		/* its own I/Os in the flow */
 	uint64_t file_left;		/* file_service_type=sequential: bytes left on cur_file */
@@ -301,7 +302,7 @@ struct clone {
 	uint64_t total_err;
 	/* load shaping */
 	int pending_op;			/* op chosen but held back by the rate, or -1 */
-	struct pace pace[2];		/* rate_iops, per direction */
+	struct pace pace[RQ_DDIR_NR];	/* rate_iops, per direction */
 	uint64_t think_until_ns;
 	uint64_t spin_until_ns;		/* thinktime_spin: the worker spins, not sleeps, until then */
 	unsigned int since_think;
@@ -309,14 +310,28 @@ struct clone {
 	unsigned int unsubmitted;	/* iodepth_batch_submit */
 	/* samples */
 	uint64_t next_sample_ns, last_sample_ns;
-	uint64_t last_bytes[2], last_ios[2];
-	struct sampler bw[2], iops[2];
+	uint64_t last_bytes[RQ_DDIR_NR], last_ios[RQ_DDIR_NR];
+	struct sampler bw[RQ_DDIR_NR], iops[RQ_DDIR_NR];
 	/* verify (see vlog.c) */
 	struct rq_vlog vlog;
 	uint64_t vtarget, wseq;		/* read back the log up to id vtarget; writes numbered */
 	uint64_t *bio_tag;		/* by bio index: a write's log id, a verify read's expected seq */
 	bool vheld;			/* vpiece was taken off the log but not issued */
 	struct rq_vpiece vpiece;
+	/*
+	 * rw=trimwrite|randtrimwrite (clone.c place_io): the trim in flight
+	 * (tw_bio; nothing is issued until it is back: a write after it must
+	 * land after it); randtrimwrite: the trim whose blocks the write owed
+	 * (tw_pending) goes to; trimwrite: where the last write and the last
+	 * trim started (UINT64_MAX: none yet), fio's last_start.
+	 */
+	uint64_t tw_last[2];
+	uint64_t bs_rng[2];		/* trimwrite: the write and trim size streams, seeded alike */
+	bool tw_pending;
+	struct clone_file *tw_f;
+	uint64_t tw_off;
+	uint32_t tw_bs;
+	struct rq_bio *tw_bio;
 	/* a write held back: it overlaps an I/O in flight (verify, see clone_hold_overlap()) */
 	bool held;
 	int held_op;

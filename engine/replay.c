@@ -55,7 +55,7 @@ void eng_iolog_io(struct clone *c, const struct clone_file *f, int op, uint64_t 
 	if (!c->iolog_head)
 		head(c);
 	fprintf(c->iolog, "%" PRIu64 " %s %s %" PRIu64 " %u\n", ms, f->q->name,
-		op == RQ_OP_WRITE ? "write" : "read", offset, len);
+		rq_op_name(op), offset, len);
 }
 
 int eng_iolog_close(struct clone *c)

@@ -184,14 +184,14 @@ static void collect_stuck(struct rq_engine *e, FILE *err)
 				snprintf(s->job, sizeof(s->job), "%s", c->job->name);
 				s->clone = c->index;
 				snprintf(s->device, sizeof(s->device), "%s", dev);
-				s->op = bio->op == RQ_OP_WRITE ? RQ_DDIR_WRITE : RQ_DDIR_READ;
+				s->op = bio->op;	/* enum rq_op values are the directions */
 				s->offset = bio->offset;
 				s->len = bio->len;
 				s->age_ns = age;
 			}
 			if (shown < 4 && len < (int)sizeof(line) - 256) {
 				len += snprintf(line + len, sizeof(line) - (size_t)len, "%s%s %s %u at %" PRIu64 " (%.1f s)",
-						shown ? "; " : ": ", dev, bio->op ? "write" : "read", bio->len,
+						shown ? "; " : ": ", dev, rq_op_name(bio->op), bio->len,
 						bio->offset, (double)age / 1e9);
 				shown++;
 			}

@@ -115,8 +115,8 @@ static uint32_t job_min_bs(const struct rq_job *job)
 {
 	uint32_t lo, hi, min = UINT32_MAX;
 
-	for (int d = 0; d < 2; d++) {
-		if ((d == 0 && !rq_rw_reads(job->rw)) || (d == 1 && !rq_rw_writes(job->rw)))
+	for (int d = 0; d < 3; d++) {
+		if (!rq_rw_dir(job->rw, d))
 			continue;
 		job_bs_limits(job, d, &lo, &hi);
 		min = lo < min ? lo : min;
@@ -199,7 +199,7 @@ static int add_dev(const char *name, void *arg)
 	if (need > d->o.min_size)
 		d->o.min_size = need;
 	d->unlink |= x->kind == RQ_PATH_FILE && job->unlink;	/* never an alias's or a built-in's */
-	d->o.write |= rq_rw_writes(job->rw);
+	d->o.write |= rq_rw_writes(job->rw) || rq_rw_trims(job->rw);	/* a trim changes data too */
 	d->o.direct |= job->direct;
 	d->nr_requests += job->iodepth;
 	return 0;
@@ -231,6 +231,7 @@ static int bind_file(const char *name, void *arg)
 	f->start = off;
 	f->end = off + size;
 	f->pos = f->start;
+	f->trim_pos = f->start;
 	f->zone_start = f->start;
 	f->nblocks = size / c->min_bs;
 	f->bits = 1;
@@ -260,10 +261,16 @@ static int check_file(const char *name, void *arg)
 	uint64_t end = per_file ? last + per_file : dev->size;
 	bool aligned = job->direct || (dev->flags & RQ_DEV_ALIGNED);
 
-	for (int dir = 0; dir < 2; dir++) {
+	/* the kernel had no discard before 2.6.28: the 2.4 models, like nvme-pt here, take none */
+	if (rq_rw_trims(job->rw) && !(dev->flags & RQ_DEV_DISCARD)) {
+		fprintf(x->err, "%s:%d: job '%s': rw=%s trims, and device %s (%s) has no discard\n",
+			job->file, job->line, job->name, rq_rw_name(job->rw), name, dev->ops->name);
+		return -EINVAL;
+	}
+	for (int dir = 0; dir < 3; dir++) {
 		uint32_t lo, hi;
 
-		if ((dir == 0 && !rq_rw_reads(job->rw)) || (dir == 1 && !rq_rw_writes(job->rw)))
+		if (!rq_rw_dir(job->rw, dir))
 			continue;
 		job_bs_limits(job, dir, &lo, &hi);
 		for (unsigned int i = 0; aligned && i <= job->nr_bssplit[dir]; i++) {
@@ -378,7 +385,7 @@ static int check_resources(struct rq_engine *e, FILE *err)
 		uint32_t lo, hi, max = 0;
 		unsigned __int128 need;
 
-		for (int d = 0; d < 2; d++) {
+		for (int d = 0; d < 3; d++) {
 			job_bs_limits(job, d, &lo, &hi);
 			max = hi > max ? hi : max;
 		}
@@ -452,12 +459,6 @@ static int check_jobs(struct rq_engine *e, FILE *err)
 					job->file, job->line, job->name, job->wait_for);
 				return -EINVAL;
 			}
-		}
-		if (job->rw >= RQ_RW_TRIM) {
-			fprintf(err, "%s:%d: job '%s': rw=%s: rqlock issues no trims (fio's values are "
-				"parsed; --parse-only accepts the file)\n", job->file, job->line, job->name,
-				rq_rw_name(job->rw));
-			return -EINVAL;
 		}
 		if (job->zonemode == RQ_ZONEMODE_ZBD) {
 			fprintf(err, "%s:%d: job '%s': zonemode=zbd: rqlock has no zoned block devices "
@@ -781,7 +782,7 @@ static bool plain_rand(const struct clone *c, const struct rq_job *job)
 	if (!rq_rw_random(job->rw) || job->random_distribution != RQ_RAND_UNIFORM ||
 	    job->norandommap || job->lfsr || job->rw_seq_nr > 1 || c->max_bs != c->min_bs)
 		return false;
-	for (int d = 0; d < 2; d++)
+	for (int d = 0; d < 3; d++)
 		if (job->nr_bssplit[d] || (job->bs_min[d] && job->bs_max[d] > job->bs_min[d]) ||
 		    job->blockalign[d] > c->min_bs)
 			return false;
@@ -810,11 +811,12 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 	c->job = job;
 	c->index = index;
 	c->pending_op = -1;
+	c->tw_last[0] = c->tw_last[1] = UINT64_MAX;
 	c->min_bs = UINT32_MAX;
-	for (int d = 0; d < 2; d++) {
+	for (int d = 0; d < 3; d++) {
 		uint32_t lo, hi;
 
-		if ((d == 0 && !rq_rw_reads(job->rw)) || (d == 1 && !rq_rw_writes(job->rw)))
+		if (!rq_rw_dir(job->rw, d))
 			continue;
 		job_bs_limits(job, d, &lo, &hi);
 		c->min_bs = lo < c->min_bs ? lo : c->min_bs;
@@ -859,6 +861,8 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 	c->seed = (job->randrepeat ? job->randseed : rq_clock_ns()) * 0x100000001b3ULL +
 		  (uint64_t)(c - e->clones) * 0x9e3779b97f4a7c15ULL;
 	c->rng = c->seed;
+	/* trimwrite: writes and trims draw their sizes from equal streams (clone.c pick_bs) */
+	c->bs_rng[0] = c->bs_rng[1] = c->seed ^ 0x6273726e67ULL;
 	/* lfsr: no map, as fio's (it covers each block once a pass by itself) */
 	for (unsigned int i = 0; job->lfsr && i < c->nr_files; i++)
 		rq_lfsr_init(&c->files[i].lfsr, c->files[i].nblocks, c->seed + i);
@@ -910,10 +914,10 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 		c->rep.dir[d].paced = job->rate_iops[d] != 0;
 	}
 	c->shaped = job->latency_target_ns || job->verify != RQ_VERIFY_NONE || job->verify_only ||
-		    job->thinktime_us || job->rate[0] || job->rate[1] || c->flow ||
-		    c->pace[0].mean_gap_ns || c->pace[1].mean_gap_ns;
+		    job->thinktime_us || job->rate[0] || job->rate[1] || job->rate[2] || c->flow ||
+		    c->pace[0].mean_gap_ns || c->pace[1].mean_gap_ns || c->pace[2].mean_gap_ns;
 	c->plain = c->plain_rand && c->one_file && !c->shaped && job->iodepth_batch_submit <= 1 &&
-		   !job->write_iolog[0];
+		   !job->write_iolog[0] && !rq_rw_trimwrite(job->rw);	/* fill()'s plain copy pairs no trims */
 	return eng_iolog_open(c);
 }
 

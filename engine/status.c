@@ -43,6 +43,8 @@ static char clone_state(const struct clone *c, uint64_t now)
 		return rnd ? 'm' : 'M';
 	if (rq_rw_writes(job->rw))
 		return rnd ? 'w' : 'W';
+	if (rq_rw_trims(job->rw))
+		return rnd ? 'd' : 'D';	/* fio's letter for a trim job */
 	return rnd ? 'r' : 'R';
 }
 
@@ -82,7 +84,8 @@ void eng_status_publish(struct clone *c, uint64_t now)
 		atomic_store_explicit(&c->pub_bytes[d], c->rep.dir[d].io_bytes, memory_order_relaxed);
 		atomic_store_explicit(&c->pub_ios[d], c->rep.dir[d].total_ios, memory_order_relaxed);
 	}
-	atomic_store_explicit(&c->pub_eta, clone_eta(c, now, c->rep.dir[0].io_bytes + c->rep.dir[1].io_bytes),
+	atomic_store_explicit(&c->pub_eta, clone_eta(c, now, c->rep.dir[0].io_bytes + c->rep.dir[1].io_bytes +
+							    c->rep.dir[2].io_bytes),
 			      memory_order_relaxed);
 	atomic_store_explicit(&c->pub_state, clone_state(c, now), memory_order_relaxed);
 }

@@ -65,7 +65,7 @@ int eng_timeline_write(struct rq_engine *e, FILE *err)
 		for (uint64_t k = 0; k < c->nr_tl; k++) {
 			const struct tl_rec *r = &c->tl[k];
 
-			fprintf(f, "%s,%u,%s,", c->job->name, c->index, r->op ? "write" : "read");
+			fprintf(f, "%s,%u,%s,", c->job->name, c->index, rq_op_name(r->op));
 			if (r->due)
 				fprintf(f, "%" PRIu64, rel(r->due, t0));
 			fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", rel(r->start, t0),

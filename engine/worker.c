@@ -436,7 +436,7 @@ static bool cpu_watchdog(struct rq_cpu *cpu)
 				fprintf(stderr, "rqlock: stall: job '%s' clone %u: %s %s of %u bytes at offset %"
 					PRIu64 " in flight for %.1f s (--stall-timeout %.0f s); ending the run\n",
 					c->job->name, c->index, ((struct clone_file *)bio->owner_priv)->q->name,
-					bio->op ? "write" : "read", bio->len, bio->offset, (double)age / 1e9,
+					rq_op_name(bio->op), bio->len, bio->offset, (double)age / 1e9,
 					(double)limit / 1e9);
 			return true;
 		}

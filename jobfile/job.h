@@ -21,7 +21,12 @@ enum rq_rw {
 	RQ_RW_RANDWRITE,	/* randwrite */
 	RQ_RW_RW,		/* rw, readwrite: sequential mixed */
 	RQ_RW_RANDRW,		/* randrw: random mixed */
-	/* parsed (fio's values are resolved and shown); the runner refuses them */
+	/*
+	 * Trims (discards): trim, randtrim; trimwrite, randtrimwrite: a trim,
+	 * then a write of the same blocks (fio's td_trimwrite), the job's
+	 * size counted in written bytes as fio counts it.  Keep them last:
+	 * rq_rw_trims() is a comparison.
+	 */
 	RQ_RW_TRIM, RQ_RW_RANDTRIM, RQ_RW_TRIMWRITE, RQ_RW_RANDTRIMWRITE,
 };
 
@@ -116,7 +121,7 @@ struct rq_job {
 
 	enum rq_rw rw;
 	unsigned int rwmixread;		/* percent of reads in mixed jobs, default 50 */
-	uint32_t bs[2];			/* block size per direction [read, write], default 4096 */
+	uint32_t bs[3];			/* block size per direction [read, write, trim], default 4096 */
 	unsigned int iodepth;		/* default 1 */
 	unsigned int numjobs;		/* default 1 */
 	uint64_t size;			/* bytes; 0 = whole device/file */
@@ -139,16 +144,16 @@ struct rq_job {
 	int groupid;			/* set by the parser from stonewall/new_group */
 
 	/* ---- block sizes beyond bs (fio: bsrange, bssplit) ---- */
-	uint32_t bs_min[2], bs_max[2];	/* bsrange; both = bs when not given */
+	uint32_t bs_min[3], bs_max[3];	/* bsrange; both = bs when not given */
 	struct {
 		uint32_t bs;
 		uint32_t pct;		/* 0..100; blanks already share the rest */
-	} bssplit[2][RQ_MAX_BSSPLIT];	/* sorted by pct, ascending, as fio keeps it */
+	} bssplit[3][RQ_MAX_BSSPLIT];	/* sorted by pct, ascending, as fio keeps it */
 	/*
 	 * 0 = no bssplit.  The shares may add up to less than 100 (fio
 	 * truncates (100 - given) / blanks): fio then picks the last entry.
 	 */
-	unsigned int nr_bssplit[2];
+	unsigned int nr_bssplit[3];
 	unsigned int rw_seq_nr;		/* rw=rand...:N: a new random offset every N I/Os; 0 when not given */
 	/*
 	 * rw=read:N (sequential): skip N bytes after each I/O; 0 = none.
@@ -158,7 +163,7 @@ struct rq_job {
 	int64_t rw_seq_add;
 
 	/* ---- load shaping ---- */
-	uint64_t rate_iops[2];		/* per clone, 0 = unlimited */
+	uint64_t rate_iops[3];		/* per clone and direction [read, write, trim], 0 = unlimited */
 	bool rate_poisson;		/* rate_process=poisson */
 	uint64_t thinktime_us;
 	uint64_t thinktime_spin_us;
@@ -180,14 +185,14 @@ struct rq_job {
 	char write_iolog[RQ_JOB_PATH_MAX];	/* write_iolog=FILE, "" = none */
 	char wait_for[RQ_JOB_NAME_MAX];	/* wait_for=NAME, "" = none */
 
-	/* random_distribution=zoned|zoned_abs, per direction [read, write] */
+	/* random_distribution=zoned|zoned_abs, per direction [read, write, trim] */
 	struct {
 		uint8_t access;		/* percent of the I/Os */
 		uint8_t size_pct;	/* zoned: percent of the region */
 		uint64_t size;		/* zoned_abs: bytes */
-	} zones[2][RQ_MAX_ZONES];
-	unsigned int nr_zones[2];
-	uint32_t blockalign[2];		/* ba: random offsets aligned to this; 0 = the smallest bs */
+	} zones[3][RQ_MAX_ZONES];
+	unsigned int nr_zones[3];
+	uint32_t blockalign[3];		/* ba: random offsets aligned to this; 0 = the smallest bs */
 	enum rq_zonemode zonemode;
 	uint64_t zonesize, zoneskip;	/* zonemode=strided */
 	uint64_t zonerange;
@@ -197,7 +202,7 @@ struct rq_job {
 	unsigned int loops;		/* default 1: the job's I/O, this many times */
 	uint64_t number_ios;		/* stop after this many I/Os; 0 = no limit */
 	uint64_t startdelay_ns;		/* start this long after the group */
-	uint64_t rate[2];		/* bytes per second per clone, R,W; 0 = unlimited */
+	uint64_t rate[3];		/* bytes per second per clone, R,W,T; 0 = unlimited */
 	bool exitall;			/* the first job to finish ends all jobs */
 	bool exitall_on_error;		/* the first job to fail ends all jobs */
 	int exit_what;			/* enum rq_exit_what: whom exitall ends */
@@ -388,6 +393,24 @@ static inline bool rq_rw_writes(enum rq_rw rw)
 	return rw == RQ_RW_WRITE || rw == RQ_RW_RANDWRITE ||
 	       rw == RQ_RW_RW || rw == RQ_RW_RANDRW ||
 	       rw == RQ_RW_TRIMWRITE || rw == RQ_RW_RANDTRIMWRITE;
+}
+
+/* the job trims: trim, randtrim, trimwrite, randtrimwrite */
+static inline bool rq_rw_trims(enum rq_rw rw)
+{
+	return rw >= RQ_RW_TRIM;
+}
+
+/* each trim is followed by a write of the same blocks (fio's td_trimwrite) */
+static inline bool rq_rw_trimwrite(enum rq_rw rw)
+{
+	return rw == RQ_RW_TRIMWRITE || rw == RQ_RW_RANDTRIMWRITE;
+}
+
+/* Does the job issue direction @d (0 read, 1 write, 2 trim)? */
+static inline bool rq_rw_dir(enum rq_rw rw, int d)
+{
+	return d == 0 ? rq_rw_reads(rw) : d == 1 ? rq_rw_writes(rw) : rq_rw_trims(rw);
 }
 
 static inline bool rq_rw_random(enum rq_rw rw)

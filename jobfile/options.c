@@ -206,6 +206,7 @@ static const struct opt_val file_service_vals[] = {
 #define W_CONTENT	"rqlock writes its own verifiable data; no rqlock device compresses or deduplicates"
 #define W_SS		"rqlock runs to runtime or size; steady-state detection could only end a job earlier"
 #define W_ZBD		"it only matters with zonemode=zbd, which rqlock refuses when it runs"
+#define W_TRIMV		"rqlock trims with rw=trim|randtrim|trimwrite|randtrimwrite, not verified blocks"
 
 /*
  * The options, in fio's spelling (fio's name is the canonical one, fio's
@@ -250,26 +251,27 @@ const struct opt jf_opts[] = {
 		.name = "rw", .alias = "readwrite", .type = OPT_STR,
 		.vals = jf_rw_vals, .set = jf_set_rw, .show = jf_show_rw, .def = "read",
 		.help = "I/O pattern: read, write, randread, randwrite, "
-			"rw (or readwrite), randrw; ':N' after a random pattern issues "
+			"rw (or readwrite), randrw, trim, randtrim, trimwrite, randtrimwrite "
+			"(each trim followed by a write of its blocks); ':N' after a random pattern issues "
 			"N I/Os per random offset, after a sequential one skips N bytes "
 			"after each I/O (default: read)",
 	},
 	{
 		.name = "bs", .alias = "blocksize", .type = OPT_SIZE, FIELD(bs[0]),
-		.nr = 2, .min = 1, .max = BS_MAX, .def = "4k",
-		.help = "Block size, up to 16m: one value for reads and writes, "
-			"or R,W; an empty part keeps that direction's value "
-			"(default: 4k)",
+		.nr = 3, .min = 1, .max = BS_MAX, .def = "4k",
+		.help = "Block size, up to 16m: one value for reads, writes and trims, "
+			"or R,W,T; an empty part keeps that direction's value, the last "
+			"one given stands for the rest (default: 4k)",
 	},
 	{
 		.name = "bsrange", .alias = "blocksize_range", .type = OPT_STR,
 		.set = jf_set_bsrange, .show = jf_show_bsrange,
-		.help = "Block sizes drawn between MIN-MAX, per direction as R,W "
+		.help = "Block sizes drawn between MIN-MAX, per direction as R,W,T "
 			"(default: bs)",
 	},
 	{
 		.name = "bssplit", .type = OPT_STR, .set = jf_set_bssplit, .show = jf_show_bssplit,
-		.help = "Block sizes by share, BS/PCT:BS/PCT, per direction as R,W; "
+		.help = "Block sizes by share, BS/PCT:BS/PCT, per direction as R,W,T; "
 			"blank shares take equal parts of the rest (default: bs)",
 	},
 	{
@@ -363,9 +365,9 @@ const struct opt jf_opts[] = {
 		.help = "Opposite of direct: buffered=0 is direct=1 (default: 1)",
 	},
 	{
-		.name = "rate_iops", .type = OPT_INT, FIELD(rate_iops[0]), .nr = 2,
+		.name = "rate_iops", .type = OPT_INT, FIELD(rate_iops[0]), .nr = 3,
 		.min = 0, .max = UINT32_MAX, .def = "0",
-		.help = "I/Os per second per clone, R,W as bs; 0 is no limit (default: 0)",
+		.help = "I/Os per second per clone, R,W,T as bs; 0 is no limit (default: 0)",
 	},
 	{
 		.name = "rate_process", .type = OPT_ENUM, FIELD(rate_poisson),
@@ -615,9 +617,9 @@ const struct opt jf_opts[] = {
 			"suffixed (default: 0)",
 	},
 	{
-		.name = "rate", .type = OPT_SIZE, FIELD(rate[0]), .nr = 2, .min = 0,
+		.name = "rate", .type = OPT_SIZE, FIELD(rate[0]), .nr = 3, .min = 0,
 		.max = UINT64_MAX, .def = "0",
-		.help = "Bytes per second per clone, R,W as bs; 0 is no limit "
+		.help = "Bytes per second per clone, R,W,T as bs; 0 is no limit "
 			"(default: 0)",
 	},
 	{
@@ -658,9 +660,9 @@ const struct opt jf_opts[] = {
 		.help = "Take no bandwidth or IOPS samples (default: 0)",
 	},
 	{
-		.name = "ba", .alias = "blockalign", .type = OPT_SIZE, FIELD(blockalign[0]), .nr = 2,
+		.name = "ba", .alias = "blockalign", .type = OPT_SIZE, FIELD(blockalign[0]), .nr = 3,
 		.min = 0, .max = BS_MAX,
-		.help = "Random offsets are multiples of this, R,W as bs "
+		.help = "Random offsets are multiples of this, R,W,T as bs "
 			"(default: the smallest block size)",
 	},
 	{
@@ -865,8 +867,8 @@ const struct opt jf_opts[] = {
 	ONLY("unit_base", "0|8", "rqlock reports bytes"),
 	ONLY("serialize_overlap", "0", "rqlock does not hold back overlapping I/O"),
 	ONLY("offset_align", "0", "offsets align to the block size"),
-	ONLY("trim_percentage", "0", "rqlock issues no trims"),
-	ONLY("trim_verify_zero", "1", "rqlock issues no trims"),
+	ONLY("trim_percentage", "0", W_TRIMV),
+	ONLY("trim_verify_zero", "1", W_TRIMV),
 	ONLY("verify_state_load", "0", W_VERIFY),
 	ONLY("experimental_verify", "0", W_VERIFY),
 	ONLY("read_iolog_chunked", "0", W_IOLOG), ONLY("replay_no_stall", "0", W_IOLOG),
@@ -883,7 +885,7 @@ const struct opt jf_opts[] = {
 	NOPE("allow_mounted_write", "use rqlock's --allow-mounted-write"),
 	NOPE("zero_buffers", W_DATA), NOPE("refill_buffers", W_DATA),
 	NOPE("verify_backlog_batch", W_VERIFY), NOPE("verify_async_cpus", W_VERIFY),
-	NOPE("trim_backlog", "rqlock issues no trims"), NOPE("trim_backlog_batch", "rqlock issues no trims"),
+	NOPE("trim_backlog", W_TRIMV), NOPE("trim_backlog_batch", W_TRIMV),
 	NOPE("iodepth_low", "a job refills its depth as soon as an I/O completes"),
 	NOPE("cgroup", W_OS), NOPE("cgroup_weight", W_OS),
 	NOPE("uid", W_OS), NOPE("gid", W_OS), NOPE("ioscheduler", W_OS),

@@ -605,7 +605,7 @@ static int job_fixup(struct pctx *p, struct sect *s)
 	p->file = j->file;
 	p->line = j->line;
 	p->key = "";
-	for (int d = 0; d < 2; d++) {
+	for (int d = 0; d < 3; d++) {
 		if (!j->bs_min[d])
 			j->bs_min[d] = j->bs[d];
 		if (!j->bs_max[d])

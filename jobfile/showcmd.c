@@ -224,13 +224,14 @@ void jf_show_ignore_error(struct sbuf *b, const struct rq_job *j, const struct o
 void jf_show_bsrange(struct sbuf *b, const struct rq_job *j, const struct opt *o)
 {
 	(void)o;
-	bput(b, "%u-%u,%u-%u", j->bs_min[0], j->bs_max[0], j->bs_min[1], j->bs_max[1]);
+	bput(b, "%u-%u,%u-%u,%u-%u", j->bs_min[0], j->bs_max[0], j->bs_min[1], j->bs_max[1],
+	     j->bs_min[2], j->bs_max[2]);
 }
 
 void jf_show_bssplit(struct sbuf *b, const struct rq_job *j, const struct opt *o)
 {
 	(void)o;
-	for (int d = 0; d < 2; d++) {
+	for (int d = 0; d < 3; d++) {
 		if (d)
 			bput(b, ",");
 		if (!j->nr_bssplit[d])	/* an empty list keeps bs, as fio */

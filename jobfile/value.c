@@ -457,8 +457,9 @@ static int range_part(struct pctx *p, struct sect *s, char *part, uint32_t *lo, 
 
 /*
  * bsrange=R[,W[,T]], fio's FIO_OPT_RANGE: one range sets every direction,
- * an empty part keeps that direction ("1k-4k," sets reads only); the trim
- * part is checked and dropped (rqlock issues no trims).
+ * the last range given also sets the directions after it ("1k-4k,8k-16k"
+ * gives trims 8k-16k), an empty part keeps that direction ("1k-4k," sets
+ * reads only).
  */
 int jf_set_bsrange(struct pctx *p, struct sect *s, uint64_t v, char *str)
 {
@@ -485,13 +486,10 @@ int jf_set_bsrange(struct pctx *p, struct sect *s, uint64_t v, char *str)
 		ret = range_part(p, s, parts[i], &lo, &hi);
 		if (ret)
 			return ret;
-		if (i == 0) {
-			s->job.bs_min[0] = lo;
-			s->job.bs_max[0] = hi;
-		}
-		if (i == 1 || (i == 0 && nr == 1)) {
-			s->job.bs_min[1] = lo;
-			s->job.bs_max[1] = hi;
+		/* the last range given also stands for the directions after it, as fio */
+		for (unsigned int d = i; d < (i + 1 == nr ? 3 : i + 1); d++) {
+			s->job.bs_min[d] = lo;
+			s->job.bs_max[d] = hi;
 		}
 	}
 	return 0;
@@ -563,8 +561,6 @@ static int split_dir(struct pctx *p, struct sect *s, char *list, int dir)
 		e[k].bs = bs;
 		e[k].pct = pct;
 	}
-	if (dir > 1)
-		return 0;	/* trim: checked, dropped */
 	s->job.nr_bssplit[dir] = nr;
 	s->job.bs_min[dir] = UINT32_MAX;
 	s->job.bs_max[dir] = 0;
@@ -580,9 +576,10 @@ static int split_dir(struct pctx *p, struct sect *s, char *list, int dir)
 }
 
 /*
- * bssplit=BS/PCT:BS/PCT...[,WRITES[,TRIMS]]: one list applies to reads and
- * writes; with two, the second is for writes (and trims).  Blank shares
- * take equal parts of what the given ones leave, truncated as fio does.
+ * bssplit=BS/PCT:BS/PCT...[,WRITES[,TRIMS]]: one list applies to every
+ * direction; with two, the second is for writes and trims (fio's
+ * str_split_parse).  Blank shares take equal parts of what the given ones
+ * leave, truncated as fio does.
  */
 int jf_set_bssplit(struct pctx *p, struct sect *s, uint64_t v, char *str)
 {
@@ -598,20 +595,28 @@ int jf_set_bssplit(struct pctx *p, struct sect *s, uint64_t v, char *str)
 			if (strchr(t, ','))
 				return bad(p, t, "at most R,W,T");
 		}
+		/* R,W: the write list stands for trims too */
+		copy = strdup(t ? t : w);
+		if (!copy)
+			return jf_perr(p, "out of memory");
 		ret = split_dir(p, s, str, 0);
 		if (!ret)
 			ret = split_dir(p, s, w, 1);
-		if (!ret && t)
-			ret = split_dir(p, s, t, 2);
+		if (!ret)
+			ret = split_dir(p, s, copy, 2);
+		free(copy);
 		return ret;
 	}
-	copy = strdup(str);
-	if (!copy)
-		return jf_perr(p, "out of memory");
-	ret = split_dir(p, s, str, 0);
-	if (!ret)
-		ret = split_dir(p, s, copy, 1);
-	free(copy);
+	ret = 0;
+	for (int d = 2; d >= 0 && !ret; d--) {
+		/* split_dir() cuts its list: each direction parses its own copy */
+		copy = d ? strdup(str) : str;
+		if (!copy)
+			return jf_perr(p, "out of memory");
+		ret = split_dir(p, s, copy, d);
+		if (d)
+			free(copy);
+	}
 	return ret;
 }
 
@@ -795,8 +800,6 @@ static int zoned_dir(struct pctx *p, struct sect *s, char *list, int dir, bool a
 	for (i = 0; i < nr; i++)
 		if (size_pct[i] == UINT8_MAX)
 			size_pct[i] = (uint8_t)((100 - sz) / sz_missing);
-	if (dir > 1)
-		return 0;	/* trim: checked, dropped */
 	s->job.nr_zones[dir] = nr;
 	for (i = 0; i < nr; i++) {
 		s->job.zones[dir][i].access = access[i];
@@ -812,25 +815,31 @@ static int set_zoned(struct pctx *p, struct sect *s, char *str, bool abs)
 	char *w = strchr(str, ','), *t = NULL, *copy;
 	int ret;
 
-	s->job.nr_zones[0] = s->job.nr_zones[1] = 0;
+	s->job.nr_zones[0] = s->job.nr_zones[1] = s->job.nr_zones[2] = 0;
 	if (w) {
 		*w++ = '\0';
 		t = strchr(w, ',');
 		if (t)
 			*t++ = '\0';
-		ret = zoned_dir(p, s, str, 0, abs);
-		if (!ret)
-			ret = zoned_dir(p, s, w, 1, abs);
-		if (!ret && t)
-			ret = zoned_dir(p, s, t, 2, abs);
-	} else {
-		copy = strdup(str);
+		copy = strdup(t ? t : w);	/* R,W: the write list stands for trims too */
 		if (!copy)
 			return jf_perr(p, "out of memory");
 		ret = zoned_dir(p, s, str, 0, abs);
 		if (!ret)
-			ret = zoned_dir(p, s, copy, 1, abs);
+			ret = zoned_dir(p, s, w, 1, abs);
+		if (!ret)
+			ret = zoned_dir(p, s, copy, 2, abs);
 		free(copy);
+	} else {
+		ret = 0;
+		for (int d = 2; d >= 0 && !ret; d--) {
+			copy = d ? strdup(str) : str;
+			if (!copy)
+				return jf_perr(p, "out of memory");
+			ret = zoned_dir(p, s, copy, d, abs);
+			if (d)
+				free(copy);
+		}
 	}
 	if (ret)
 		return ret;
@@ -1199,8 +1208,8 @@ static int apply_pct(struct pctx *p, struct sect *s, const struct opt *o, char *
 /*
  * Numbers.  With .nr > 1 the value may be fio's "R,W[,T]" list: an empty
  * part leaves that direction as it was ("bs=,8k", and "bs=8k," sets reads
- * only, as fio 3.33 does), one value with no comma sets every direction.
- * The trim part is checked and dropped: rqlock issues no trims.
+ * only, as fio 3.33 does), one value with no comma sets every direction,
+ * the last value given stands for the directions after it.
  */
 static int apply_num(struct pctx *p, struct sect *s, const struct opt *o, char *v)
 {

@@ -40,6 +40,11 @@ enum rq_dev_flags {
 	 * logical blocks, there is no page cache to absorb a partial one.
 	 */
 	RQ_DEV_ALIGNED = 1 << 3,
+	/*
+	 * queue_rq serves RQ_OP_DISCARD requests (trims).  A device without
+	 * it never sees one: the engine refuses a job that trims it.
+	 */
+	RQ_DEV_DISCARD = 1 << 4,
 };
 
 /* What a worker's ring has registered for a device (rq_dev.registered). */
@@ -261,7 +266,7 @@ struct rq_dev_option {
  * Fill rq->iov[0..nr_segs) from the request's bios.  A driver that hands
  * the data to the kernel or copies it calls this in queue_rq(), as a
  * kernel driver maps its request with blk_rq_map_sg(); one that moves no
- * data (null) does not pay for it.
+ * data (null, a discard) does not pay for it.
  */
 static inline void rq_request_map(struct rq_request *rq)
 {

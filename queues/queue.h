@@ -43,7 +43,23 @@ enum rq_q_status {
 	RQ_Q_BUSY = 2,		/* not accepted now (ring full); retry later */
 };
 
-enum rq_op { RQ_OP_READ = 0, RQ_OP_WRITE = 1 };
+/*
+ * A bio's operation; the values are also the engine's data directions
+ * (results/: RQ_DDIR_*).  RQ_OP_DISCARD is a trim (the kernel's
+ * REQ_OP_DISCARD): the range [offset, offset + len) is no longer needed,
+ * it moves no data (buf unused) and a driver serves the request's range
+ * as a whole (rq->offset, rq->len), never its bios' buffers.  Requests
+ * merge only with requests of the same op, so a discard never merges with
+ * a read or a write; adjacent discards merge into one range, as the
+ * kernel's discard merging does (within q->max_bytes).
+ */
+enum rq_op { RQ_OP_READ = 0, RQ_OP_WRITE = 1, RQ_OP_DISCARD = 2, RQ_OP_NR = 3 };
+
+/* fio's name of an op's direction (io_ddir_name): "read", "write", "trim" */
+static inline const char *rq_op_name(int op)
+{
+	return op == RQ_OP_READ ? "read" : op == RQ_OP_WRITE ? "write" : "trim";
+}
 
 struct rq_bio;
 /*

@@ -68,7 +68,7 @@ static inline void rq_pool_put(struct rq_queue *q, struct rq_request *rq)
 /*
  * Try to merge @bio into a queued request: back merge (the request ends
  * where the bio starts) or front merge (the bio ends where it starts), same
- * direction, within RQ_MAX_SEGS and q->max_bytes.  The last merged or added
+ * op (a discard only with a discard), within RQ_MAX_SEGS and q->max_bytes.  The last merged or added
  * request is tried first, then the queue from the tail, as the 2.4
  * elevator scanned it.  Returns true if merged.
  */

@@ -51,6 +51,7 @@ enum { UNIFIED_NONE = 0, UNIFIED_MIXED = 1, UNIFIED_BOTH = 2 };
 static const char *const ddir_name[RQ_DDIR_NR] = {
 	[RQ_DDIR_READ] = "read",
 	[RQ_DDIR_WRITE] = "write",
+	[RQ_DDIR_TRIM] = "trim",
 };
 
 /* fio's io_stat for bw/IOPS samples, merged by plain sums (sum_stat, pure_sum) */
@@ -388,7 +389,7 @@ static void calc_dist(const uint64_t *map, uint64_t total, double *out)
 
 static uint64_t view_total_ios(const struct view *v)
 {
-	return v->dir[0].total_ios + v->dir[1].total_ios;
+	return v->dir[0].total_ios + v->dir[1].total_ios + v->dir[2].total_ios;
 }
 
 #define LAT_N_NR 10
@@ -504,7 +505,7 @@ static void json_lat(struct ctx *c, const struct view *v, const char *key,
 	rq_json_obj_close(j);
 }
 
-/* fio's add_ddir_status_json() for a read/write direction; @d < 0 is the (idle) trim one */
+/* fio's add_ddir_status_json() for a direction; @d < 0 is an idle one */
 static void json_dir(struct ctx *c, const struct view *v, const char *key, int d)
 {
 	struct rq_json *j = c->j;
@@ -614,7 +615,6 @@ static void json_job(struct ctx *c, const struct view *v)
 	} else {
 		for (int d = 0; d < RQ_DDIR_NR; d++)
 			json_dir(c, v, ddir_name[d], d);
-		json_dir(c, v, "trim", -1);
 	}
 	/* fio leaves "sync" out too when everything is reported as mixed */
 	if (v->unified != UNIFIED_MIXED) {
@@ -1069,7 +1069,7 @@ static void text_job(struct rq_txt *t, struct ctx *c, const struct view *v, cons
 	char name[sizeof(m->name)], desc[256];
 	int d;
 
-	if (!v->dir[0].io_bytes && !v->dir[1].io_bytes && !view_total_ios(v))
+	if (!v->dir[0].io_bytes && !v->dir[1].io_bytes && !v->dir[2].io_bytes && !view_total_ios(v))
 		return;
 	rq_txt_clean(name, sizeof(name), m->name, sizeof(m->name));
 	/* fio prints the pid here; a clone has no process of its own */
@@ -1100,8 +1100,8 @@ static void text_job(struct rq_txt *t, struct ctx *c, const struct view *v, cons
 	text_dist(t, "  IO depths    : ", level, v->depth, view_total_ios(v));
 	text_dist(t, "     submit    : ", batch, v->submit, v->total_submit);
 	text_dist(t, "     complete  : ", batch, v->complete, v->total_complete);
-	rq_txt_out(t, "     issued rwts: total=%" PRIu64 ",%" PRIu64 ",0,0 short=0,0,0,0 dropped=0,0,0,0\n",
-	    v->dir[0].total_ios, v->dir[1].total_ios);
+	rq_txt_out(t, "     issued rwts: total=%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",0 short=0,0,0,0 "
+	    "dropped=0,0,0,0\n", v->dir[0].total_ios, v->dir[1].total_ios, v->dir[2].total_ios);
 	if (v->coe)
 		rq_txt_out(t, "     errors    : total=%" PRIu64 ", first_error=%d/<%s>\n", v->total_err,
 		    v->first_error, strerror(v->first_error));
@@ -1127,7 +1127,7 @@ static void text_group_line(struct rq_txt *t, const char *label, bool i2p, uint6
 /* fio's show_group_stats(): one "Run status group" block per group id. */
 static void text_groups(struct rq_txt *t, const struct ctx *c)
 {
-	static const char *const label[RQ_DDIR_NR] = { "   READ", "  WRITE" };
+	static const char *const label[RQ_DDIR_NR] = { "   READ", "  WRITE", "   TRIM" };
 
 	for (int gid = 0; gid < c->nr_groups; gid++) {
 		const struct group *g = &c->groups[gid];

@@ -77,7 +77,8 @@ int rq_lat_percentiles(const struct rq_lat_stat *s, const double *pct, int nr, u
  */
 int rq_lat_bucket(uint64_t x);
 
-enum rq_ddir { RQ_DDIR_READ = 0, RQ_DDIR_WRITE = 1, RQ_DDIR_NR = 2 };
+/* fio's data directions (and queues/' enum rq_op values) */
+enum rq_ddir { RQ_DDIR_READ = 0, RQ_DDIR_WRITE = 1, RQ_DDIR_TRIM = 2, RQ_DDIR_NR = 3 };
 
 /* fio's periodic bandwidth/IOPS samples (every 500 ms per clone). */
 struct rq_sample_stat {
@@ -488,7 +489,7 @@ void rq_lockstat_json(struct rq_json *j, const struct rq_run_report *r);
  *   time, ddir, bs, count0, count1, ... (clat_hist: FIO_IO_U_PLAT_NR buckets)
  *
  * time is ms since the job's statistics began (after ramp_time), ddir 0
- * read and 1 write, prio 0 (the RT flag; 0x%04x with log_prio).  Latency
+ * read, 1 write and 2 trim, prio 0 (the RT flag; 0x%04x with log_prio).  Latency
  * values are ns; bw is KiB/s averaged, or bytes*10^6/clat_ns per I/O as
  * fio computes it; iops is 1 per I/O.  With log_avg_msec a line is the
  * mean (log_max_value: the maximum) of a window, bs and offset 0.  A

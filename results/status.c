@@ -52,7 +52,7 @@ static void condense(char *out, size_t len, const char *run)
 
 int rq_status_line(char *buf, size_t len, const struct rq_status *s)
 {
-	static const char dc[RQ_DDIR_NR] = { 'r', 'w' };
+	static const char dc[RQ_DDIR_NR] = { 'r', 'w', 't' };
 	char run[512], perc[32], eta[64], v[32];
 	bool any = false;
 	int n;

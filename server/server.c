@@ -726,8 +726,9 @@ static void on_job(struct conn *c, const struct rq_fio_cmd *cmd)
 		for (unsigned int i = 0; i < c->jobs.nr; i++) {
 			const struct rq_job *j = &c->jobs.jobs[i];
 
-			send_textf(c, FIO_LOG_INFO, "%s: (g=%d): rw=%s, bs=(R) %uB, (W) %uB, iodepth=%u, filename=%s\n",
-				   j->name, j->groupid, rq_rw_name(j->rw), j->bs[0], j->bs[1], j->iodepth,
+			send_textf(c, FIO_LOG_INFO, "%s: (g=%d): rw=%s, bs=(R) %uB, (W) %uB, (T) %uB, iodepth=%u, "
+				   "filename=%s\n", j->name, j->groupid, rq_rw_name(j->rw), j->bs[0], j->bs[1],
+				   j->bs[2], j->iodepth,
 				   j->filename[0] ? j->filename : "(none)");
 		}
 	}

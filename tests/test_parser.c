@@ -335,7 +335,8 @@ static void ck_bs(const struct rq_job_list *l)
 	CHECK(J(1)->bs[0] == 4096 && J(1)->bs[1] == 8192);
 	CHECK(J(2)->bs[0] == 16384 && J(2)->bs[1] == 16384);
 	CHECK(J(3)->bs[0] == 8192 && J(3)->bs[1] == 4096);	/* fio: "8k," is reads only */
-	CHECK(J(4)->bs[0] == 2048 && J(4)->bs[1] == 4096);	/* trim part dropped */
+	CHECK(J(4)->bs[0] == 2048 && J(4)->bs[1] == 4096 && J(4)->bs[2] == 512);	/* R,W,T */
+	CHECK(J(0)->bs[2] == 8192 && J(2)->bs[2] == 16384);	/* the last value stands for the trims */
 	CHECK(J(5)->bs[0] == 8192 && J(5)->bs[1] == 16384);	/* R from [global] */
 	CHECK(J(6)->bs[0] == 16 * MiB);
 }
@@ -347,6 +348,9 @@ static void ck_bsrange(const struct rq_job_list *l)
 	CHECK(J(1)->bs_min[0] == 1024 && J(1)->bs_max[0] == 4096);	/* swapped, as fio */
 	CHECK(J(2)->bs_min[0] == 1024 && J(2)->bs_max[0] == 4096);
 	CHECK(J(2)->bs_min[1] == 2048 && J(2)->bs_max[1] == 8192);
+	CHECK(J(0)->bs_min[2] == 1024 && J(0)->bs_max[2] == 4096);	/* one range: every direction */
+	CHECK(J(2)->bs_min[2] == 512 && J(2)->bs_max[2] == 1024);	/* R,W,T */
+	CHECK(J(4)->bs_min[2] == 512 && J(4)->bs_max[2] == 1024);	/* ",W": trims take W, as fio */
 	CHECK(J(3)->bs_min[0] == 1024 && J(3)->bs_max[0] == 4096);	/* "R," reads only */
 	CHECK(J(3)->bs_min[1] == 8192 && J(3)->bs_max[1] == 8192);	/* fix-up: bs */
 	CHECK(J(4)->bs_min[1] == 512 && J(4)->bs_max[1] == 1024);	/* ",W" */
@@ -376,6 +380,10 @@ static void ck_bssplit(const struct rq_job_list *l)
 	SPLIT(J(3), 0, 0, 8192, 30);
 	SPLIT(J(3), 0, 1, 4096, 70);
 	SPLIT(J(3), 1, 0, 16384, 100);
+	CHECK(J(3)->nr_bssplit[2] == 1);	/* R,W: the write list stands for trims (fio's str_split_parse) */
+	SPLIT(J(3), 2, 0, 16384, 100);
+	CHECK(J(0)->nr_bssplit[2] == 3);	/* one list: every direction */
+	SPLIT(J(0), 2, 2, 16384, 45);
 	/* "/0" is a blank too */
 	SPLIT(J(4), 0, 0, 4096, 50);
 	SPLIT(J(4), 0, 1, 8192, 50);
@@ -1009,9 +1017,9 @@ static const struct {
 	  "[global]\nbs=4k\nioengine=null\n[a]\nrw=randread:8\nsize=1m\nruntime=90\nthinktime=2ms\n"
 	  "bssplit=4k/20:8k\ndescription=two words\n[b]\nsize=50%\ntime_based\nruntime=1m\n"
 	  "rwmixwrite=30\nbuffered=0\npercentile_list=50:99.5\nstonewall\n",
-	  "fio --name=a --description='two words' --rw=randread:8 --bs=4096,4096 "
-	  "--bssplit=4096/20:8192/80,4096/20:8192/80 --ioengine=null --size=1048576 --runtime=90s "
-	  "--thinktime=2ms \\\n    --name=b --bs=4096,4096 --ioengine=null --size=50% "
+	  "fio --name=a --description='two words' --rw=randread:8 --bs=4096,4096,4096 "
+	  "--bssplit=4096/20:8192/80,4096/20:8192/80,4096/20:8192/80 --ioengine=null --size=1048576 "
+	  "--runtime=90s --thinktime=2ms \\\n    --name=b --bs=4096,4096,4096 --ioengine=null --size=50% "
 	  "--rwmixwrite=30 --runtime=1m --time_based --buffered=0 --stonewall "
 	  "--percentile_list=50.0:99.5\n" },
 };
