@@ -422,7 +422,7 @@ struct rq_engine {
 	unsigned int nr_flows;
 	bool ran;			/* rq_engine_run() ran: unlink= may remove files */
 	struct rq_dev **polled;		/* devices with a poll hook */
-	struct rq_dev **all_devs;	/* every device: rq_devs_ring_init() */
+	struct rq_dev **all_devs;	/* every device: rq_ctx_ring_setup() */
 	struct iovec *ring_bufs;	/* the phase's clone buffers */
 	unsigned int nr_ring_bufs;
 	unsigned int nr_polled;
@@ -468,7 +468,6 @@ extern atomic_bool g_abandoned;		/* the grace ran out: what is in flight is left
 unsigned int eng_account_ended(struct rq_cpu *cpu);
 unsigned int eng_account_list(struct rq_bio *b, uint64_t now, bool keep_done);
 int eng_cpu_submit(struct rq_cpu *cpu, bool wait, uint64_t wait_ns);
-int eng_ring_init(struct io_uring *ring, unsigned int extra);
 void *eng_worker_main(void *arg);
 
 /* clone.c */

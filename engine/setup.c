@@ -406,20 +406,9 @@ static int check_resources(struct rq_engine *e, FILE *err)
 	for (unsigned int i = 0; i < e->nr_devs; i++)
 		ring |= e->devs[i].dev.flags & RQ_DEV_NEEDS_RING;
 	if (ring) {
-		struct io_uring *rings = calloc(e->nr_cpus, sizeof(*rings));
-		unsigned int made = 0;
-		int ret = 0;
+		unsigned int made;
+		int ret = rq_ctx_ring_probe(e->nr_cpus, &made);
 
-		if (!rings)
-			return -ENOMEM;
-		for (; made < e->nr_cpus; made++) {
-			ret = eng_ring_init(&rings[made], 0);
-			if (ret)
-				break;
-		}
-		for (unsigned int i = 0; i < made; i++)
-			io_uring_queue_exit(&rings[i]);
-		free(rings);
 		if (ret) {
 			getrlimit(RLIMIT_MEMLOCK, &rl);
 			fprintf(err, "rqlock: cannot create io_uring ring %u of %u: %s (RLIMIT_MEMLOCK %llu KiB)\n",

@@ -175,12 +175,12 @@ static unsigned int cpu_reap(struct rq_cpu *cpu)
 
 /*
  * How many completions a sleeping worker waits for: fio's
- * iodepth_batch_complete_min, the smallest of its running clones', never
- * more than it has in flight on its ring.
+ * iodepth_batch_complete_min, the smallest of its running clones'
+ * (rq_ctx_submit() waits for no more than its ring has in flight).
  */
-static unsigned int cpu_wait_nr(const struct rq_cpu *cpu, unsigned int to_submit)
+static unsigned int cpu_wait_nr(const struct rq_cpu *cpu)
 {
-	unsigned int nr = UINT32_MAX, inflight = cpu->ctx.ring_inflight + to_submit;
+	unsigned int nr = UINT32_MAX;
 
 	for (unsigned int i = 0; i < cpu->nr_clones; i++) {
 		const struct clone *c = cpu->clones[i];
@@ -189,48 +189,22 @@ static unsigned int cpu_wait_nr(const struct rq_cpu *cpu, unsigned int to_submit
 		if (!c->finished)
 			nr = (m ? m : 1) < nr ? (m ? m : 1) : nr;
 	}
-	if (nr == UINT32_MAX || nr < 1)
-		nr = 1;
-	return nr > inflight ? (inflight ? inflight : 1) : nr;
+	return nr == UINT32_MAX || nr < 1 ? 1 : nr;
 }
 
 /*
  * Hand the ring's prepared SQEs to the kernel; with @wait, also wait (one
- * io_uring_enter) for a completion or @wait_ns.  SQEs the kernel took are
- * counted from the ring's head, which stays right when the wait times out.
+ * io_uring_enter) for a completion or @wait_ns (queues/ctx.c).
  */
 int eng_cpu_submit(struct rq_cpu *cpu, bool wait, uint64_t wait_ns)
 {
-	unsigned int before;
-	int ret;
+	int ret = rq_ctx_submit(&cpu->ctx, wait ? cpu_wait_nr(cpu) : 0, wait_ns);
 
-	if (!cpu->ctx.has_ring)
+	if (ret > 0)
+		cpu->ring_rounds = 0;
+	if (ret >= 0)
 		return 0;
-	before = io_uring_sq_ready(&cpu->ctx.ring);
-	if (wait) {
-		struct __kernel_timespec ts = {
-			.tv_sec = (long long)(wait_ns / 1000000000ULL),
-			.tv_nsec = (long long)(wait_ns % 1000000000ULL),
-		};
-		struct io_uring_cqe *cqe;
-
-		ret = io_uring_submit_and_wait_timeout(&cpu->ctx.ring, &cqe, cpu_wait_nr(cpu, before), &ts, NULL);
-	} else if (before || cpu->ctx.ring_inflight) {
-		/*
-		 * Submit and run the ring's deferred completions in the same
-		 * enter (DEFER_TASKRUN posts CQEs only when asked): the loop
-		 * then finds completions without sleeping for them, as fio's
-		 * submit-with-GETEVENTS does.
-		 */
-		ret = io_uring_submit_and_get_events(&cpu->ctx.ring);
-	} else {
-		return 0;
-	}
-	cpu->ring_rounds = 0;
-	cpu->ctx.ring_inflight += before - io_uring_sq_ready(&cpu->ctx.ring);
-	if (ret >= 0 || ret == -ETIME || ret == -EAGAIN || ret == -EBUSY || ret == -EINTR)
-		return 0;
-	fprintf(stderr, "rqlock: worker %d: io_uring_enter: %s\n", cpu->ctx.id, strerror(-ret));
+	fprintf(stderr, "rqlock: worker %d: io_uring_enter: %s\n", rq_ctx_id(&cpu->ctx), strerror(-ret));
 	return ret;
 }
 
@@ -271,7 +245,7 @@ static int cpu_wait(struct rq_cpu *cpu, unsigned int idle_rounds)
 		sched_yield();
 		return eng_cpu_submit(cpu, false, 0);
 	}
-	if (cpu->ctx.has_ring && (cpu->ctx.ring_inflight || io_uring_sq_ready(&cpu->ctx.ring))) {
+	if (rq_ctx_ring_busy(&cpu->ctx)) {
 		/*
 		 * One enter submits what the last rounds prepared, posts the
 		 * deferred completions and returns at once when there are
@@ -325,39 +299,6 @@ static void cpu_rerun_stopped(struct rq_cpu *cpu)
 				rq_run_queue(q, &cpu->ctx);
 		}
 	}
-}
-
-/*
- * One ring per worker, only its worker submits to it: SINGLE_ISSUER and
- * DEFER_TASKRUN (completions run when the worker asks for them, no IPI)
- * where the kernel has them, COOP_TASKRUN otherwise, plain as a last
- * resort.  Compile-time probes say what liburing knows; the kernel's
- * -EINVAL says what it does not.
- */
-int eng_ring_init(struct io_uring *ring, unsigned int extra)
-{
-	static const unsigned int tries[] = {
-#if defined(RQ_HAVE_SINGLE_ISSUER) && defined(RQ_HAVE_DEFER_TASKRUN)
-		IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
-#endif
-#ifdef IORING_SETUP_COOP_TASKRUN
-		IORING_SETUP_COOP_TASKRUN,
-#endif
-		0,
-	};
-	int ret = -EINVAL;
-
-	for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
-		struct io_uring_params p = {
-			.flags = IORING_SETUP_CQSIZE | tries[i] | extra,
-			.cq_entries = 8192,
-		};
-
-		ret = io_uring_queue_init_params(1024, ring, &p);
-		if (ret != -EINVAL)
-			return ret;
-	}
-	return ret;
 }
 
 /* fio's usr_cpu/sys_cpu/ctx: the worker's, shared among its clones */
@@ -480,21 +421,14 @@ void *eng_worker_main(void *arg)
 	rq_ctx_set_current(&cpu->ctx);
 	/* the ring is made by the thread that submits to it (SINGLE_ISSUER) */
 	if (cpu->wants_ring) {
-		int ret = eng_ring_init(&cpu->ctx.ring, cpu->ring_flags);
+		int ret = rq_ctx_ring_setup(&cpu->ctx, cpu->ring_flags, e->all_devs, e->nr_devs,
+					    e->ring_bufs, e->nr_ring_bufs);
 
 		if (ret) {
-			fprintf(stderr, "rqlock: worker %d: cannot create an io_uring ring: %s\n",
-				cpu->ctx.id, strerror(-ret));
+			fprintf(stderr, "rqlock: worker %d: cannot set up an io_uring ring: %s\n",
+				rq_ctx_id(&cpu->ctx), strerror(-ret));
 			cpu->fatal = ret;
 			atomic_store(&e->start_failed, true);
-		} else {
-			cpu->ctx.has_ring = true;
-			ret = rq_devs_ring_init(&cpu->ctx, &cpu->ctx.ring, e->all_devs, e->nr_devs,
-						e->ring_bufs, e->nr_ring_bufs);
-			if (ret) {
-				cpu->fatal = ret;
-				atomic_store(&e->start_failed, true);
-			}
 		}
 	}
 	pthread_barrier_wait(&e->barrier);

@@ -12,6 +12,7 @@
  * mode's poll().  Every request then goes through rq_end_request() and its
  * bios to their submitter's end_io.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -159,4 +160,217 @@ bool rq_ctx_pending(struct rq_ctx *ctx)
 {
 	return ctx->ring_inflight || (ctx->has_ring && io_uring_sq_ready(&ctx->ring)) ||
 	       ctx->done_head || ctx->timer_head || rq_ctx_polled_pending(ctx);
+}
+
+/* ---- the ring --------------------------------------------------------- */
+
+/*
+ * One ring per worker, only its worker submits to it: SINGLE_ISSUER and
+ * DEFER_TASKRUN (completions run when the worker asks for them, no IPI)
+ * where the kernel has them, COOP_TASKRUN otherwise, plain as a last
+ * resort.  Compile-time probes say what liburing knows; the kernel's
+ * -EINVAL says what it does not.
+ */
+static int ring_create(struct io_uring *ring, unsigned int extra)
+{
+	static const unsigned int tries[] = {
+#if defined(RQ_HAVE_SINGLE_ISSUER) && defined(RQ_HAVE_DEFER_TASKRUN)
+		IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+#endif
+#ifdef IORING_SETUP_COOP_TASKRUN
+		IORING_SETUP_COOP_TASKRUN,
+#endif
+		0,
+	};
+	int ret = -EINVAL;
+
+	for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
+		struct io_uring_params p = {
+			.flags = IORING_SETUP_CQSIZE | tries[i] | extra,
+			.cq_entries = 8192,
+		};
+
+		ret = io_uring_queue_init_params(1024, ring, &p);
+		if (ret != -EINVAL)
+			return ret;
+	}
+	return ret;
+}
+
+int rq_ctx_ring_probe(unsigned int nr, unsigned int *made)
+{
+	struct io_uring *rings = calloc(nr ? nr : 1, sizeof(*rings));
+	unsigned int n = 0;
+	int ret = 0;
+
+	*made = 0;
+	if (!rings)
+		return -ENOMEM;
+	for (; n < nr; n++) {
+		ret = ring_create(&rings[n], 0);
+		if (ret)
+			break;
+	}
+	for (unsigned int i = 0; i < n; i++)
+		io_uring_queue_exit(&rings[i]);
+	free(rings);
+	*made = n;
+	return ret;
+}
+
+/*
+ * Registered files and buffers.  The buffers live in the context
+ * (ctx->bufs, sorted by address), written and read only by its worker:
+ * in rq_ctx_ring_setup() before the run's barrier, in queue_rq() during
+ * the run.
+ */
+static int iov_cmp(const void *a, const void *b)
+{
+	const struct iovec *x = a, *y = b;
+
+	return (uintptr_t)x->iov_base < (uintptr_t)y->iov_base ? -1 :
+	       (uintptr_t)x->iov_base > (uintptr_t)y->iov_base;
+}
+
+static void ring_unregister(struct rq_ctx *ctx)
+{
+	free(ctx->bufs);
+	ctx->bufs = NULL;
+	ctx->nr_bufs = 0;
+}
+
+static int ring_register(struct rq_ctx *ctx, struct rq_dev *const *devs, unsigned int nr_devs,
+			 const struct iovec *bufs, unsigned int nr_bufs)
+{
+	struct io_uring *ring = &ctx->ring;
+	bool want = false, files = false;
+
+	ring_unregister(ctx);
+	for (unsigned int i = 0; i < nr_devs; i++)
+		want |= devs[i]->ops->ring_init != NULL;
+	if (!want)
+		return 0;
+	/* A file table with a slot per device: the kernel may refuse it (< 5.19). */
+	files = io_uring_register_files_sparse(ring, nr_devs) == 0;
+	if (bufs && nr_bufs) {
+		ctx->bufs = malloc(sizeof(*ctx->bufs) * nr_bufs);
+		if (!ctx->bufs)
+			return -ENOMEM;
+		memcpy(ctx->bufs, bufs, sizeof(*ctx->bufs) * nr_bufs);
+		qsort(ctx->bufs, nr_bufs, sizeof(*ctx->bufs), iov_cmp);
+		if (io_uring_register_buffers(ring, ctx->bufs, nr_bufs)) {
+			free(ctx->bufs);
+			ctx->bufs = NULL;
+		} else {
+			ctx->nr_bufs = nr_bufs;
+		}
+	}
+	for (unsigned int i = 0; i < nr_devs; i++) {
+		struct rq_dev *dev = devs[i];
+
+		if (!dev->ops->ring_init)
+			continue;
+		/* a slot of ~0u: no file table on this ring */
+		dev->ops->ring_init(dev, ctx, ring, files ? i : ~0u);
+		atomic_fetch_or_explicit(&dev->registered,
+					 RQ_DEV_REG_PROBED | (ctx->bufs ? RQ_DEV_REG_BUFS : 0) |
+					 (bufs && nr_bufs && !ctx->bufs ? RQ_DEV_REG_FALLBACK : 0),
+					 memory_order_relaxed);
+	}
+	return 0;
+}
+
+int rq_ctx_ring_setup(struct rq_ctx *ctx, unsigned int flags, struct rq_dev *const *devs,
+		      unsigned int nr_devs, const struct iovec *bufs, unsigned int nr_bufs)
+{
+	int ret = ring_create(&ctx->ring, flags);
+
+	if (ret)
+		return ret;
+	ctx->has_ring = true;
+	ctx->ring_inflight = 0;
+	return ring_register(ctx, devs, nr_devs, bufs, nr_bufs);
+}
+
+void rq_ctx_ring_teardown(struct rq_ctx *ctx)
+{
+	if (!ctx->has_ring)
+		return;
+	ring_unregister(ctx);
+	io_uring_queue_exit(&ctx->ring);
+	ctx->has_ring = false;
+	ctx->ring_inflight = 0;
+}
+
+int rq_ring_buf_index(const struct rq_ctx *ctx, const void *buf, size_t len)
+{
+	uintptr_t a = (uintptr_t)buf;
+	unsigned int lo = 0, hi = ctx->nr_bufs;
+
+	/* the last region starting at or below buf */
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if ((uintptr_t)ctx->bufs[mid].iov_base <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return -1;
+	lo--;
+	if (a + len > (uintptr_t)ctx->bufs[lo].iov_base + ctx->bufs[lo].iov_len)
+		return -1;
+	return (int)lo;
+}
+
+unsigned int rq_ctx_sq_ready(const struct rq_ctx *ctx)
+{
+	return ctx->has_ring ? io_uring_sq_ready(&ctx->ring) : 0;
+}
+
+bool rq_ctx_ring_busy(const struct rq_ctx *ctx)
+{
+	return ctx->has_ring && (ctx->ring_inflight || io_uring_sq_ready(&ctx->ring));
+}
+
+/*
+ * SQEs the kernel took are counted from the ring's head, which stays
+ * right when the wait times out; the in-flight count is written here and
+ * in reap_ring() only.
+ */
+int rq_ctx_submit(struct rq_ctx *ctx, unsigned int wait_nr, uint64_t wait_ns)
+{
+	unsigned int before;
+	int ret;
+
+	if (!ctx->has_ring)
+		return 0;
+	before = io_uring_sq_ready(&ctx->ring);
+	if (wait_nr) {
+		unsigned int inflight = ctx->ring_inflight + before;
+		struct __kernel_timespec ts = {
+			.tv_sec = (long long)(wait_ns / 1000000000ULL),
+			.tv_nsec = (long long)(wait_ns % 1000000000ULL),
+		};
+		struct io_uring_cqe *cqe;
+
+		if (wait_nr > inflight)
+			wait_nr = inflight ? inflight : 1;
+		ret = io_uring_submit_and_wait_timeout(&ctx->ring, &cqe, wait_nr, &ts, NULL);
+	} else if (before || ctx->ring_inflight) {
+		/*
+		 * Submit and run the ring's deferred completions in the same
+		 * enter (DEFER_TASKRUN posts CQEs only when asked): the loop
+		 * then finds completions without sleeping for them, as fio's
+		 * submit-with-GETEVENTS does.
+		 */
+		ret = io_uring_submit_and_get_events(&ctx->ring);
+	} else {
+		return 0;
+	}
+	ctx->ring_inflight += before - io_uring_sq_ready(&ctx->ring);
+	if (ret >= 0 || ret == -ETIME || ret == -EAGAIN || ret == -EBUSY || ret == -EINTR)
+		return 1;
+	return ret;
 }

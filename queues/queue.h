@@ -367,6 +367,41 @@ static inline uint64_t rq_ctx_next_timer(const struct rq_ctx *ctx)
 /* Wake @ctx's worker if it sleeps (work was left for it); any thread. */
 void rq_ctx_wake(struct rq_ctx *ctx);
 
+/*
+ * The context's io_uring ring, made and entered only by the worker that
+ * runs @ctx.  rq_ctx_ring_setup(), in that thread: create the ring (with
+ * @flags, IORING_SETUP_SQE128 | CQE32 when a device needs them; the
+ * setup flags the kernel has for a single issuer), give it a sparse file
+ * table with one slot per device of @devs (slot = index in @devs),
+ * register @bufs (the clones' I/O buffers, any order) as fixed buffers,
+ * and call each device's ring_init().  What the kernel refuses is left
+ * out silently.  Returns 0 or -errno; on a failure after the ring was
+ * made, rq_ctx_ring_teardown() still frees it.  Teardown is for any
+ * thread once the worker has stopped; a context without a ring is left
+ * alone.
+ */
+int rq_ctx_ring_setup(struct rq_ctx *ctx, unsigned int flags, struct rq_dev *const *devs,
+		      unsigned int nr_devs, const struct iovec *bufs, unsigned int nr_bufs);
+void rq_ctx_ring_teardown(struct rq_ctx *ctx);
+/*
+ * Can @nr rings be made (RLIMIT_MEMLOCK, the kernel's limits)?  Makes and
+ * closes them; 0, or -errno with *@made the number made before it.
+ */
+int rq_ctx_ring_probe(unsigned int nr, unsigned int *made);
+/*
+ * Hand @ctx's prepared SQEs to the kernel in one io_uring_enter, which
+ * also posts the ring's deferred completions.  @wait_nr > 0: wait there
+ * for that many completions (at most what is in flight) or @wait_ns.
+ * Returns 1 when it entered the kernel, 0 when there was nothing to
+ * submit or wait for (or no ring), -errno on an error of the ring
+ * (a timeout or an interrupted wait is not one).
+ */
+int rq_ctx_submit(struct rq_ctx *ctx, unsigned int wait_nr, uint64_t wait_ns);
+/* SQEs prepared on @ctx's ring and not yet submitted (0 without a ring). */
+unsigned int rq_ctx_sq_ready(const struct rq_ctx *ctx);
+/* Does @ctx's ring have SQEs in flight or prepared? */
+bool rq_ctx_ring_busy(const struct rq_ctx *ctx);
+
 static inline int rq_ctx_id(const struct rq_ctx *ctx)
 {
 	return ctx->id;
