@@ -359,12 +359,9 @@ struct rq_cpu {
 	unsigned int nr_clones, nr_active;
 	/* bios of this worker's clones ended by this worker, to account */
 	struct rq_bio *ended;
-	/* bios of this worker's clones ended by other workers (MPSC stack); ctx.sleeping is its futex */
-	_Atomic(struct rq_bio *) handback;
 	uint64_t submitted, completed, verified;
 	uint64_t clone_wake_ns;		/* earliest time a held-back clone may issue */
 	uint64_t next_watch_ns;		/* the stall watchdog's next look */
-	uint64_t next_rerun_ns;		/* cpu_rerun_stopped()'s next look */
 	uint64_t complete_hist[RQ_DEPTH_BUCKETS];	/* completions per reap round, fio's buckets */
 	unsigned int snap_seen;		/* the last snap_gen this worker answered */
 	struct rusage ru_start;
@@ -422,6 +419,8 @@ struct rq_engine {
 	unsigned int nr_flows;
 	bool ran;			/* rq_engine_run() ran: unlink= may remove files */
 	struct rq_dev **polled;		/* devices with a poll hook */
+	struct rq_queue **rerun_qs;	/* every device's queue: rq_ctx_set_queues() */
+	unsigned int nr_rerun_qs;
 	struct rq_dev **all_devs;	/* every device: rq_ctx_ring_setup() */
 	struct iovec *ring_bufs;	/* the phase's clone buffers */
 	unsigned int nr_ring_bufs;

@@ -151,7 +151,7 @@ static void collect_stuck(struct rq_engine *e, FILE *err)
 
 		cpu->now = now;
 		eng_account_ended(cpu);
-		eng_account_list(atomic_exchange(&cpu->handback, NULL), now, true);
+		eng_account_list(rq_ctx_handed_back(&cpu->ctx), now, true);
 	}
 	for (unsigned int i = 0; i < e->nr_clones; i++)
 		n += clone_abandoned(&e->clones[i]);
@@ -405,10 +405,8 @@ static int run_all(struct rq_engine *e, FILE *err)
 	e->ran = true;
 	atomic_init(&e->exit_group, -1);
 	atomic_init(&e->exit_what, RQ_EXIT_GROUP);
-	for (unsigned int i = 0; i < e->nr_cpus; i++) {
+	for (unsigned int i = 0; i < e->nr_cpus; i++)
 		e->cpus[i].e = e;
-		atomic_init(&e->cpus[i].handback, NULL);
-	}
 	e->job_remaining = calloc(e->jobs->nr ? e->jobs->nr : 1, sizeof(*e->job_remaining));
 	if (!e->job_remaining)
 		return -ENOMEM;
@@ -541,6 +539,7 @@ void rq_engine_free(struct rq_engine *e)
 	free(e->queues);
 	free(e->devices);
 	free(e->polled);
+	free(e->rerun_qs);
 	free(e->all_devs);
 	free(e->flows);
 	free(e->ring_bufs);

@@ -744,11 +744,20 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 	}
 	for (unsigned int i = 0; i < e->nr_devs; i++)
 		e->all_devs[i] = &e->devs[i].dev;
+	e->rerun_qs = calloc(e->nr_devs ? e->nr_devs : 1, sizeof(*e->rerun_qs));
+	if (!e->rerun_qs) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	for (unsigned int i = 0; i < e->nr_devs; i++)
+		if (e->devs[i].q_ready)
+			e->rerun_qs[e->nr_rerun_qs++] = &e->devs[i].q;
 	/* what each worker's context reaps beyond its ring and lists */
 	for (unsigned int i = 0; i < e->nr_cpus; i++) {
 		e->cpus[i].ctx.mode = e->mode;
 		e->cpus[i].ctx.polled = e->polled;
 		e->cpus[i].ctx.nr_polled = e->nr_polled;
+		rq_ctx_set_queues(&e->cpus[i].ctx, e->rerun_qs, e->nr_rerun_qs);
 	}
 	*ep = e;
 	return 0;

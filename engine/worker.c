@@ -89,7 +89,6 @@ void eng_bio_end_io(struct rq_ctx *ctx, struct rq_bio *bio)
 {
 	struct rq_cpu *cpu = ctx_cpu(ctx);
 	struct rq_cpu *owner = ((struct clone *)bio->private)->cpu;
-	struct rq_bio *head;
 
 	if (owner == cpu) {
 		bio->next = cpu->ended;
@@ -97,12 +96,7 @@ void eng_bio_end_io(struct rq_ctx *ctx, struct rq_bio *bio)
 		return;
 	}
 	bio->done_ns = cpu->now;
-	head = atomic_load_explicit(&owner->handback, memory_order_relaxed);
-	do {
-		bio->next = head;
-	} while (!atomic_compare_exchange_weak_explicit(&owner->handback, &head, bio,
-							memory_order_release, memory_order_relaxed));
-	rq_ctx_wake(&owner->ctx);
+	rq_ctx_hand_back(&owner->ctx, bio);
 }
 
 /* ---- the worker loop ------------------------------------------------ */
@@ -165,11 +159,7 @@ static unsigned int cpu_reap(struct rq_cpu *cpu)
 	cpu->now = rq_clock_ns();
 	n = rq_ctx_reap(&cpu->ctx, cpu->now, cpu->ctx.ring_inflight ? cpu_reap_max(cpu) : 0);
 	n += eng_account_ended(cpu);
-	if (atomic_load_explicit(&cpu->handback, memory_order_relaxed)) {
-		struct rq_bio *b = atomic_exchange_explicit(&cpu->handback, NULL, memory_order_acquire);
-
-		n += eng_account_list(b, cpu->now, true);
-	}
+	n += eng_account_list(rq_ctx_handed_back(&cpu->ctx), cpu->now, true);
 	return n;
 }
 
@@ -210,8 +200,7 @@ int eng_cpu_submit(struct rq_cpu *cpu, bool wait, uint64_t wait_ns)
 
 static bool cpu_has_pending(struct rq_cpu *cpu)
 {
-	return cpu->ended || atomic_load_explicit(&cpu->handback, memory_order_relaxed) ||
-	       rq_ctx_pending(&cpu->ctx);
+	return cpu->ended || rq_ctx_pending(&cpu->ctx);
 }
 
 /* Nothing happened this round: wait for the next thing that can. */
@@ -258,10 +247,7 @@ static int cpu_wait(struct rq_cpu *cpu, unsigned int idle_rounds)
 		return 0;
 	}
 	/* waiting for bios other workers end: sleep until one is handed back */
-	atomic_store_explicit(&cpu->ctx.sleeping, 1, memory_order_seq_cst);
-	if (!atomic_load_explicit(&cpu->handback, memory_order_seq_cst))
-		rq_futex_wait(&cpu->ctx.sleeping, 1, (long)(wait_ns < 1000000 ? wait_ns : 1000000));
-	atomic_store_explicit(&cpu->ctx.sleeping, 0, memory_order_relaxed);
+	rq_ctx_sleep(&cpu->ctx, wait_ns);
 	return 0;
 }
 
@@ -274,30 +260,6 @@ static void cpu_kick(struct rq_cpu *cpu)
 		if (!c->finished && c->inflight)
 			for (unsigned int f = 0; f < c->nr_files; f++)
 				rq_run_queue(c->files[f].q, &cpu->ctx);
-	}
-}
-
-/*
- * Queues the device stopped with nothing in flight (rq_queue.needs_rerun)
- * get no completion to restart them: every RQ_RERUN_DELAY_NS the worker
- * runs again those its running clones wait on, whatever else keeps it
- * busy (blk-mq's delayed run after BLK_STS_RESOURCE).  The cost when no
- * queue is stopped: one relaxed load per clone file every 3 ms.
- */
-static void cpu_rerun_stopped(struct rq_cpu *cpu)
-{
-	cpu->next_rerun_ns = cpu->now + RQ_RERUN_DELAY_NS;
-	for (unsigned int i = 0; i < cpu->nr_clones; i++) {
-		struct clone *c = cpu->clones[i];
-
-		if (c->finished || !c->inflight)
-			continue;
-		for (unsigned int f = 0; f < c->nr_files; f++) {
-			struct rq_queue *q = c->files[f].q;
-
-			if (atomic_load_explicit(&q->needs_rerun, memory_order_relaxed))
-				rq_run_queue(q, &cpu->ctx);
-		}
 	}
 }
 
@@ -472,8 +434,6 @@ void *eng_worker_main(void *arg)
 			if (cpu_grace_over(cpu))
 				break;	/* abandon what never came back: the report lists it */
 		}
-		if (__builtin_expect(cpu->now >= cpu->next_rerun_ns, 0))
-			cpu_rerun_stopped(cpu);
 		if (__builtin_expect(e->o.status_interval_ns != 0, 0) &&
 		    atomic_load_explicit(&e->snap_gen, memory_order_relaxed) != cpu->snap_seen)
 			eng_status_snap(cpu);

@@ -29,6 +29,7 @@ void rq_ctx_init(struct rq_ctx *ctx, int id)
 	memset(ctx, 0, sizeof(*ctx));
 	ctx->id = id;
 	atomic_init(&ctx->sleeping, 0);
+	atomic_init(&ctx->handback, NULL);
 }
 
 void rq_ctx_set_current(struct rq_ctx *ctx)
@@ -76,6 +77,56 @@ void rq_ctx_wake(struct rq_ctx *ctx)
 		rq_futex_wake(&ctx->sleeping);
 }
 
+void rq_ctx_sleep(struct rq_ctx *ctx, uint64_t timeout_ns)
+{
+	atomic_store_explicit(&ctx->sleeping, 1, memory_order_seq_cst);
+	if (!atomic_load_explicit(&ctx->handback, memory_order_seq_cst))
+		rq_futex_wait(&ctx->sleeping, 1, (long)(timeout_ns < 1000000 ? timeout_ns : 1000000));
+	atomic_store_explicit(&ctx->sleeping, 0, memory_order_relaxed);
+}
+
+void rq_ctx_hand_back(struct rq_ctx *owner, struct rq_bio *bio)
+{
+	struct rq_bio *head = atomic_load_explicit(&owner->handback, memory_order_relaxed);
+
+	do {
+		bio->next = head;
+	} while (!atomic_compare_exchange_weak_explicit(&owner->handback, &head, bio,
+							memory_order_release, memory_order_relaxed));
+	rq_ctx_wake(owner);
+}
+
+struct rq_bio *rq_ctx_handed_back(struct rq_ctx *ctx)
+{
+	if (!atomic_load_explicit(&ctx->handback, memory_order_relaxed))
+		return NULL;
+	return atomic_exchange_explicit(&ctx->handback, NULL, memory_order_acquire);
+}
+
+void rq_ctx_set_queues(struct rq_ctx *ctx, struct rq_queue *const *queues, unsigned int nr)
+{
+	ctx->queues = queues;
+	ctx->nr_queues = nr;
+}
+
+/*
+ * Queues the device stopped with nothing in flight (rq_queue.needs_rerun)
+ * get no completion to restart them: every RQ_RERUN_DELAY_NS the context
+ * runs again those of its queues so flagged, whatever else keeps its
+ * worker busy (blk-mq's delayed run after BLK_STS_RESOURCE).  The cost
+ * when no queue is stopped: one relaxed load per queue every 3 ms.
+ */
+static void rerun_stopped(struct rq_ctx *ctx, uint64_t now)
+{
+	ctx->next_rerun_ns = now + RQ_RERUN_DELAY_NS;
+	for (unsigned int i = 0; i < ctx->nr_queues; i++) {
+		struct rq_queue *q = ctx->queues[i];
+
+		if (atomic_load_explicit(&q->needs_rerun, memory_order_relaxed))
+			rq_run_queue(q, ctx);
+	}
+}
+
 static unsigned int reap_ring(struct rq_ctx *ctx, unsigned int max)
 {
 	struct io_uring_cqe *cqe;
@@ -102,6 +153,8 @@ unsigned int rq_ctx_reap(struct rq_ctx *ctx, uint64_t now, unsigned int max_cqes
 {
 	unsigned int n = 0;
 
+	if (__builtin_expect(now >= ctx->next_rerun_ns, 0))
+		rerun_stopped(ctx, now);
 	if (ctx->has_ring && ctx->ring_inflight)
 		n += reap_ring(ctx, max_cqes);
 	if (ctx->done_head) {
@@ -159,7 +212,8 @@ bool rq_ctx_polled_pending(struct rq_ctx *ctx)
 bool rq_ctx_pending(struct rq_ctx *ctx)
 {
 	return ctx->ring_inflight || (ctx->has_ring && io_uring_sq_ready(&ctx->ring)) ||
-	       ctx->done_head || ctx->timer_head || rq_ctx_polled_pending(ctx);
+	       ctx->done_head || ctx->timer_head ||
+	       atomic_load_explicit(&ctx->handback, memory_order_relaxed) || rq_ctx_polled_pending(ctx);
 }
 
 /* ---- the ring --------------------------------------------------------- */

@@ -335,7 +335,13 @@ struct rq_ctx {
 	/* fixed buffers registered on the ring (rq_devs_ring_init), by address */
 	struct iovec *bufs;
 	unsigned int nr_bufs;
-	_Atomic uint32_t sleeping;	/* futex word: the owner sleeps in its wait */
+	_Atomic uint32_t sleeping;	/* futex word: the owner sleeps in rq_ctx_sleep() */
+	/* bios of this worker's submitters ended by other workers (MPSC stack) */
+	_Atomic(struct rq_bio *) handback;
+	/* queues run again every RQ_RERUN_DELAY_NS when stopped (rq_ctx_set_queues) */
+	struct rq_queue *const *queues;
+	unsigned int nr_queues;
+	uint64_t next_rerun_ns;
 	struct io_uring ring;		/* the worker's ring, when has_ring */
 };
 
@@ -366,6 +372,24 @@ static inline uint64_t rq_ctx_next_timer(const struct rq_ctx *ctx)
 }
 /* Wake @ctx's worker if it sleeps (work was left for it); any thread. */
 void rq_ctx_wake(struct rq_ctx *ctx);
+/*
+ * Sleep until rq_ctx_wake() or @timeout_ns (at most 1 ms is taken), unless
+ * a bio was handed back meanwhile; only @ctx's worker.
+ */
+void rq_ctx_sleep(struct rq_ctx *ctx, uint64_t timeout_ns);
+/*
+ * @bio, submitted from @owner's worker, ended on another: push it on
+ * @owner's lock-free list and wake that worker (blk-mq completes a
+ * request on its submitting CPU the same way).  Any thread.
+ */
+void rq_ctx_hand_back(struct rq_ctx *owner, struct rq_bio *bio);
+/* Take every bio handed back to @ctx (NULL: none); only @ctx's worker. */
+struct rq_bio *rq_ctx_handed_back(struct rq_ctx *ctx);
+/*
+ * The queues @ctx runs again, every RQ_RERUN_DELAY_NS from rq_ctx_reap(),
+ * when one was stopped with nothing in flight (rq_queue.needs_rerun).
+ */
+void rq_ctx_set_queues(struct rq_ctx *ctx, struct rq_queue *const *queues, unsigned int nr);
 
 /*
  * The context's io_uring ring, made and entered only by the worker that
