@@ -350,8 +350,8 @@ struct clone {
  * devices/ see only that, the engine gets back here with container_of.
  */
 struct rq_cpu {
-	struct rq_ctx ctx;		/* id, ring, completions: queues/queue.h */
-	bool wants_ring;
+	struct rq_ctx *ctx;		/* id, ring, completions: queues/ (opaque) */
+	bool wants_ring;		/* this phase: the context has a ring (or nobody runs) */
 	unsigned int ring_flags;	/* SQE128 | CQE32 when a device needs them */
 	uint64_t now;			/* last clock read */
 	unsigned int ring_rounds;	/* busy rounds since the last io_uring_enter */
@@ -391,7 +391,7 @@ struct rq_engine {
 	struct clone *clones;
 	unsigned int nr_clones;
 	struct rq_cpu *cpus;
-	struct rq_ctx **ctxs;		/* &cpus[i].ctx, by id: rq_mode_config.ctxs */
+	struct rq_ctx **ctxs;		/* cpus[i].ctx, by id (owned): rq_mode_config.ctxs */
 	unsigned int nr_cpus;
 	pthread_barrier_t barrier;
 	atomic_bool start_failed;	/* a worker could not set up: nobody runs */
@@ -452,7 +452,7 @@ static inline unsigned int batch_bucket(unsigned int n)
 
 static inline struct rq_cpu *ctx_cpu(struct rq_ctx *ctx)
 {
-	return container_of(ctx, struct rq_cpu, ctx);
+	return rq_ctx_owner(ctx);
 }
 
 /* worker.c: a clone's bio has ended (its end_io) */

@@ -110,7 +110,7 @@ static int run_group(struct rq_engine *e, unsigned int first, unsigned int last,
 		if (e->cpus[i].fatal)
 			ret = e->cpus[i].fatal;
 	for (unsigned int i = 0; i < e->nr_cpus; i++) {
-		rq_ctx_ring_teardown(&e->cpus[i].ctx);
+		rq_ctx_ring_teardown(e->cpus[i].ctx);
 		e->cpus[i].clones = NULL;
 		e->cpus[i].nr_clones = 0;
 	}
@@ -151,7 +151,7 @@ static void collect_stuck(struct rq_engine *e, FILE *err)
 
 		cpu->now = now;
 		eng_account_ended(cpu);
-		eng_account_list(rq_ctx_handed_back(&cpu->ctx), now, true);
+		eng_account_list(rq_ctx_handed_back(cpu->ctx), now, true);
 	}
 	for (unsigned int i = 0; i < e->nr_clones; i++)
 		n += clone_abandoned(&e->clones[i]);
@@ -533,6 +533,8 @@ void rq_engine_free(struct rq_engine *e)
 	eng_place_free(e);
 	free(e->devs);
 	free(e->cpus);
+	for (unsigned int i = 0; e->ctxs && i < e->nr_cpus; i++)
+		rq_ctx_destroy(e->ctxs[i]);
 	free(e->ctxs);
 	free(e->jrep);
 	free(e->locks);

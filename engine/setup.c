@@ -614,8 +614,11 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 		goto fail;
 	}
 	for (unsigned int i = 0; i < e->nr_cpus; i++) {
-		rq_ctx_init(&e->cpus[i].ctx, (int)i);
-		e->ctxs[i] = &e->cpus[i].ctx;
+		e->ctxs[i] = e->cpus[i].ctx = rq_ctx_create((int)i, &e->cpus[i]);
+		if (!e->ctxs[i]) {
+			ret = -ENOMEM;
+			goto fail;
+		}
 	}
 
 	/* 1: which devices, with what they must allow */
@@ -754,10 +757,8 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 			e->rerun_qs[e->nr_rerun_qs++] = &e->devs[i].q;
 	/* what each worker's context reaps beyond its ring and lists */
 	for (unsigned int i = 0; i < e->nr_cpus; i++) {
-		e->cpus[i].ctx.mode = e->mode;
-		e->cpus[i].ctx.polled = e->polled;
-		e->cpus[i].ctx.nr_polled = e->nr_polled;
-		rq_ctx_set_queues(&e->cpus[i].ctx, e->rerun_qs, e->nr_rerun_qs);
+		rq_ctx_set_polled(e->cpus[i].ctx, e->mode, e->polled, e->nr_polled);
+		rq_ctx_set_queues(e->cpus[i].ctx, e->rerun_qs, e->nr_rerun_qs);
 	}
 	*ep = e;
 	return 0;

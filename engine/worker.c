@@ -96,7 +96,7 @@ void eng_bio_end_io(struct rq_ctx *ctx, struct rq_bio *bio)
 		return;
 	}
 	bio->done_ns = cpu->now;
-	rq_ctx_hand_back(&owner->ctx, bio);
+	rq_ctx_hand_back(owner->ctx, bio);
 }
 
 /* ---- the worker loop ------------------------------------------------ */
@@ -157,9 +157,9 @@ static unsigned int cpu_reap(struct rq_cpu *cpu)
 	unsigned int n;
 
 	cpu->now = rq_clock_ns();
-	n = rq_ctx_reap(&cpu->ctx, cpu->now, cpu->ctx.ring_inflight ? cpu_reap_max(cpu) : 0);
+	n = rq_ctx_reap(cpu->ctx, cpu->now, cpu->wants_ring ? cpu_reap_max(cpu) : 0);
 	n += eng_account_ended(cpu);
-	n += eng_account_list(rq_ctx_handed_back(&cpu->ctx), cpu->now, true);
+	n += eng_account_list(rq_ctx_handed_back(cpu->ctx), cpu->now, true);
 	return n;
 }
 
@@ -188,19 +188,19 @@ static unsigned int cpu_wait_nr(const struct rq_cpu *cpu)
  */
 int eng_cpu_submit(struct rq_cpu *cpu, bool wait, uint64_t wait_ns)
 {
-	int ret = rq_ctx_submit(&cpu->ctx, wait ? cpu_wait_nr(cpu) : 0, wait_ns);
+	int ret = rq_ctx_submit(cpu->ctx, wait ? cpu_wait_nr(cpu) : 0, wait_ns);
 
 	if (ret > 0)
 		cpu->ring_rounds = 0;
 	if (ret >= 0)
 		return 0;
-	fprintf(stderr, "rqlock: worker %d: io_uring_enter: %s\n", rq_ctx_id(&cpu->ctx), strerror(-ret));
+	fprintf(stderr, "rqlock: worker %d: io_uring_enter: %s\n", rq_ctx_id(cpu->ctx), strerror(-ret));
 	return ret;
 }
 
 static bool cpu_has_pending(struct rq_cpu *cpu)
 {
-	return cpu->ended || rq_ctx_pending(&cpu->ctx);
+	return cpu->ended || rq_ctx_pending(cpu->ctx);
 }
 
 /* Nothing happened this round: wait for the next thing that can. */
@@ -212,7 +212,7 @@ static int cpu_wait(struct rq_cpu *cpu, unsigned int idle_rounds)
 			return eng_cpu_submit(cpu, false, 0);
 
 	uint64_t wait_ns = 200000;
-	uint64_t next = rq_ctx_next_timer(&cpu->ctx);
+	uint64_t next = rq_ctx_next_timer(cpu->ctx);
 
 	if (cpu->clone_wake_ns < next)
 		next = cpu->clone_wake_ns;
@@ -229,12 +229,12 @@ static int cpu_wait(struct rq_cpu *cpu, unsigned int idle_rounds)
 		if (wait_ns > WAIT_MAX_NS)
 			wait_ns = WAIT_MAX_NS;
 	}
-	if (rq_ctx_polled_pending(&cpu->ctx)) {
+	if (rq_ctx_polled_pending(cpu->ctx)) {
 		/* completions this worker must poll for: look again soon */
 		sched_yield();
 		return eng_cpu_submit(cpu, false, 0);
 	}
-	if (rq_ctx_ring_busy(&cpu->ctx)) {
+	if (rq_ctx_ring_busy(cpu->ctx)) {
 		/*
 		 * One enter submits what the last rounds prepared, posts the
 		 * deferred completions and returns at once when there are
@@ -247,7 +247,7 @@ static int cpu_wait(struct rq_cpu *cpu, unsigned int idle_rounds)
 		return 0;
 	}
 	/* waiting for bios other workers end: sleep until one is handed back */
-	rq_ctx_sleep(&cpu->ctx, wait_ns);
+	rq_ctx_sleep(cpu->ctx, wait_ns);
 	return 0;
 }
 
@@ -259,7 +259,7 @@ static void cpu_kick(struct rq_cpu *cpu)
 
 		if (!c->finished && c->inflight)
 			for (unsigned int f = 0; f < c->nr_files; f++)
-				rq_run_queue(c->files[f].q, &cpu->ctx);
+				rq_run_queue(c->files[f].q, cpu->ctx);
 	}
 }
 
@@ -380,15 +380,15 @@ void *eng_worker_main(void *arg)
 	struct rq_engine *e = cpu->e;
 	unsigned int idle = 0;
 
-	rq_ctx_set_current(&cpu->ctx);
+	rq_ctx_set_current(cpu->ctx);
 	/* the ring is made by the thread that submits to it (SINGLE_ISSUER) */
 	if (cpu->wants_ring) {
-		int ret = rq_ctx_ring_setup(&cpu->ctx, cpu->ring_flags, e->all_devs, e->nr_devs,
+		int ret = rq_ctx_ring_setup(cpu->ctx, cpu->ring_flags, e->all_devs, e->nr_devs,
 					    e->ring_bufs, e->nr_ring_bufs);
 
 		if (ret) {
 			fprintf(stderr, "rqlock: worker %d: cannot set up an io_uring ring: %s\n",
-				rq_ctx_id(&cpu->ctx), strerror(-ret));
+				rq_ctx_id(cpu->ctx), strerror(-ret));
 			cpu->fatal = ret;
 			atomic_store(&e->start_failed, true);
 		}
@@ -468,7 +468,7 @@ void *eng_worker_main(void *arg)
 			 * by CQEs it found in the ring) enters every second
 			 * round, to submit and to have completions posted.
 			 */
-			if (cpu->ctx.has_ring && ++cpu->ring_rounds >= 2)
+			if (cpu->wants_ring && ++cpu->ring_rounds >= 2)
 				ret = eng_cpu_submit(cpu, false, 0);
 		} else {
 			if (++idle % 256 == 0)

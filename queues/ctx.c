@@ -13,29 +13,90 @@
  * bios to their submitter's end_io.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/alloc.h"
 #include "lib/clock.h"
 #include "lib/futex.h"
 #include "queues/driver.h"
 #include "queues/queue_internal.h"
 
+/*
+ * The context (queue.h says what it owns).  Only its worker touches it,
+ * except `sleeping` and `handback` (rq_ctx_wake(), rq_ctx_hand_back()).
+ */
+struct rq_ctx {
+	struct rq_ctx_head pub;		/* id, owner: read inline by everyone */
+	bool has_ring;			/* ring is set up (rq_ctx_ring_setup) */
+	unsigned int ring_inflight;	/* SQEs submitted, CQEs not reaped */
+	/* rq_ctx_complete(): requests to end on the next reap, in order */
+	struct rq_request *done_head, *done_tail;
+	/* rq_ctx_complete_after(): sorted by done_at */
+	struct rq_request *timer_head, *timer_tail;
+	/* set by the owner before the run: what rq_ctx_reap() polls */
+	const struct rq_queue_mode_ops *mode;
+	struct rq_dev *const *polled;	/* devices with a poll hook */
+	unsigned int nr_polled;
+	/* queues run again every RQ_RERUN_DELAY_NS when stopped (rq_ctx_set_queues) */
+	struct rq_queue *const *queues;
+	unsigned int nr_queues;
+	uint64_t next_rerun_ns;
+	/* fixed buffers registered on the ring (ring_register), by address */
+	struct iovec *bufs;
+	unsigned int nr_bufs;
+	_Atomic uint32_t sleeping;	/* futex word: the owner sleeps in rq_ctx_sleep() */
+	/* bios of this worker's submitters ended by other workers (MPSC stack) */
+	_Atomic(struct rq_bio *) handback;
+	struct io_uring ring;		/* the worker's ring, when has_ring */
+};
+
+_Static_assert(offsetof(struct rq_ctx, pub) == 0, "rq_ctx_id() reads the head at the start");
+
 _Thread_local struct rq_ctx *rq_current;
 
-void rq_ctx_init(struct rq_ctx *ctx, int id)
+struct rq_ctx *rq_ctx_create(int id, void *owner)
 {
-	memset(ctx, 0, sizeof(*ctx));
-	ctx->id = id;
+	struct rq_ctx *ctx = rq_zalloc_lines(sizeof(*ctx));
+
+	if (!ctx)
+		return NULL;
+	ctx->pub.id = id;
+	ctx->pub.owner = owner;
 	atomic_init(&ctx->sleeping, 0);
 	atomic_init(&ctx->handback, NULL);
+	return ctx;
+}
+
+void rq_ctx_destroy(struct rq_ctx *ctx)
+{
+	free(ctx);
+}
+
+void rq_ctx_set_polled(struct rq_ctx *ctx, const struct rq_queue_mode_ops *mode,
+		       struct rq_dev *const *polled, unsigned int nr_polled)
+{
+	ctx->mode = mode;
+	ctx->polled = polled;
+	ctx->nr_polled = nr_polled;
+}
+
+uint64_t rq_ctx_next_timer(const struct rq_ctx *ctx)
+{
+	return ctx->timer_head ? ctx->timer_head->done_at : UINT64_MAX;
+}
+
+struct io_uring *rq_ctx_ring(struct rq_ctx *ctx)
+{
+	return &ctx->ring;
 }
 
 void rq_ctx_set_current(struct rq_ctx *ctx)
 {
 	rq_current = ctx;
-	rq_lock_set_cpu(ctx ? ctx->id : -1);
+	rq_lock_set_cpu(ctx ? ctx->pub.id : -1);
 }
 
 void rq_ctx_complete(struct rq_ctx *ctx, struct rq_request *rq, int res)

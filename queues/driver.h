@@ -284,9 +284,6 @@ void rq_ctx_complete_after(struct rq_ctx *ctx, struct rq_request *rq, int res, u
  */
 int rq_ring_buf_index(const struct rq_ctx *ctx, const void *buf, size_t len);
 /* @ctx's io_uring ring (the device asked for one: RQ_DEV_NEEDS_RING). */
-static inline struct io_uring *rq_ctx_ring(struct rq_ctx *ctx)
-{
-	return &ctx->ring;
-}
+struct io_uring *rq_ctx_ring(struct rq_ctx *ctx);
 
 #endif /* RQ_DRIVER_H */
