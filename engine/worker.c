@@ -374,6 +374,25 @@ static bool cpu_grace_over(struct rq_cpu *cpu)
 	return true;
 }
 
+/* The phase starts: each clone's times, or its wait (wait_for, startdelay). */
+static void cpu_start_clones(struct rq_cpu *cpu)
+{
+	getrusage(RUSAGE_THREAD, &cpu->ru_start);
+	cpu->now = rq_clock_ns();
+	for (unsigned int i = 0; i < cpu->nr_clones; i++) {
+		struct clone *c = cpu->clones[i];
+
+		if (c->job->wait_for[0] || c->job->startdelay_ns) {
+			c->waiting = true;	/* clone_try_start() sets the times */
+			c->delay_until_ns = cpu->now + c->job->startdelay_ns;
+			continue;
+		}
+		c->start_ns = cpu->now;
+		c->ramp_end_ns = cpu->now + c->job->ramp_ns;
+		c->deadline_ns = c->job->runtime_ns ? c->ramp_end_ns + c->job->runtime_ns : 0;
+	}
+}
+
 void *eng_worker_main(void *arg)
 {
 	struct rq_cpu *cpu = arg;
@@ -398,20 +417,7 @@ void *eng_worker_main(void *arg)
 		rq_ctx_set_current(NULL);
 		return NULL;	/* every worker sees it: nobody starts */
 	}
-	getrusage(RUSAGE_THREAD, &cpu->ru_start);
-	cpu->now = rq_clock_ns();
-	for (unsigned int i = 0; i < cpu->nr_clones; i++) {
-		struct clone *c = cpu->clones[i];
-
-		if (c->job->wait_for[0] || c->job->startdelay_ns) {
-			c->waiting = true;	/* clone_try_start() sets the times */
-			c->delay_until_ns = cpu->now + c->job->startdelay_ns;
-			continue;
-		}
-		c->start_ns = cpu->now;
-		c->ramp_end_ns = cpu->now + c->job->ramp_ns;
-		c->deadline_ns = c->job->runtime_ns ? c->ramp_end_ns + c->job->runtime_ns : 0;
-	}
+	cpu_start_clones(cpu);
 	/*
 	 * Fill, reap, and only when a round made no progress go to the
 	 * kernel: prepared SQEs are then submitted and a completion waited
