@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * device.c - the device registry, spec options, open/close, and the
- * per-worker registration of files and buffers on io_uring rings.
+ * device.c - the device registry, spec options, open/close.  (The
+ * registration of files and buffers on a worker's ring is the ring's
+ * owner's: queues/ctx.c.)
  */
 #include <ctype.h>
 #include <stddef.h>
 #include <signal.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <liburing.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -466,89 +466,4 @@ const char *rq_dev_registered_name(const struct rq_dev *dev)
 	if (r & RQ_DEV_REG_BUFS)
 		return r & RQ_DEV_REG_FALLBACK ? "buffers (partly)" : "buffers";
 	return "none";
-}
-
-/* ---- registered files and buffers ------------------------------------ */
-
-/*
- * The buffers registered on a worker's ring live in its context
- * (ctx->bufs, sorted by address), written and read only by that worker:
- * in rq_devs_ring_init() before the run's barrier, in queue_rq() during
- * the run.
- */
-static int iov_cmp(const void *a, const void *b)
-{
-	const struct iovec *x = a, *y = b;
-
-	return (uintptr_t)x->iov_base < (uintptr_t)y->iov_base ? -1 :
-	       (uintptr_t)x->iov_base > (uintptr_t)y->iov_base;
-}
-
-int rq_devs_ring_init(struct rq_ctx *ctx, struct io_uring *ring, struct rq_dev *const *devs_in,
-		      unsigned int nr_devs, const struct iovec *bufs, unsigned int nr_bufs)
-{
-	bool want = false, files = false;
-
-	rq_devs_ring_exit(ctx);
-	for (unsigned int i = 0; i < nr_devs; i++)
-		want |= devs_in[i]->ops->ring_init != NULL;
-	if (!want)
-		return 0;
-	/* A file table with a slot per device: the kernel may refuse it (< 5.19). */
-	files = io_uring_register_files_sparse(ring, nr_devs) == 0;
-	if (bufs && nr_bufs) {
-		ctx->bufs = malloc(sizeof(*ctx->bufs) * nr_bufs);
-		if (!ctx->bufs)
-			return -ENOMEM;
-		memcpy(ctx->bufs, bufs, sizeof(*ctx->bufs) * nr_bufs);
-		qsort(ctx->bufs, nr_bufs, sizeof(*ctx->bufs), iov_cmp);
-		if (io_uring_register_buffers(ring, ctx->bufs, nr_bufs)) {
-			free(ctx->bufs);
-			ctx->bufs = NULL;
-		} else {
-			ctx->nr_bufs = nr_bufs;
-		}
-	}
-	for (unsigned int i = 0; i < nr_devs; i++) {
-		struct rq_dev *dev = devs_in[i];
-
-		if (!dev->ops->ring_init)
-			continue;
-		/* a slot of ~0u: no file table on this ring */
-		dev->ops->ring_init(dev, ctx, ring, files ? i : ~0u);
-		atomic_fetch_or_explicit(&dev->registered,
-					 RQ_DEV_REG_PROBED | (ctx->bufs ? RQ_DEV_REG_BUFS : 0) |
-					 (bufs && nr_bufs && !ctx->bufs ? RQ_DEV_REG_FALLBACK : 0),
-					 memory_order_relaxed);
-	}
-	return 0;
-}
-
-void rq_devs_ring_exit(struct rq_ctx *ctx)
-{
-	free(ctx->bufs);
-	ctx->bufs = NULL;
-	ctx->nr_bufs = 0;
-}
-
-int rq_ring_buf_index(const struct rq_ctx *ctx, const void *buf, size_t len)
-{
-	uintptr_t a = (uintptr_t)buf;
-	unsigned int lo = 0, hi = ctx->nr_bufs;
-
-	/* the last region starting at or below buf */
-	while (lo < hi) {
-		unsigned int mid = lo + (hi - lo) / 2;
-
-		if ((uintptr_t)ctx->bufs[mid].iov_base <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (!lo)
-		return -1;
-	lo--;
-	if (a + len > (uintptr_t)ctx->bufs[lo].iov_base + ctx->bufs[lo].iov_len)
-		return -1;
-	return (int)lo;
 }

@@ -17,8 +17,7 @@
  * Write safety, sysfs facts and the shared open paths: blk.c; backing
  * stores: store.c; `rqlock devices`: discover.c.
  *
- * This header is the registry's (open, prepare, close, help, the ring
- * registration); the driver interface itself (struct rq_dev, struct
+ * This header is the registry's (open, prepare, close, help); the driver interface itself (struct rq_dev, struct
  * rq_dev_ops, filters, option tables) is declared by the block layer in
  * queues/driver.h, as include/linux/blk-mq.h declares blk_mq_ops.
  */
@@ -64,22 +63,6 @@ const struct rq_dev_filter_ops *rq_dev_filter_at(unsigned int i);
 
 /* What dev->registered says, for reports: "none", "files", "files+buffers", ... */
 const char *rq_dev_registered_name(const struct rq_dev *dev);
-
-/*
- * Registered files and buffers (io_uring).  Each worker calls this in its
- * own thread right after creating its ring (and again for every ring it
- * creates): it gives the ring a sparse file table with one slot per
- * device in @devs (slot = index in @devs), registers @bufs (the job
- * clones' I/O buffers, any order) as fixed buffers, and calls each
- * device's ring_init().  What the kernel refuses is left out silently.
- * Returns 0, or -ENOMEM.  rq_devs_ring_exit() forgets a worker's ring
- * (call it before io_uring_queue_exit()).
- */
-int rq_devs_ring_init(struct rq_ctx *cpu, struct io_uring *ring, struct rq_dev *const *devs,
-		      unsigned int nr_devs, const struct iovec *bufs, unsigned int nr_bufs);
-void rq_devs_ring_exit(struct rq_ctx *cpu);
-/* The fixed-buffer index holding [@buf, @buf + @len) on @cpu's ring, or -1. */
-int rq_ring_buf_index(const struct rq_ctx *cpu, const void *buf, size_t len);
 
 /*
  * `rqlock devices [--json]`: block devices from sysfs and NVMe

@@ -13,8 +13,8 @@
  *         filesystem or partition-table signature, unless
  *         --allow-mounted-write (devices/blk.c).
  *
- * Registered files and buffers: when the engine calls
- * rq_devs_ring_init() on a worker's new ring, ring_init() puts the fd in
+ * Registered files and buffers: when a worker's context sets up its ring
+ * (rq_ctx_ring_setup(), queues/ctx.c), ring_init() puts the fd in
  * the ring's file table (slot = the device's index there) and queue_rq()
  * then issues IOSQE_FIXED_FILE SQEs on that worker; a single-segment
  * request whose buffer lies in a registered buffer becomes READ_FIXED /

@@ -1126,14 +1126,14 @@ static inline __attribute__((always_inline)) unsigned int fill(struct clone *c, 
 			}
 		}
 		cpu->submitted++;
-		ret = rq_submit_bio(f->q, &cpu->ctx, bio);
+		ret = rq_submit_bio(f->q, cpu->ctx, bio);
 		/*
 		 * fio's iodepth_batch_submit: a batch asked for goes to the
 		 * kernel when it is full; the default (1) leaves SQEs to the
 		 * worker loop's next enter, within a pass of the loop.
 		 */
-		if (!plain && batch > 1 && ++c->unsubmitted >= batch && cpu->ctx.has_ring &&
-		    io_uring_sq_ready(&cpu->ctx.ring) && !cpu->fatal) {
+		if (!plain && batch > 1 && ++c->unsubmitted >= batch &&
+		    rq_ctx_sq_ready(cpu->ctx) && !cpu->fatal) {
 			cpu->fatal = eng_cpu_submit(cpu, false, 0);
 			c->unsubmitted = 0;
 		}

@@ -365,8 +365,8 @@ struct clone {
  * devices/ see only that, the engine gets back here with container_of.
  */
 struct rq_cpu {
-	struct rq_ctx ctx;		/* id, ring, completions: queues/queue.h */
-	bool wants_ring;
+	struct rq_ctx *ctx;		/* id, ring, completions: queues/ (opaque) */
+	bool wants_ring;		/* this phase: the context has a ring (or nobody runs) */
 	unsigned int ring_flags;	/* SQE128 | CQE32 when a device needs them */
 	uint64_t now;			/* last clock read */
 	unsigned int ring_rounds;	/* busy rounds since the last io_uring_enter */
@@ -374,12 +374,9 @@ struct rq_cpu {
 	unsigned int nr_clones, nr_active;
 	/* bios of this worker's clones ended by this worker, to account */
 	struct rq_bio *ended;
-	/* bios of this worker's clones ended by other workers (MPSC stack); ctx.sleeping is its futex */
-	_Atomic(struct rq_bio *) handback;
 	uint64_t submitted, completed, verified;
 	uint64_t clone_wake_ns;		/* earliest time a held-back clone may issue */
 	uint64_t next_watch_ns;		/* the stall watchdog's next look */
-	uint64_t next_rerun_ns;		/* cpu_rerun_stopped()'s next look */
 	uint64_t complete_hist[RQ_DEPTH_BUCKETS];	/* completions per reap round, fio's buckets */
 	unsigned int snap_seen;		/* the last snap_gen this worker answered */
 	struct rusage ru_start;
@@ -409,7 +406,7 @@ struct rq_engine {
 	struct clone *clones;
 	unsigned int nr_clones;
 	struct rq_cpu *cpus;
-	struct rq_ctx **ctxs;		/* &cpus[i].ctx, by id: rq_mode_config.ctxs */
+	struct rq_ctx **ctxs;		/* cpus[i].ctx, by id (owned): rq_mode_config.ctxs */
 	unsigned int nr_cpus;
 	pthread_barrier_t barrier;
 	atomic_bool start_failed;	/* a worker could not set up: nobody runs */
@@ -437,7 +434,9 @@ struct rq_engine {
 	unsigned int nr_flows;
 	bool ran;			/* rq_engine_run() ran: unlink= may remove files */
 	struct rq_dev **polled;		/* devices with a poll hook */
-	struct rq_dev **all_devs;	/* every device: rq_devs_ring_init() */
+	struct rq_queue **rerun_qs;	/* every device's queue: rq_ctx_set_queues() */
+	unsigned int nr_rerun_qs;
+	struct rq_dev **all_devs;	/* every device: rq_ctx_ring_setup() */
 	struct iovec *ring_bufs;	/* the phase's clone buffers */
 	unsigned int nr_ring_bufs;
 	unsigned int nr_polled;
@@ -468,7 +467,7 @@ static inline unsigned int batch_bucket(unsigned int n)
 
 static inline struct rq_cpu *ctx_cpu(struct rq_ctx *ctx)
 {
-	return container_of(ctx, struct rq_cpu, ctx);
+	return rq_ctx_owner(ctx);
 }
 
 /* worker.c: a clone's bio has ended (its end_io) */
@@ -483,7 +482,6 @@ extern atomic_bool g_abandoned;		/* the grace ran out: what is in flight is left
 unsigned int eng_account_ended(struct rq_cpu *cpu);
 unsigned int eng_account_list(struct rq_bio *b, uint64_t now, bool keep_done);
 int eng_cpu_submit(struct rq_cpu *cpu, bool wait, uint64_t wait_ns);
-int eng_ring_init(struct io_uring *ring, unsigned int extra);
 void *eng_worker_main(void *arg);
 
 /* clone.c */

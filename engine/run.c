@@ -57,8 +57,6 @@ static int run_group(struct rq_engine *e, unsigned int first, unsigned int last,
 
 		cpu->clones = slots;
 		cpu->nr_clones = cpu->nr_active = 0;
-		cpu->ctx.has_ring = false;
-		cpu->ctx.ring_inflight = 0;
 	}
 	/* choose each clone's worker, then lay the slots out contiguously */
 	for (unsigned int i = first; i < last; i++) {
@@ -85,7 +83,7 @@ static int run_group(struct rq_engine *e, unsigned int first, unsigned int last,
 		e->cpus[i].wants_ring = cpu_wants_ring(e, &e->cpus[i], ring);
 	for (unsigned int i = 0; i < e->nr_cpus; i++)
 		e->cpus[i].ring_flags = ring_flags;
-	/* the phase's I/O buffers, for rq_devs_ring_init(): any worker may dispatch any bio */
+	/* the phase's I/O buffers, for rq_ctx_ring_setup(): any worker may dispatch any bio */
 	free(e->ring_bufs);
 	e->ring_bufs = calloc(last - first, sizeof(*e->ring_bufs));
 	e->nr_ring_bufs = 0;
@@ -112,11 +110,7 @@ static int run_group(struct rq_engine *e, unsigned int first, unsigned int last,
 		if (e->cpus[i].fatal)
 			ret = e->cpus[i].fatal;
 	for (unsigned int i = 0; i < e->nr_cpus; i++) {
-		if (e->cpus[i].ctx.has_ring) {
-			rq_devs_ring_exit(&e->cpus[i].ctx);
-			io_uring_queue_exit(&e->cpus[i].ctx.ring);
-		}
-		e->cpus[i].ctx.has_ring = false;
+		rq_ctx_ring_teardown(e->cpus[i].ctx);
 		e->cpus[i].clones = NULL;
 		e->cpus[i].nr_clones = 0;
 	}
@@ -157,7 +151,7 @@ static void collect_stuck(struct rq_engine *e, FILE *err)
 
 		cpu->now = now;
 		eng_account_ended(cpu);
-		eng_account_list(atomic_exchange(&cpu->handback, NULL), now, true);
+		eng_account_list(rq_ctx_handed_back(cpu->ctx), now, true);
 	}
 	for (unsigned int i = 0; i < e->nr_clones; i++)
 		n += clone_abandoned(&e->clones[i]);
@@ -411,10 +405,8 @@ static int run_all(struct rq_engine *e, FILE *err)
 	e->ran = true;
 	atomic_init(&e->exit_group, -1);
 	atomic_init(&e->exit_what, RQ_EXIT_GROUP);
-	for (unsigned int i = 0; i < e->nr_cpus; i++) {
+	for (unsigned int i = 0; i < e->nr_cpus; i++)
 		e->cpus[i].e = e;
-		atomic_init(&e->cpus[i].handback, NULL);
-	}
 	e->job_remaining = calloc(e->jobs->nr ? e->jobs->nr : 1, sizeof(*e->job_remaining));
 	if (!e->job_remaining)
 		return -ENOMEM;
@@ -541,12 +533,15 @@ void rq_engine_free(struct rq_engine *e)
 	eng_place_free(e);
 	free(e->devs);
 	free(e->cpus);
+	for (unsigned int i = 0; e->ctxs && i < e->nr_cpus; i++)
+		rq_ctx_destroy(e->ctxs[i]);
 	free(e->ctxs);
 	free(e->jrep);
 	free(e->locks);
 	free(e->queues);
 	free(e->devices);
 	free(e->polled);
+	free(e->rerun_qs);
 	free(e->all_devs);
 	free(e->flows);
 	free(e->ring_bufs);

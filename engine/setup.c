@@ -413,20 +413,9 @@ static int check_resources(struct rq_engine *e, FILE *err)
 	for (unsigned int i = 0; i < e->nr_devs; i++)
 		ring |= e->devs[i].dev.flags & RQ_DEV_NEEDS_RING;
 	if (ring) {
-		struct io_uring *rings = calloc(e->nr_cpus, sizeof(*rings));
-		unsigned int made = 0;
-		int ret = 0;
+		unsigned int made;
+		int ret = rq_ctx_ring_probe(e->nr_cpus, &made);
 
-		if (!rings)
-			return -ENOMEM;
-		for (; made < e->nr_cpus; made++) {
-			ret = eng_ring_init(&rings[made], 0);
-			if (ret)
-				break;
-		}
-		for (unsigned int i = 0; i < made; i++)
-			io_uring_queue_exit(&rings[i]);
-		free(rings);
 		if (ret) {
 			getrlimit(RLIMIT_MEMLOCK, &rl);
 			fprintf(err, "rqlock: cannot create io_uring ring %u of %u: %s (RLIMIT_MEMLOCK %llu KiB)\n",
@@ -626,8 +615,11 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 		goto fail;
 	}
 	for (unsigned int i = 0; i < e->nr_cpus; i++) {
-		rq_ctx_init(&e->cpus[i].ctx, (int)i);
-		e->ctxs[i] = &e->cpus[i].ctx;
+		e->ctxs[i] = e->cpus[i].ctx = rq_ctx_create((int)i, &e->cpus[i]);
+		if (!e->ctxs[i]) {
+			ret = -ENOMEM;
+			goto fail;
+		}
 	}
 
 	/* 1: which devices, with what they must allow */
@@ -756,11 +748,18 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 	}
 	for (unsigned int i = 0; i < e->nr_devs; i++)
 		e->all_devs[i] = &e->devs[i].dev;
+	e->rerun_qs = calloc(e->nr_devs ? e->nr_devs : 1, sizeof(*e->rerun_qs));
+	if (!e->rerun_qs) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	for (unsigned int i = 0; i < e->nr_devs; i++)
+		if (e->devs[i].q_ready)
+			e->rerun_qs[e->nr_rerun_qs++] = &e->devs[i].q;
 	/* what each worker's context reaps beyond its ring and lists */
 	for (unsigned int i = 0; i < e->nr_cpus; i++) {
-		e->cpus[i].ctx.mode = e->mode;
-		e->cpus[i].ctx.polled = e->polled;
-		e->cpus[i].ctx.nr_polled = e->nr_polled;
+		rq_ctx_set_polled(e->cpus[i].ctx, e->mode, e->polled, e->nr_polled);
+		rq_ctx_set_queues(e->cpus[i].ctx, e->rerun_qs, e->nr_rerun_qs);
 	}
 	*ep = e;
 	return 0;

@@ -89,7 +89,6 @@ void eng_bio_end_io(struct rq_ctx *ctx, struct rq_bio *bio)
 {
 	struct rq_cpu *cpu = ctx_cpu(ctx);
 	struct rq_cpu *owner = ((struct clone *)bio->private)->cpu;
-	struct rq_bio *head;
 
 	if (owner == cpu) {
 		bio->next = cpu->ended;
@@ -97,12 +96,7 @@ void eng_bio_end_io(struct rq_ctx *ctx, struct rq_bio *bio)
 		return;
 	}
 	bio->done_ns = cpu->now;
-	head = atomic_load_explicit(&owner->handback, memory_order_relaxed);
-	do {
-		bio->next = head;
-	} while (!atomic_compare_exchange_weak_explicit(&owner->handback, &head, bio,
-							memory_order_release, memory_order_relaxed));
-	rq_ctx_wake(&owner->ctx);
+	rq_ctx_hand_back(owner->ctx, bio);
 }
 
 /* ---- the worker loop ------------------------------------------------ */
@@ -163,24 +157,20 @@ static unsigned int cpu_reap(struct rq_cpu *cpu)
 	unsigned int n;
 
 	cpu->now = rq_clock_ns();
-	n = rq_ctx_reap(&cpu->ctx, cpu->now, cpu->ctx.ring_inflight ? cpu_reap_max(cpu) : 0);
+	n = rq_ctx_reap(cpu->ctx, cpu->now, cpu->wants_ring ? cpu_reap_max(cpu) : 0);
 	n += eng_account_ended(cpu);
-	if (atomic_load_explicit(&cpu->handback, memory_order_relaxed)) {
-		struct rq_bio *b = atomic_exchange_explicit(&cpu->handback, NULL, memory_order_acquire);
-
-		n += eng_account_list(b, cpu->now, true);
-	}
+	n += eng_account_list(rq_ctx_handed_back(cpu->ctx), cpu->now, true);
 	return n;
 }
 
 /*
  * How many completions a sleeping worker waits for: fio's
- * iodepth_batch_complete_min, the smallest of its running clones', never
- * more than it has in flight on its ring.
+ * iodepth_batch_complete_min, the smallest of its running clones'
+ * (rq_ctx_submit() waits for no more than its ring has in flight).
  */
-static unsigned int cpu_wait_nr(const struct rq_cpu *cpu, unsigned int to_submit)
+static unsigned int cpu_wait_nr(const struct rq_cpu *cpu)
 {
-	unsigned int nr = UINT32_MAX, inflight = cpu->ctx.ring_inflight + to_submit;
+	unsigned int nr = UINT32_MAX;
 
 	for (unsigned int i = 0; i < cpu->nr_clones; i++) {
 		const struct clone *c = cpu->clones[i];
@@ -189,55 +179,28 @@ static unsigned int cpu_wait_nr(const struct rq_cpu *cpu, unsigned int to_submit
 		if (!c->finished)
 			nr = (m ? m : 1) < nr ? (m ? m : 1) : nr;
 	}
-	if (nr == UINT32_MAX || nr < 1)
-		nr = 1;
-	return nr > inflight ? (inflight ? inflight : 1) : nr;
+	return nr == UINT32_MAX || nr < 1 ? 1 : nr;
 }
 
 /*
  * Hand the ring's prepared SQEs to the kernel; with @wait, also wait (one
- * io_uring_enter) for a completion or @wait_ns.  SQEs the kernel took are
- * counted from the ring's head, which stays right when the wait times out.
+ * io_uring_enter) for a completion or @wait_ns (queues/ctx.c).
  */
 int eng_cpu_submit(struct rq_cpu *cpu, bool wait, uint64_t wait_ns)
 {
-	unsigned int before;
-	int ret;
+	int ret = rq_ctx_submit(cpu->ctx, wait ? cpu_wait_nr(cpu) : 0, wait_ns);
 
-	if (!cpu->ctx.has_ring)
+	if (ret > 0)
+		cpu->ring_rounds = 0;
+	if (ret >= 0)
 		return 0;
-	before = io_uring_sq_ready(&cpu->ctx.ring);
-	if (wait) {
-		struct __kernel_timespec ts = {
-			.tv_sec = (long long)(wait_ns / 1000000000ULL),
-			.tv_nsec = (long long)(wait_ns % 1000000000ULL),
-		};
-		struct io_uring_cqe *cqe;
-
-		ret = io_uring_submit_and_wait_timeout(&cpu->ctx.ring, &cqe, cpu_wait_nr(cpu, before), &ts, NULL);
-	} else if (before || cpu->ctx.ring_inflight) {
-		/*
-		 * Submit and run the ring's deferred completions in the same
-		 * enter (DEFER_TASKRUN posts CQEs only when asked): the loop
-		 * then finds completions without sleeping for them, as fio's
-		 * submit-with-GETEVENTS does.
-		 */
-		ret = io_uring_submit_and_get_events(&cpu->ctx.ring);
-	} else {
-		return 0;
-	}
-	cpu->ring_rounds = 0;
-	cpu->ctx.ring_inflight += before - io_uring_sq_ready(&cpu->ctx.ring);
-	if (ret >= 0 || ret == -ETIME || ret == -EAGAIN || ret == -EBUSY || ret == -EINTR)
-		return 0;
-	fprintf(stderr, "rqlock: worker %d: io_uring_enter: %s\n", cpu->ctx.id, strerror(-ret));
+	fprintf(stderr, "rqlock: worker %d: io_uring_enter: %s\n", rq_ctx_id(cpu->ctx), strerror(-ret));
 	return ret;
 }
 
 static bool cpu_has_pending(struct rq_cpu *cpu)
 {
-	return cpu->ended || atomic_load_explicit(&cpu->handback, memory_order_relaxed) ||
-	       rq_ctx_pending(&cpu->ctx);
+	return cpu->ended || rq_ctx_pending(cpu->ctx);
 }
 
 /* Nothing happened this round: wait for the next thing that can. */
@@ -249,7 +212,7 @@ static int cpu_wait(struct rq_cpu *cpu, unsigned int idle_rounds)
 			return eng_cpu_submit(cpu, false, 0);
 
 	uint64_t wait_ns = 200000;
-	uint64_t next = rq_ctx_next_timer(&cpu->ctx);
+	uint64_t next = rq_ctx_next_timer(cpu->ctx);
 
 	if (cpu->clone_wake_ns < next)
 		next = cpu->clone_wake_ns;
@@ -266,12 +229,12 @@ static int cpu_wait(struct rq_cpu *cpu, unsigned int idle_rounds)
 		if (wait_ns > WAIT_MAX_NS)
 			wait_ns = WAIT_MAX_NS;
 	}
-	if (rq_ctx_polled_pending(&cpu->ctx)) {
+	if (rq_ctx_polled_pending(cpu->ctx)) {
 		/* completions this worker must poll for: look again soon */
 		sched_yield();
 		return eng_cpu_submit(cpu, false, 0);
 	}
-	if (cpu->ctx.has_ring && (cpu->ctx.ring_inflight || io_uring_sq_ready(&cpu->ctx.ring))) {
+	if (rq_ctx_ring_busy(cpu->ctx)) {
 		/*
 		 * One enter submits what the last rounds prepared, posts the
 		 * deferred completions and returns at once when there are
@@ -284,10 +247,7 @@ static int cpu_wait(struct rq_cpu *cpu, unsigned int idle_rounds)
 		return 0;
 	}
 	/* waiting for bios other workers end: sleep until one is handed back */
-	atomic_store_explicit(&cpu->ctx.sleeping, 1, memory_order_seq_cst);
-	if (!atomic_load_explicit(&cpu->handback, memory_order_seq_cst))
-		rq_futex_wait(&cpu->ctx.sleeping, 1, (long)(wait_ns < 1000000 ? wait_ns : 1000000));
-	atomic_store_explicit(&cpu->ctx.sleeping, 0, memory_order_relaxed);
+	rq_ctx_sleep(cpu->ctx, wait_ns);
 	return 0;
 }
 
@@ -299,65 +259,8 @@ static void cpu_kick(struct rq_cpu *cpu)
 
 		if (!c->finished && c->inflight)
 			for (unsigned int f = 0; f < c->nr_files; f++)
-				rq_run_queue(c->files[f].q, &cpu->ctx);
+				rq_run_queue(c->files[f].q, cpu->ctx);
 	}
-}
-
-/*
- * Queues the device stopped with nothing in flight (rq_queue.needs_rerun)
- * get no completion to restart them: every RQ_RERUN_DELAY_NS the worker
- * runs again those its running clones wait on, whatever else keeps it
- * busy (blk-mq's delayed run after BLK_STS_RESOURCE).  The cost when no
- * queue is stopped: one relaxed load per clone file every 3 ms.
- */
-static void cpu_rerun_stopped(struct rq_cpu *cpu)
-{
-	cpu->next_rerun_ns = cpu->now + RQ_RERUN_DELAY_NS;
-	for (unsigned int i = 0; i < cpu->nr_clones; i++) {
-		struct clone *c = cpu->clones[i];
-
-		if (c->finished || !c->inflight)
-			continue;
-		for (unsigned int f = 0; f < c->nr_files; f++) {
-			struct rq_queue *q = c->files[f].q;
-
-			if (atomic_load_explicit(&q->needs_rerun, memory_order_relaxed))
-				rq_run_queue(q, &cpu->ctx);
-		}
-	}
-}
-
-/*
- * One ring per worker, only its worker submits to it: SINGLE_ISSUER and
- * DEFER_TASKRUN (completions run when the worker asks for them, no IPI)
- * where the kernel has them, COOP_TASKRUN otherwise, plain as a last
- * resort.  Compile-time probes say what liburing knows; the kernel's
- * -EINVAL says what it does not.
- */
-int eng_ring_init(struct io_uring *ring, unsigned int extra)
-{
-	static const unsigned int tries[] = {
-#if defined(RQ_HAVE_SINGLE_ISSUER) && defined(RQ_HAVE_DEFER_TASKRUN)
-		IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
-#endif
-#ifdef IORING_SETUP_COOP_TASKRUN
-		IORING_SETUP_COOP_TASKRUN,
-#endif
-		0,
-	};
-	int ret = -EINVAL;
-
-	for (size_t i = 0; i < sizeof(tries) / sizeof(tries[0]); i++) {
-		struct io_uring_params p = {
-			.flags = IORING_SETUP_CQSIZE | tries[i] | extra,
-			.cq_entries = 8192,
-		};
-
-		ret = io_uring_queue_init_params(1024, ring, &p);
-		if (ret != -EINVAL)
-			return ret;
-	}
-	return ret;
 }
 
 /* fio's usr_cpu/sys_cpu/ctx: the worker's, shared among its clones */
@@ -471,37 +374,9 @@ static bool cpu_grace_over(struct rq_cpu *cpu)
 	return true;
 }
 
-void *eng_worker_main(void *arg)
+/* The phase starts: each clone's times, or its wait (wait_for, startdelay). */
+static void cpu_start_clones(struct rq_cpu *cpu)
 {
-	struct rq_cpu *cpu = arg;
-	struct rq_engine *e = cpu->e;
-	unsigned int idle = 0;
-
-	rq_ctx_set_current(&cpu->ctx);
-	/* the ring is made by the thread that submits to it (SINGLE_ISSUER) */
-	if (cpu->wants_ring) {
-		int ret = eng_ring_init(&cpu->ctx.ring, cpu->ring_flags);
-
-		if (ret) {
-			fprintf(stderr, "rqlock: worker %d: cannot create an io_uring ring: %s\n",
-				cpu->ctx.id, strerror(-ret));
-			cpu->fatal = ret;
-			atomic_store(&e->start_failed, true);
-		} else {
-			cpu->ctx.has_ring = true;
-			ret = rq_devs_ring_init(&cpu->ctx, &cpu->ctx.ring, e->all_devs, e->nr_devs,
-						e->ring_bufs, e->nr_ring_bufs);
-			if (ret) {
-				cpu->fatal = ret;
-				atomic_store(&e->start_failed, true);
-			}
-		}
-	}
-	pthread_barrier_wait(&e->barrier);
-	if (atomic_load(&e->start_failed)) {
-		rq_ctx_set_current(NULL);
-		return NULL;	/* every worker sees it: nobody starts */
-	}
 	getrusage(RUSAGE_THREAD, &cpu->ru_start);
 	cpu->now = rq_clock_ns();
 	for (unsigned int i = 0; i < cpu->nr_clones; i++) {
@@ -516,6 +391,33 @@ void *eng_worker_main(void *arg)
 		c->ramp_end_ns = cpu->now + c->job->ramp_ns;
 		c->deadline_ns = c->job->runtime_ns ? c->ramp_end_ns + c->job->runtime_ns : 0;
 	}
+}
+
+void *eng_worker_main(void *arg)
+{
+	struct rq_cpu *cpu = arg;
+	struct rq_engine *e = cpu->e;
+	unsigned int idle = 0;
+
+	rq_ctx_set_current(cpu->ctx);
+	/* the ring is made by the thread that submits to it (SINGLE_ISSUER) */
+	if (cpu->wants_ring) {
+		int ret = rq_ctx_ring_setup(cpu->ctx, cpu->ring_flags, e->all_devs, e->nr_devs,
+					    e->ring_bufs, e->nr_ring_bufs);
+
+		if (ret) {
+			fprintf(stderr, "rqlock: worker %d: cannot set up an io_uring ring: %s\n",
+				rq_ctx_id(cpu->ctx), strerror(-ret));
+			cpu->fatal = ret;
+			atomic_store(&e->start_failed, true);
+		}
+	}
+	pthread_barrier_wait(&e->barrier);
+	if (atomic_load(&e->start_failed)) {
+		rq_ctx_set_current(NULL);
+		return NULL;	/* every worker sees it: nobody starts */
+	}
+	cpu_start_clones(cpu);
 	/*
 	 * Fill, reap, and only when a round made no progress go to the
 	 * kernel: prepared SQEs are then submitted and a completion waited
@@ -538,8 +440,6 @@ void *eng_worker_main(void *arg)
 			if (cpu_grace_over(cpu))
 				break;	/* abandon what never came back: the report lists it */
 		}
-		if (__builtin_expect(cpu->now >= cpu->next_rerun_ns, 0))
-			cpu_rerun_stopped(cpu);
 		if (__builtin_expect(e->o.status_interval_ns != 0, 0) &&
 		    atomic_load_explicit(&e->snap_gen, memory_order_relaxed) != cpu->snap_seen)
 			eng_status_snap(cpu);
@@ -574,7 +474,7 @@ void *eng_worker_main(void *arg)
 			 * by CQEs it found in the ring) enters every second
 			 * round, to submit and to have completions posted.
 			 */
-			if (cpu->ctx.has_ring && ++cpu->ring_rounds >= 2)
+			if (cpu->wants_ring && ++cpu->ring_rounds >= 2)
 				ret = eng_cpu_submit(cpu, false, 0);
 		} else {
 			if (++idle % 256 == 0)

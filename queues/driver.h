@@ -198,7 +198,7 @@ struct rq_dev_ops {
 	/*
 	 * ring_init (optional): called by worker @cpu in its own thread
 	 * right after it created its ring, before the run starts, through
-	 * rq_devs_ring_init() (which has set up the ring's file table and
+	 * rq_ctx_ring_setup() (which has set up the ring's file table and
 	 * buffers).  The device registers what it can on that ring (its fd
 	 * in file-table slot @slot) and remembers, per worker, what worked;
 	 * anything the kernel refuses falls back to plain I/O silently
@@ -283,10 +283,12 @@ void rq_ctx_complete(struct rq_ctx *ctx, struct rq_request *rq, int res);
 /* ... after @delay_ns.  Requests with the same delay complete in order. */
 void rq_ctx_complete_after(struct rq_ctx *ctx, struct rq_request *rq, int res, uint64_t delay_ns);
 
+/*
+ * The fixed-buffer index holding [@buf, @buf + @len) on @ctx's ring (the
+ * clones' buffers, registered by rq_ctx_ring_setup()), or -1.
+ */
+int rq_ring_buf_index(const struct rq_ctx *ctx, const void *buf, size_t len);
 /* @ctx's io_uring ring (the device asked for one: RQ_DEV_NEEDS_RING). */
-static inline struct io_uring *rq_ctx_ring(struct rq_ctx *ctx)
-{
-	return &ctx->ring;
-}
+struct io_uring *rq_ctx_ring(struct rq_ctx *ctx);
 
 #endif /* RQ_DRIVER_H */

@@ -7,7 +7,7 @@
  * them to rq_submit_bio(); a lock mode (struct rq_queue_mode_ops) turns
  * them into requests, queues and merges them in an elevator and dispatches
  * them to the device's queue_rq(); each worker's per-CPU context (struct
- * rq_ctx, embedded in the engine's worker) collects the completions and
+ * rq_ctx, opaque, queues/ctx.c) collects the completions and
  * rq_ctx_reap() ends them: rq_end_request(), then every bio of the request
  * through bio->end_io, the one call back up, through a pointer the
  * submitter set (as the kernel's bi_end_io).
@@ -330,33 +330,39 @@ static inline void rq_run_queue(struct rq_queue *q, struct rq_ctx *cpu)
 extern struct rq_lock rq_io_request_lock;
 
 /*
- * The per-CPU context: one per worker, embedded by the engine in its
- * worker (container_of) and set up with rq_ctx_init().  Lock modes and
- * devices get it on every call; only its own worker touches it, except
- * `sleeping` (rq_ctx_wake()).  What a device completes lands here and
- * rq_ctx_reap() ends it on the worker's next round.
+ * The per-CPU context: one per worker, made with rq_ctx_create() and
+ * opaque outside queues/ctx.c: the engine and the devices reach it only
+ * through rq_ctx_* (its fields are declared in ctx.c alone).  Lock modes
+ * and devices get it on every call; only its own worker touches it,
+ * except rq_ctx_wake() and rq_ctx_hand_back().  It owns the worker's
+ * io_uring ring (creation, registration, submit-and-wait, reap, the
+ * in-flight count), what devices complete on it (rq_ctx_complete*()),
+ * the worker's sleep and wake-up, and blk-mq's delayed queue runs; the
+ * engine calls rq_ctx_reap() every round and rq_ctx_sleep() when idle.
+ *
+ * Its first member is its public head: the id and the owner, read inline
+ * on every I/O (rq_ctx_id(), rq_ctx_owner()); nothing else is public.
  */
-struct rq_ctx {
+struct rq_ctx_head {
 	int id;				/* 0..nr_cpus-1: the lock layer's cpu id */
-	bool has_ring;			/* ring is set up (the owner's choice) */
-	unsigned int ring_inflight;	/* SQEs submitted, CQEs not reaped */
-	/* rq_ctx_complete(): requests to end on the next reap, in order */
-	struct rq_request *done_head, *done_tail;
-	/* rq_ctx_complete_after(): sorted by done_at */
-	struct rq_request *timer_head, *timer_tail;
-	/* set by the owner before the run: what rq_ctx_reap() polls */
-	const struct rq_queue_mode_ops *mode;
-	struct rq_dev *const *polled;	/* devices with a poll hook */
-	unsigned int nr_polled;
-	/* fixed buffers registered on the ring (rq_devs_ring_init), by address */
-	struct iovec *bufs;
-	unsigned int nr_bufs;
-	_Atomic uint32_t sleeping;	/* futex word: the owner sleeps in its wait */
-	struct io_uring ring;		/* the worker's ring, when has_ring */
+	void *owner;			/* the engine's worker (rq_ctx_create()) */
 };
 
-/* Zero @ctx and give it worker id @id. */
-void rq_ctx_init(struct rq_ctx *ctx, int id);
+/*
+ * A context for worker id @id, whose owner (the engine's worker, given
+ * back by rq_ctx_owner()) is @owner; on cache lines of its own.  NULL
+ * when out of memory.  rq_ctx_destroy() frees it (its ring must be torn
+ * down first); NULL is ignored.
+ */
+struct rq_ctx *rq_ctx_create(int id, void *owner);
+void rq_ctx_destroy(struct rq_ctx *ctx);
+/*
+ * What rq_ctx_reap() polls beyond its ring and lists: the mode's poll()
+ * (@mode, may be NULL) and the devices with a poll hook (@polled).  Set by
+ * the owner before the run.
+ */
+void rq_ctx_set_polled(struct rq_ctx *ctx, const struct rq_queue_mode_ops *mode,
+		       struct rq_dev *const *polled, unsigned int nr_polled);
 /*
  * The calling thread runs @ctx (NULL: none): what rq_current and the lock
  * assertions read, as the kernel's `current`.
@@ -376,16 +382,71 @@ bool rq_ctx_polled_pending(struct rq_ctx *ctx);
 /* Anything in flight or waiting for @ctx: its ring, lists, timers, polled work. */
 bool rq_ctx_pending(struct rq_ctx *ctx);
 /* When @ctx's next timer is due (ns), UINT64_MAX when none. */
-static inline uint64_t rq_ctx_next_timer(const struct rq_ctx *ctx)
-{
-	return ctx->timer_head ? ctx->timer_head->done_at : UINT64_MAX;
-}
+uint64_t rq_ctx_next_timer(const struct rq_ctx *ctx);
 /* Wake @ctx's worker if it sleeps (work was left for it); any thread. */
 void rq_ctx_wake(struct rq_ctx *ctx);
+/*
+ * Sleep until rq_ctx_wake() or @timeout_ns (at most 1 ms is taken), unless
+ * a bio was handed back meanwhile; only @ctx's worker.
+ */
+void rq_ctx_sleep(struct rq_ctx *ctx, uint64_t timeout_ns);
+/*
+ * @bio, submitted from @owner's worker, ended on another: push it on
+ * @owner's lock-free list and wake that worker (blk-mq completes a
+ * request on its submitting CPU the same way).  Any thread.
+ */
+void rq_ctx_hand_back(struct rq_ctx *owner, struct rq_bio *bio);
+/* Take every bio handed back to @ctx (NULL: none); only @ctx's worker. */
+struct rq_bio *rq_ctx_handed_back(struct rq_ctx *ctx);
+/*
+ * The queues @ctx runs again, every RQ_RERUN_DELAY_NS from rq_ctx_reap(),
+ * when one was stopped with nothing in flight (rq_queue.needs_rerun).
+ */
+void rq_ctx_set_queues(struct rq_ctx *ctx, struct rq_queue *const *queues, unsigned int nr);
+
+/*
+ * The context's io_uring ring, made and entered only by the worker that
+ * runs @ctx.  rq_ctx_ring_setup(), in that thread: create the ring (with
+ * @flags, IORING_SETUP_SQE128 | CQE32 when a device needs them; the
+ * setup flags the kernel has for a single issuer), give it a sparse file
+ * table with one slot per device of @devs (slot = index in @devs),
+ * register @bufs (the clones' I/O buffers, any order) as fixed buffers,
+ * and call each device's ring_init().  What the kernel refuses is left
+ * out silently.  Returns 0 or -errno; on a failure after the ring was
+ * made, rq_ctx_ring_teardown() still frees it.  Teardown is for any
+ * thread once the worker has stopped; a context without a ring is left
+ * alone.
+ */
+int rq_ctx_ring_setup(struct rq_ctx *ctx, unsigned int flags, struct rq_dev *const *devs,
+		      unsigned int nr_devs, const struct iovec *bufs, unsigned int nr_bufs);
+void rq_ctx_ring_teardown(struct rq_ctx *ctx);
+/*
+ * Can @nr rings be made (RLIMIT_MEMLOCK, the kernel's limits)?  Makes and
+ * closes them; 0, or -errno with *@made the number made before it.
+ */
+int rq_ctx_ring_probe(unsigned int nr, unsigned int *made);
+/*
+ * Hand @ctx's prepared SQEs to the kernel in one io_uring_enter, which
+ * also posts the ring's deferred completions.  @wait_nr > 0: wait there
+ * for that many completions (at most what is in flight) or @wait_ns.
+ * Returns 1 when it entered the kernel, 0 when there was nothing to
+ * submit or wait for (or no ring), -errno on an error of the ring
+ * (a timeout or an interrupted wait is not one).
+ */
+int rq_ctx_submit(struct rq_ctx *ctx, unsigned int wait_nr, uint64_t wait_ns);
+/* SQEs prepared on @ctx's ring and not yet submitted (0 without a ring). */
+unsigned int rq_ctx_sq_ready(const struct rq_ctx *ctx);
+/* Does @ctx's ring have SQEs in flight or prepared? */
+bool rq_ctx_ring_busy(const struct rq_ctx *ctx);
 
 static inline int rq_ctx_id(const struct rq_ctx *ctx)
 {
-	return ctx->id;
+	return ((const struct rq_ctx_head *)(const void *)ctx)->id;
+}
+
+static inline void *rq_ctx_owner(const struct rq_ctx *ctx)
+{
+	return ((const struct rq_ctx_head *)(const void *)ctx)->owner;
 }
 
 /* End @bio with @error: its submitter's end_io runs now, on @ctx's worker. */

@@ -58,7 +58,8 @@ for t in ttas ticket mcs mutex; do
 done
 one cluster ttas 3
 one cluster mutex 3
-for m in global per-queue mq; do
+for m in $(rq_modes); do
+	[ "$m" = cluster ] && continue	# every primitive above
 	one $m ttas 2
 done
 echo "test_cluster_busy_error: ok"

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "engine/engine.h"
+#include "queues/queue.h"
 #include "tests/helpers.h"
 
 static void one(const char *mode, unsigned int workers, unsigned int ndev, const char *rw,
@@ -74,14 +75,14 @@ static void one(const char *mode, unsigned int workers, unsigned int ndev, const
 
 int main(void)
 {
-	static const char *const modes[] = { "global", "per-queue" };
 	static const char *const rws[] = { "randread", "write", "randrw" };
 
-	for (unsigned int m = 0; m < 2; m++)
+	/* every mode of the registry (queues/modes.def), no list of our own */
+	for (unsigned int m = 0; rq_queue_mode_at(m); m++)
 		for (unsigned int w = 1; w <= 4; w++)
 			for (unsigned int d = 1; d <= 4; d++)
 				for (unsigned int r = 0; r < 3; r++)
-					one(modes[m], w, d, rws[r], (w + d + r) % 3);
+					one(rq_queue_mode_at(m)->name, w, d, rws[r], (w + d + r) % 3);
 	if (failures) {
 		fprintf(stderr, "test_exactly_once: %d failures\n", failures);
 		return 1;

@@ -10,7 +10,8 @@
 # folders below it only, and devices/ reaches the block layer through
 # queues/driver.h alone (the driver interface is declared there, as
 # include/linux/blk-mq.h declares blk_mq_ops): queues/ includes nothing of
-# devices/.
+# devices/; and struct rq_ctx is defined in queues/ctx.c alone (opaque to
+# engine/ and devices/, which reach it through rq_ctx_*).
 # Exit 0: clean; 1: an upward reference, each printed with its objects.
 set -u
 list=${1:?usage: test_layering.sh OBJLIST [SRCDIR]}
@@ -31,6 +32,14 @@ if [ -n "$src" ]; then
 		done < <(cd "$src" && grep -rHE '^#include "[a-z]+/' "$dir" --include='*.c' --include='*.h')
 	done
 	[ $n -gt 20 ] || { echo "FAIL: only $n includes checked in $src: is SRCDIR right?"; exit 1; }
+	# the per-CPU context is opaque: its fields are declared in queues/ctx.c
+	# alone, so neither engine/ nor devices/ can touch one (DESIGN.md)
+	defs=$(cd "$src" && grep -rlE '^struct rq_ctx[[:space:]]*\{' --include='*.c' --include='*.h' \
+		lib jobfile locks queues devices results engine server 2>/dev/null | tr '\n' ' ')
+	if [ "$defs" != "queues/ctx.c " ]; then
+		echo "FAIL: struct rq_ctx is defined in: ${defs:-nowhere} (only queues/ctx.c may: it is opaque)"
+		bad=1
+	fi
 	[ $bad -eq 0 ] || exit 1
 	echo "layering: $n includes of lib/ jobfile/ locks/ queues/ devices/ results/ point down"
 fi

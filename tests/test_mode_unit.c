@@ -63,7 +63,7 @@ static int fake_queue_rq(struct rq_dev *dev, struct rq_ctx *ctx, struct rq_reque
 static const struct rq_dev_ops fake_ops = { .name = "fake", .queue_rq = fake_queue_rq };
 
 struct worker {
-	struct rq_ctx ctx;
+	struct rq_ctx *ctx;
 	struct rq_queue *qs;
 	struct rq_bio bios[DEPTH];
 	unsigned int ended[DEPTH];	/* end_io calls per bio slot in flight */
@@ -100,7 +100,7 @@ static void *run(void *arg)
 	struct worker *w = arg;
 	uint64_t spins = 0;
 
-	rq_ctx_set_current(&w->ctx);
+	rq_ctx_set_current(w->ctx);
 	while (w->completed < BIOS) {
 		for (unsigned int s = 0; s < DEPTH && w->submitted < BIOS; s++) {
 			struct rq_bio *b = &w->bios[s];
@@ -115,13 +115,13 @@ static void *run(void *arg)
 			b->private = w;
 			w->ended[s] = 0;
 			w->busy[s] = true;
-			if (rq_submit_bio(&w->qs[w->submitted % NR_QUEUES], &w->ctx, b)) {
+			if (rq_submit_bio(&w->qs[w->submitted % NR_QUEUES], w->ctx, b)) {
 				w->busy[s] = false;	/* refused (pool or tags full): later */
 				break;
 			}
 			w->submitted++;
 		}
-		rq_ctx_reap(&w->ctx, UINT64_MAX, UINT32_MAX);
+		rq_ctx_reap(w->ctx, UINT64_MAX, UINT32_MAX);
 		for (unsigned int s = 0; s < DEPTH; s++) {
 			if (w->busy[s] && atomic_load_explicit((_Atomic unsigned int *)&w->ended[s],
 								 memory_order_acquire)) {
@@ -130,9 +130,9 @@ static void *run(void *arg)
 			}
 		}
 		for (unsigned int q = 0; kick && q < NR_QUEUES; q++)
-			rq_run_queue(&w->qs[q], &w->ctx);
+			rq_run_queue(&w->qs[q], w->ctx);
 		if (++spins > 50000000ULL) {
-			CHECK(0, "worker %d stuck: %" PRIu64 " of %d completed", w->ctx.id, w->completed, BIOS);
+			CHECK(0, "worker %d stuck: %" PRIu64 " of %d completed", rq_ctx_id(w->ctx), w->completed, BIOS);
 			break;
 		}
 	}
@@ -144,8 +144,8 @@ static void *run(void *arg)
 	 * done: it runs no queue of its own any more, or a run request it
 	 * sent to the owner could outlive the owner's loop).
 	 */
-	while (atomic_load(&active) || rq_ctx_pending(&w->ctx))
-		rq_ctx_reap(&w->ctx, UINT64_MAX, UINT32_MAX);
+	while (atomic_load(&active) || rq_ctx_pending(w->ctx))
+		rq_ctx_reap(w->ctx, UINT64_MAX, UINT32_MAX);
 	rq_ctx_set_current(NULL);
 	return NULL;
 }
@@ -166,12 +166,13 @@ static void one_mode(const struct rq_queue_mode_ops *mode)
 
 	memset(w, 0, sizeof(w));
 	for (int i = 0; i < WORKERS; i++) {
-		rq_ctx_init(&w[i].ctx, i);
-		w[i].ctx.mode = mode;
+		w[i].ctx = rq_ctx_create(i, &w[i]);
+		CHECK(w[i].ctx != NULL, "%s: rq_ctx_create", mode->name);
+		rq_ctx_set_polled(w[i].ctx, mode, NULL, 0);
 		w[i].qs = qs;
 		for (unsigned int s = 0; s < DEPTH; s++)
 			w[i].busy[s] = false;
-		ctxs[i] = &w[i].ctx;
+		ctxs[i] = w[i].ctx;
 	}
 	rq_locks_reset();
 	ret = mode->setup ? mode->setup(&cfg) : 0;
@@ -198,7 +199,7 @@ static void one_mode(const struct rq_queue_mode_ops *mode)
 		      mode->name, i, w[i].completed, BIOS);
 		CHECK(w[i].dup == 0, "%s: worker %d: %" PRIu64 " bios ended twice", mode->name, i, w[i].dup);
 		CHECK(w[i].errors == 0, "%s: worker %d: %" PRIu64 " errors", mode->name, i, w[i].errors);
-		CHECK(!rq_ctx_pending(&w[i].ctx), "%s: worker %d: context not empty", mode->name, i);
+		CHECK(!rq_ctx_pending(w[i].ctx), "%s: worker %d: context not empty", mode->name, i);
 	}
 	{
 		uint64_t bios = 0, done = 0, disp = 0, reqs = 0, merges = 0;
@@ -223,6 +224,8 @@ static void one_mode(const struct rq_queue_mode_ops *mode)
 		rq_queue_exit(&qs[q]);
 	if (mode->teardown)
 		mode->teardown();
+	for (int i = 0; i < WORKERS; i++)
+		rq_ctx_destroy(w[i].ctx);
 	rq_locks_reset();
 	printf("%s: %d workers x %d bios over %d queues, %s, exactly once\n", mode->name, WORKERS, BIOS,
 	       NR_QUEUES, kick ? "kicked" : "no kick, mq on one hctx");
@@ -237,23 +240,26 @@ static void one_mode(const struct rq_queue_mode_ops *mode)
  */
 static void unsubmitted_sqe_is_pending(void)
 {
-	struct rq_ctx ctx;
+	struct rq_ctx *ctx = rq_ctx_create(0, NULL);
 	struct io_uring_cqe *cqe;
+	struct io_uring *ring;
 
-	rq_ctx_init(&ctx, 0);
-	if (io_uring_queue_init(4, &ctx.ring, 0) < 0) {
-		printf("unsubmitted SQE: skipped, io_uring_queue_init failed\n");
+	CHECK(ctx != NULL, "rq_ctx_create");
+	if (!ctx || rq_ctx_ring_setup(ctx, 0, NULL, 0, NULL, 0) < 0) {
+		printf("unsubmitted SQE: skipped, no io_uring ring\n");
+		rq_ctx_destroy(ctx);
 		return;
 	}
-	ctx.has_ring = true;
-	CHECK(!rq_ctx_pending(&ctx), "an empty context is pending");
-	io_uring_prep_nop(io_uring_get_sqe(&ctx.ring));
-	CHECK(rq_ctx_pending(&ctx), "a context with an unsubmitted SQE is not pending");
-	CHECK(io_uring_submit_and_wait(&ctx.ring, 1) == 1, "nop not submitted");
-	CHECK(io_uring_peek_cqe(&ctx.ring, &cqe) == 0, "nop not completed");
-	io_uring_cqe_seen(&ctx.ring, cqe);
-	CHECK(!rq_ctx_pending(&ctx), "a drained context is pending");
-	io_uring_queue_exit(&ctx.ring);
+	ring = rq_ctx_ring(ctx);
+	CHECK(!rq_ctx_pending(ctx), "an empty context is pending");
+	io_uring_prep_nop(io_uring_get_sqe(ring));
+	CHECK(rq_ctx_pending(ctx), "a context with an unsubmitted SQE is not pending");
+	CHECK(io_uring_submit_and_wait(ring, 1) == 1, "nop not submitted");
+	CHECK(io_uring_peek_cqe(ring, &cqe) == 0, "nop not completed");
+	io_uring_cqe_seen(ring, cqe);
+	CHECK(!rq_ctx_pending(ctx), "a drained context is pending");
+	rq_ctx_ring_teardown(ctx);
+	rq_ctx_destroy(ctx);
 	printf("unsubmitted SQE: the context stays pending until it is submitted\n");
 }
 

@@ -18,6 +18,7 @@
 
 #include "engine/engine.h"
 #include "engine/engine_internal.h"
+#include "queues/queue.h"
 #include "tests/helpers.h"
 
 static void md5_hex(const char *in, char out[33])
@@ -119,7 +120,6 @@ static void job_init(struct rq_job *j, const char *name, const char *path, enum 
 
 static void runs(const char *dir)
 {
-	static const char *const modes[] = { "global", "per-queue" };
 	static const enum rq_verify types[] = { RQ_VERIFY_CRC32C, RQ_VERIFY_MD5, RQ_VERIFY_PATTERN };
 	static struct rq_job jobs[2];
 	char path[512];
@@ -127,30 +127,33 @@ static void runs(const char *dir)
 	int ret, fd;
 
 	snprintf(path, sizeof(path), "%s/verify.dat", dir);
-	for (int m = 0; m < 2; m++) {
+	/* every mode of the registry (queues/modes.def), no list of our own */
+	for (unsigned int m = 0; rq_queue_mode_at(m); m++) {
+		const char *mode = rq_queue_mode_at(m)->name;
+
 		for (int t = 0; t < 3; t++) {
 			unlink(path);
 			job_init(&jobs[0], "w", path, RQ_RW_RANDWRITE, types[t]);
 			jobs[0].verify_backlog = t == 1 ? 16 : 0;
-			ret = run(path, modes[m], jobs, 1, &v);
-			CHECK(ret == 0, "%s type %d: write+verify returned %d", modes[m], types[t], ret);
-			CHECK(v == (1 << 20) / 512, "%s type %d: verified %" PRIu64 " sectors", modes[m], types[t], v);
+			ret = run(path, mode, jobs, 1, &v);
+			CHECK(ret == 0, "%s type %d: write+verify returned %d", mode, types[t], ret);
+			CHECK(v == (1 << 20) / 512, "%s type %d: verified %" PRIu64 " sectors", mode, types[t], v);
 		}
 		/* crc32c data, then one byte changed behind rqlock's back */
 		unlink(path);
 		job_init(&jobs[0], "w", path, RQ_RW_WRITE, RQ_VERIFY_CRC32C);
 		jobs[0].do_verify = false;
-		ret = run(path, modes[m], jobs, 1, &v);
-		CHECK(ret == 0 && v == 0, "%s: plain write %d, %" PRIu64 " verified", modes[m], ret, v);
+		ret = run(path, mode, jobs, 1, &v);
+		CHECK(ret == 0 && v == 0, "%s: plain write %d, %" PRIu64 " verified", mode, ret, v);
 		job_init(&jobs[0], "r", path, RQ_RW_RANDREAD, RQ_VERIFY_CRC32C);
-		ret = run(path, modes[m], jobs, 1, &v);
-		CHECK(ret == 0 && v == (1 << 20) / 512, "%s: clean read-verify %d, %" PRIu64, modes[m], ret, v);
+		ret = run(path, mode, jobs, 1, &v);
+		CHECK(ret == 0 && v == (1 << 20) / 512, "%s: clean read-verify %d, %" PRIu64, mode, ret, v);
 		fd = open(path, O_WRONLY);
 		CHECK(fd >= 0 && pwrite(fd, "X", 1, 5 * 4096 + 700) == 1, "corrupting %s", path);
 		close(fd);
 		fprintf(stderr, "(a verify error naming offset 20480 is expected next)\n");
-		ret = run(path, modes[m], jobs, 1, &v);
-		CHECK(ret == 1, "%s: a corrupted block must fail the job, got %d", modes[m], ret);
+		ret = run(path, mode, jobs, 1, &v);
+		CHECK(ret == 1, "%s: a corrupted block must fail the job, got %d", mode, ret);
 	}
 	unlink(path);
 }
