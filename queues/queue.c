@@ -246,7 +246,10 @@ static bool can_merge(const struct rq_queue *q, const struct rq_request *rq, con
 
 static void merge_back(struct rq_queue *q, struct rq_request *rq, struct rq_bio *bio)
 {
-	rq_elv_hash_del(rq, RQ_HASH_END);
+	bool hashed = rq->hpprev[RQ_HASH_END] != NULL;
+
+	if (hashed)
+		rq_elv_hash_del(rq, RQ_HASH_END);
 	bio->next = NULL;
 	rq->biotail->next = bio;
 	rq->biotail = bio;
@@ -254,12 +257,16 @@ static void merge_back(struct rq_queue *q, struct rq_request *rq, struct rq_bio 
 	rq->nr_segs++;
 	q->merges_back++;
 	q->last_merge = rq;
-	rq_elv_hash_add(q, rq, RQ_HASH_END);
+	if (hashed)
+		rq_elv_hash_add(q, rq, RQ_HASH_END);
 }
 
 static void merge_front(struct rq_queue *q, struct rq_request *rq, struct rq_bio *bio)
 {
-	rq_elv_hash_del(rq, RQ_HASH_START);
+	bool hashed = rq->hpprev[RQ_HASH_START] != NULL;
+
+	if (hashed)
+		rq_elv_hash_del(rq, RQ_HASH_START);
 	bio->next = rq->bio;
 	rq->bio = bio;
 	rq->offset = bio->offset;
@@ -267,7 +274,8 @@ static void merge_front(struct rq_queue *q, struct rq_request *rq, struct rq_bio
 	rq->nr_segs++;
 	q->merges_front++;
 	q->last_merge = rq;
-	rq_elv_hash_add(q, rq, RQ_HASH_START);
+	if (hashed)
+		rq_elv_hash_add(q, rq, RQ_HASH_START);
 }
 
 static bool try_merge(struct rq_queue *q, struct rq_request *rq, struct rq_bio *bio)
@@ -292,6 +300,10 @@ bool rq_elv_merge_scan(struct rq_queue *q, struct rq_bio *bio)
 
 	if (q->last_merge && try_merge(q, q->last_merge, bio))
 		return true;
+	/* the requests added since request_fn last ran are not hashed yet */
+	for (rq = q->tail; rq && !rq->hpprev[RQ_HASH_END]; rq = rq->prev)
+		if (rq != q->last_merge && try_merge(q, rq, bio))
+			return true;
 	/* a chain holds the requests of one bucket: check the key */
 	for (rq = *rq_elv_hash_head(q, RQ_HASH_END, bio->offset); rq; rq = rq->hnext[RQ_HASH_END]) {
 		if (rq->offset + rq->len == bio->offset && can_merge(q, rq, bio)) {
@@ -324,8 +336,10 @@ struct rq_request *rq_elv_pop(struct rq_queue *q)
 	q->nr_queued--;
 	if (q->last_merge == rq)
 		q->last_merge = NULL;
-	rq_elv_hash_del(rq, RQ_HASH_END);
-	rq_elv_hash_del(rq, RQ_HASH_START);
+	if (rq->hpprev[RQ_HASH_END]) {
+		rq_elv_hash_del(rq, RQ_HASH_END);
+		rq_elv_hash_del(rq, RQ_HASH_START);
+	}
 	return rq;
 }
 
@@ -378,4 +392,6 @@ void rq_request_fn(struct rq_queue *q, struct rq_ctx *cpu, struct rq_bio **done)
 		if (st == RQ_Q_DONE)
 			rq_bios_splice(done, rq_request_finish(q, rq, rq->error));
 	}
+	if (q->tail && !q->tail->hpprev[RQ_HASH_END])
+		rq_elv_hash_rest(q);
 }

@@ -74,6 +74,20 @@ static inline void rq_elv_hash_del(struct rq_request *rq, int which)
 	rq->hpprev[which] = NULL;
 }
 
+/*
+ * Hash the requests added since the last call: the unhashed tail of the
+ * list.  Called when request_fn leaves requests queued, so a request the
+ * device takes at once (the common, inline case) is never hashed; each
+ * request is hashed once, O(1) amortised.
+ */
+static inline void rq_elv_hash_rest(struct rq_queue *q)
+{
+	for (struct rq_request *rq = q->tail; rq && !rq->hpprev[RQ_HASH_END]; rq = rq->prev) {
+		rq_elv_hash_add(q, rq, RQ_HASH_END);
+		rq_elv_hash_add(q, rq, RQ_HASH_START);
+	}
+}
+
 /* Take a free request from the pool; NULL when empty. */
 static inline struct rq_request *rq_pool_get(struct rq_queue *q)
 {
@@ -126,8 +140,7 @@ static inline void rq_elv_add_bio(struct rq_queue *q, struct rq_request *rq, str
 	q->tail = rq;
 	q->nr_queued++;
 	q->last_merge = rq;
-	rq_elv_hash_add(q, rq, RQ_HASH_END);
-	rq_elv_hash_add(q, rq, RQ_HASH_START);
+	/* hashed only if request_fn leaves it queued (rq_elv_hash_rest) */
 }
 struct rq_request *rq_elv_pop(struct rq_queue *q);
 void rq_elv_requeue(struct rq_queue *q, struct rq_request *rq);
