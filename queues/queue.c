@@ -132,8 +132,16 @@ int rq_queue_init(struct rq_queue *q, const struct rq_queue_mode_ops *mode,
 	q->dev_irq = dev->ops ? dev->ops->irq : NULL;
 	q->dev_end_rq = dev->ops ? dev->ops->end_rq : NULL;
 	q->pool = rq_zalloc_lines(sizeof(*q->pool) * nr_requests);
-	if (!q->pool)
+	for (q->hash_mask = 15; q->hash_mask < nr_requests - 1 && q->hash_mask < (1u << 20) - 1;)
+		q->hash_mask = q->hash_mask * 2 + 1;
+	q->merge_hash = calloc(2 * ((size_t)q->hash_mask + 1), sizeof(*q->merge_hash));
+	if (!q->pool || !q->merge_hash) {
+		free(q->pool);
+		free(q->merge_hash);
+		q->pool = NULL;
+		q->merge_hash = NULL;
 		return -ENOMEM;
+	}
 	for (uint32_t i = nr_requests; i-- > 0;) {
 		struct rq_request *rq = &q->pool[i];
 
@@ -144,7 +152,9 @@ int rq_queue_init(struct rq_queue *q, const struct rq_queue_mode_ops *mode,
 	}
 	if (dev->ops && dev->ops->attach && (ret = dev->ops->attach(dev, q))) {
 		free(q->pool);
+		free(q->merge_hash);
 		q->pool = NULL;
+		q->merge_hash = NULL;
 		return ret;
 	}
 	run_mode = mode;
@@ -162,7 +172,9 @@ void rq_queue_exit(struct rq_queue *q)
 	if (q->mode && q->mode->queue_exit)
 		q->mode->queue_exit(q);
 	free(q->pool);
+	free(q->merge_hash);
 	q->pool = NULL;
+	q->merge_hash = NULL;
 }
 
 int rq_queue_check_idle(struct rq_queue *q, char *msg, size_t len)
@@ -232,28 +244,50 @@ static bool can_merge(const struct rq_queue *q, const struct rq_request *rq, con
 	       rq->len + (uint64_t)bio->len <= q->max_bytes;
 }
 
+static void merge_back(struct rq_queue *q, struct rq_request *rq, struct rq_bio *bio)
+{
+	bool hashed = rq->hpprev[RQ_HASH_END] != NULL;
+
+	if (hashed)
+		rq_elv_hash_del(rq, RQ_HASH_END);
+	bio->next = NULL;
+	rq->biotail->next = bio;
+	rq->biotail = bio;
+	rq->len += bio->len;
+	rq->nr_segs++;
+	q->merges_back++;
+	q->last_merge = rq;
+	if (hashed)
+		rq_elv_hash_add(q, rq, RQ_HASH_END);
+}
+
+static void merge_front(struct rq_queue *q, struct rq_request *rq, struct rq_bio *bio)
+{
+	bool hashed = rq->hpprev[RQ_HASH_START] != NULL;
+
+	if (hashed)
+		rq_elv_hash_del(rq, RQ_HASH_START);
+	bio->next = rq->bio;
+	rq->bio = bio;
+	rq->offset = bio->offset;
+	rq->len += bio->len;
+	rq->nr_segs++;
+	q->merges_front++;
+	q->last_merge = rq;
+	if (hashed)
+		rq_elv_hash_add(q, rq, RQ_HASH_START);
+}
+
 static bool try_merge(struct rq_queue *q, struct rq_request *rq, struct rq_bio *bio)
 {
 	if (!can_merge(q, rq, bio))
 		return false;
 	if (rq->offset + rq->len == bio->offset) {
-		bio->next = NULL;
-		rq->biotail->next = bio;
-		rq->biotail = bio;
-		rq->len += bio->len;
-		rq->nr_segs++;
-		q->merges_back++;
-		q->last_merge = rq;
+		merge_back(q, rq, bio);
 		return true;
 	}
 	if (bio->offset + bio->len == rq->offset) {
-		bio->next = rq->bio;
-		rq->bio = bio;
-		rq->offset = bio->offset;
-		rq->len += bio->len;
-		rq->nr_segs++;
-		q->merges_front++;
-		q->last_merge = rq;
+		merge_front(q, rq, bio);
 		return true;
 	}
 	return false;
@@ -261,11 +295,28 @@ static bool try_merge(struct rq_queue *q, struct rq_request *rq, struct rq_bio *
 
 bool rq_elv_merge_scan(struct rq_queue *q, struct rq_bio *bio)
 {
+	uint64_t end = bio->offset + bio->len;
+	struct rq_request *rq;
+
 	if (q->last_merge && try_merge(q, q->last_merge, bio))
 		return true;
-	for (struct rq_request *rq = q->tail; rq; rq = rq->prev)
+	/* the requests added since request_fn last ran are not hashed yet */
+	for (rq = q->tail; rq && !rq->hpprev[RQ_HASH_END]; rq = rq->prev)
 		if (rq != q->last_merge && try_merge(q, rq, bio))
 			return true;
+	/* a chain holds the requests of one bucket: check the key */
+	for (rq = *rq_elv_hash_head(q, RQ_HASH_END, bio->offset); rq; rq = rq->hnext[RQ_HASH_END]) {
+		if (rq->offset + rq->len == bio->offset && can_merge(q, rq, bio)) {
+			merge_back(q, rq, bio);
+			return true;
+		}
+	}
+	for (rq = *rq_elv_hash_head(q, RQ_HASH_START, end); rq; rq = rq->hnext[RQ_HASH_START]) {
+		if (rq->offset == end && can_merge(q, rq, bio)) {
+			merge_front(q, rq, bio);
+			return true;
+		}
+	}
 	return false;
 }
 
@@ -285,6 +336,10 @@ struct rq_request *rq_elv_pop(struct rq_queue *q)
 	q->nr_queued--;
 	if (q->last_merge == rq)
 		q->last_merge = NULL;
+	if (rq->hpprev[RQ_HASH_END]) {
+		rq_elv_hash_del(rq, RQ_HASH_END);
+		rq_elv_hash_del(rq, RQ_HASH_START);
+	}
 	return rq;
 }
 
@@ -300,6 +355,8 @@ void rq_elv_requeue(struct rq_queue *q, struct rq_request *rq)
 		q->tail = rq;
 	q->head = rq;
 	q->nr_queued++;
+	rq_elv_hash_add(q, rq, RQ_HASH_END);
+	rq_elv_hash_add(q, rq, RQ_HASH_START);
 }
 
 void rq_request_bad_end(const struct rq_queue *q, const struct rq_request *rq)
@@ -335,4 +392,6 @@ void rq_request_fn(struct rq_queue *q, struct rq_ctx *cpu, struct rq_bio **done)
 		if (st == RQ_Q_DONE)
 			rq_bios_splice(done, rq_request_finish(q, rq, rq->error));
 	}
+	if (q->tail && !q->tail->hpprev[RQ_HASH_END])
+		rq_elv_hash_rest(q);
 }

@@ -42,6 +42,52 @@ static inline void rq_request_start(struct rq_request *rq, struct rq_bio *bio)
 	rq->state = RQ_STATE_QUEUED;
 }
 
+enum { RQ_HASH_END = 0, RQ_HASH_START = 1 };
+
+/* Chain head of @key (a byte offset) in merge hash @which. */
+static inline struct rq_request **rq_elv_hash_head(const struct rq_queue *q, int which, uint64_t key)
+{
+	uint32_t h = (uint32_t)(((key >> 9) * 0x9E3779B97F4A7C15ULL) >> 32) & q->hash_mask;
+
+	return &q->merge_hash[(which ? q->hash_mask + 1 : 0) + h];
+}
+
+/* Hash @rq by its end (RQ_HASH_END) or start (RQ_HASH_START). */
+static inline void rq_elv_hash_add(struct rq_queue *q, struct rq_request *rq, int which)
+{
+	struct rq_request **head = rq_elv_hash_head(q, which, which == RQ_HASH_END ? rq->offset + rq->len
+										 : rq->offset);
+
+	rq->hnext[which] = *head;
+	if (*head)
+		(*head)->hpprev[which] = &rq->hnext[which];
+	*head = rq;
+	rq->hpprev[which] = head;
+}
+
+static inline void rq_elv_hash_del(struct rq_request *rq, int which)
+{
+	*rq->hpprev[which] = rq->hnext[which];
+	if (rq->hnext[which])
+		rq->hnext[which]->hpprev[which] = rq->hpprev[which];
+	rq->hnext[which] = NULL;
+	rq->hpprev[which] = NULL;
+}
+
+/*
+ * Hash the requests added since the last call: the unhashed tail of the
+ * list.  Called when request_fn leaves requests queued, so a request the
+ * device takes at once (the common, inline case) is never hashed; each
+ * request is hashed once, O(1) amortised.
+ */
+static inline void rq_elv_hash_rest(struct rq_queue *q)
+{
+	for (struct rq_request *rq = q->tail; rq && !rq->hpprev[RQ_HASH_END]; rq = rq->prev) {
+		rq_elv_hash_add(q, rq, RQ_HASH_END);
+		rq_elv_hash_add(q, rq, RQ_HASH_START);
+	}
+}
+
 /* Take a free request from the pool; NULL when empty. */
 static inline struct rq_request *rq_pool_get(struct rq_queue *q)
 {
@@ -69,8 +115,10 @@ static inline void rq_pool_put(struct rq_queue *q, struct rq_request *rq)
  * Try to merge @bio into a queued request: back merge (the request ends
  * where the bio starts) or front merge (the bio ends where it starts), same
  * op (a discard only with a discard), within RQ_MAX_SEGS and q->max_bytes.  The last merged or added
- * request is tried first, then the queue from the tail, as the 2.4
- * elevator scanned it.  Returns true if merged.
+ * request is tried first (the 2.4 elevator's hint), then the request that
+ * ends where the bio starts and the one that starts where it ends, found
+ * in the merge hashes (O(1); 2.4 scanned the list from the tail).
+ * Returns true if merged.
  */
 bool rq_elv_merge_scan(struct rq_queue *q, struct rq_bio *bio);
 static inline bool rq_elv_merge(struct rq_queue *q, struct rq_bio *bio)
@@ -92,6 +140,7 @@ static inline void rq_elv_add_bio(struct rq_queue *q, struct rq_request *rq, str
 	q->tail = rq;
 	q->nr_queued++;
 	q->last_merge = rq;
+	/* hashed only if request_fn leaves it queued (rq_elv_hash_rest) */
 }
 struct rq_request *rq_elv_pop(struct rq_queue *q);
 void rq_elv_requeue(struct rq_queue *q, struct rq_request *rq);
