@@ -267,7 +267,7 @@ const struct opt jf_opts[] = {
 		.name = "replay_align", .type = OPT_INT, FIELD(replay_align),
 		.min = 0, .max = UINT64_MAX, .def = "0", .set = jf_set_replay_align,
 		.help = "Round the log's offsets down to this power of 2, after "
-			"replay_scale (default: 0, none)",
+			"replay_scale; 0 is none (default: 0)",
 	},
 	{
 		.name = "replay_skip", .type = OPT_STR, .set = jf_set_replay_skip,
