@@ -965,6 +965,7 @@ static bool fill_pick_shaped(struct clone *c, struct rq_bio *bio, int *opp, stru
 {
 	const struct rq_job *job = c->job;
 	struct rq_cpu *cpu = c->cpu;
+	const struct rq_replay_io *r = NULL;
 	struct clone_file *f;
 	uint64_t due = 0;
 	uint32_t bs;
@@ -1004,7 +1005,22 @@ static bool fill_pick_shaped(struct clone *c, struct rq_bio *bio, int *opp, stru
 			hold_until(cpu, c->think_until_ns);
 			return false;
 		}
-		op = c->pending_op >= 0 ? c->pending_op : choose_op(c);
+		if (c->replay) {
+			/* read_iolog: the log's next I/O, once it is due (replay.c) */
+			int v = eng_replay_peek(c, cpu->now, &r, &due);
+
+			if (v <= 0) {
+				if (v)
+					c->issue_done = true;
+				else
+					hold_until(cpu, due);
+				return false;
+			}
+			due = 0;
+			op = r->op;
+		} else {
+			op = c->pending_op >= 0 ? c->pending_op : choose_op(c);
+		}
 		if (job->rate[op] && c->next_byte_ns[op] > cpu->now) {
 			c->pending_op = op;
 			hold_until(cpu, c->next_byte_ns[op]);
@@ -1021,7 +1037,12 @@ static bool fill_pick_shaped(struct clone *c, struct rq_bio *bio, int *opp, stru
 			return false;
 		}
 		c->pending_op = -1;
-		if (!place_io(c, op, &f, &bio->offset, &bs, false)) {
+		if (r) {
+			c->replay_pos++;
+			f = &c->files[r->file];
+			bio->offset = r->offset;
+			bs = r->len;
+		} else if (!place_io(c, op, &f, &bio->offset, &bs, false)) {
 			c->issue_done = true;
 			return false;
 		}

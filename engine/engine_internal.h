@@ -246,6 +246,21 @@ struct flow {
 	_Atomic int64_t weight;		/* sum of the weights of its running clones */
 };
 
+/* read_iolog (replay.c): one I/O of a log, and a log read whole before the run */
+struct rq_replay_io {
+	uint64_t offset;		/* after replay_scale and replay_align */
+	uint64_t at_ns;			/* due this long after the clone's start; 0 = at once */
+	uint32_t len;
+	uint16_t file;			/* index in the clone's files (the job's rewritten filename) */
+	uint8_t op;			/* RQ_OP_* */
+};
+
+struct rq_replay {
+	struct rq_replay_io *io;
+	uint64_t nr;			/* I/Os in io[] */
+	uint64_t bytes;			/* their lengths' sum: the clone's io_limit */
+};
+
 struct clone {
 	const struct rq_job *job __attribute__((aligned(RQ_CACHELINE)));
 	unsigned int job_index;
@@ -296,6 +311,8 @@ struct clone {
 	unsigned int wait_index;	/* the job waited for */
 	bool issue_done, finished;
 	FILE *iolog;			/* write_iolog (replay.c), NULL = none */
+	const struct rq_replay *replay;	/* read_iolog: the log it replays (the engine's), NULL = none */
+	uint64_t replay_pos;		/* the next I/O of replay->io[] */
 	bool iolog_head;		/* its header and add/open lines are written */
 	int error;
 	int first_error;
@@ -430,6 +447,11 @@ struct rq_engine {
 	 */
 	atomic_int exit_group;
 	atomic_int exit_what;
+	/* read_iolog (replay.c): jobs rewritten from their logs, the logs, each clone's log */
+	struct rq_job_list own_jobs;
+	struct rq_replay *replays;
+	unsigned int nr_replays;
+	const struct rq_replay **replay_of;	/* by clone index; NULL: no replay at all */
 	struct flow *flows;		/* one per distinct flow_id */
 	unsigned int nr_flows;
 	bool ran;			/* rq_engine_run() ran: unlink= may remove files */
@@ -493,6 +515,20 @@ int eng_iolog_open(struct clone *c);
 void eng_iolog_io(struct clone *c, const struct clone_file *f, int op, uint64_t offset, uint32_t len,
 		  uint64_t now);
 int eng_iolog_close(struct clone *c);
+/*
+ * read_iolog: parse every job's logs before anything is opened, and point
+ * e->jobs at a copy whose replaying jobs are rewritten from their logs
+ * (files, directions, block and file sizes).  0, or -errno after one line
+ * on @err naming the job, the log and its line.
+ */
+int eng_replay_setup(struct rq_engine *e, FILE *err);
+void eng_replay_free(struct rq_engine *e);
+/*
+ * The clone's next replayed I/O: 1 with it in *@io (taken by the caller
+ * with c->replay_pos++), 0 when it is not due before *@wake, -1 when the
+ * log is done.
+ */
+int eng_replay_peek(struct clone *c, uint64_t now, const struct rq_replay_io **io, uint64_t *wake);
 void eng_clone_sample(struct clone *c, uint64_t now);
 void eng_sampler_report(const struct sampler *s, struct rq_sample_stat *out);
 

@@ -150,10 +150,14 @@ static void sync_engines(struct rq_job_list *jobs, FILE *info)
  * fio's --readonly (its init.c fixup_options): a job that writes or trims
  * is refused, with nothing written.
  */
-static int check_readonly(const struct rq_job_list *jobs)
+static int check_readonly(struct rq_job_list *jobs)
 {
 	for (unsigned int i = 0; i < jobs->nr; i++) {
-		const struct rq_job *j = &jobs->jobs[i];
+		struct rq_job *j = &jobs->jobs[i];
+
+		/* a replay's writes and trims are skipped, as fio's read_iolog skips them */
+		if (j->read_iolog[0])
+			j->replay_skip |= RQ_REPLAY_SKIP_WRITE | RQ_REPLAY_SKIP_TRIM;
 
 		if (rq_rw_writes(j->rw) || j->rw == RQ_RW_TRIM || j->rw == RQ_RW_RANDTRIM) {
 			fprintf(stderr, "%s:%d: job '%s': rw=%s writes or trims, and --readonly forbids it\n",

@@ -208,13 +208,21 @@ int rq_clone_log_path(char *buf, size_t size, const struct rq_job *job, enum rq_
 
 int rq_jobs_paths(const struct rq_engine_opts *o, const struct rq_job_list *jobs, rq_path_fn fn, void *arg)
 {
-	char path[RQ_JOB_LOG_NAME_MAX + 64];
+	char path[RQ_JOB_PATH_MAX + 64];
 	unsigned int thread = 0;
 	int ret;
 
 	for (unsigned int j = 0; j < jobs->nr; j++) {
 		const struct rq_job *job = &jobs->jobs[j];
 
+		if (job->read_iolog[0]) {
+			struct rq_path p = {
+				.path = job->read_iolog, .option = "read_iolog", .kind = RQ_PATH_INPUT, .job = job,
+			};
+
+			if ((ret = fn(&p, arg)) < 0)
+				return ret;
+		}
 		for (unsigned int k = 0; k < job->numjobs; k++) {
 			ret = rq_clone_files(o, job, k, fn, arg);
 			if (ret < 0)
@@ -228,6 +236,19 @@ int rq_jobs_paths(const struct rq_engine_opts *o, const struct rq_job_list *jobs
 
 		for (unsigned int k = 0; k < job->numjobs; k++) {
 			thread++;	/* fio's thread_number: clones counted from 1 over every job */
+			if (job->write_iolog[0]) {	/* engine/replay.c's names: NAME, NAME.N for clone N > 0 */
+				struct rq_path p = {
+					.path = path, .option = "write_iolog", .kind = RQ_PATH_LOG, .job = job, .clone = k,
+				};
+
+				int len = k ? snprintf(path, sizeof(path), "%s.%u", job->write_iolog, k) :
+					      snprintf(path, sizeof(path), "%s", job->write_iolog);
+
+				if ((size_t)len >= sizeof(path))
+					return -ENAMETOOLONG;
+				if ((ret = fn(&p, arg)) < 0)
+					return ret;
+			}
 			for (int l = 0; l < RQ_LOG_NR_KINDS; l++) {
 				struct rq_path p = {
 					.path = path, .option = rq_log_option((enum rq_log_kind)l),

@@ -1,22 +1,42 @@
 // SPDX-License-Identifier: MIT
 /*
- * replay.c - write_iolog: the I/Os a clone issues, in fio's iolog version 3
- * text format, which fio's read_iolog replays:
+ * replay.c - fio's iologs, both ways.
+ *
+ * write_iolog: the I/Os a clone issues, in fio's iolog version 3 text
+ * format, which fio's read_iolog replays:
  *
  *   fio version 3 iolog
- *   MS FILE add            (once per file, at the start)
- *   MS FILE open
- *   MS FILE read|write OFFSET LENGTH    (each I/O, in issue order)
- *   MS FILE close          (at the end)
+ *   US FILE add            (once per file, at the start)
+ *   US FILE open
+ *   US FILE read|write OFFSET LENGTH    (each I/O, in issue order)
+ *   US FILE close          (at the end)
  *
- * MS is milliseconds since the clone started.  Clone 0 writes the name
+ * US is microseconds since the clone started, fio 3.33's unit.  The file
+ * is opened for appending, as fio opens it.  Clone 0 writes the name
  * given; clone N of numjobs > 1 writes NAME.N, so clones do not write
  * over each other.  Verify reads are not logged (a replay verifies
  * nothing).
+ *
+ * read_iolog: a log of version 2 ("FILE ACTION [OFFSET LENGTH]", with
+ * "wait") or version 3 (each line led by its time) is read whole before
+ * the run, checked line by line, and turned into the I/Os a clone issues
+ * in the log's order (eng_replay_setup()).  The job is rewritten from the
+ * logs - its files are those the logs add (or replay_redirect), its
+ * directions and block sizes what they hold, each file's size the
+ * furthest byte they touch - so the rest of the engine (devices, layout,
+ * checks, reports) sees an ordinary job.  Times, as fio 3.33 replays
+ * them: a v3 line is due its time step after the line before (scaled by
+ * replay_time_scale; none after a line at time 0, and none when time goes
+ * backwards, as where two appended runs meet); a v2 "wait N" holds what
+ * follows until N ms after the start.  A replayed I/O is issued when due
+ * or later, never earlier; replay_no_stall drops the times.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "engine/engine_internal.h"
 #include "queues/queue.h"
@@ -32,7 +52,7 @@ int eng_iolog_open(struct clone *c)
 		snprintf(name, sizeof(name), "%s.%u", job->write_iolog, c->index);
 	else
 		snprintf(name, sizeof(name), "%s", job->write_iolog);
-	c->iolog = fopen(name, "w");
+	c->iolog = fopen(name, "a");
 	return c->iolog ? 0 : -errno;
 }
 
@@ -50,17 +70,17 @@ static void head(struct clone *c)
 void eng_iolog_io(struct clone *c, const struct clone_file *f, int op, uint64_t offset, uint32_t len,
 		  uint64_t now)
 {
-	uint64_t ms = now > c->start_ns ? (now - c->start_ns) / 1000000 : 0;
+	uint64_t us = now > c->start_ns ? (now - c->start_ns) / 1000 : 0;
 
 	if (!c->iolog_head)
 		head(c);
-	fprintf(c->iolog, "%" PRIu64 " %s %s %" PRIu64 " %u\n", ms, f->q->name,
+	fprintf(c->iolog, "%" PRIu64 " %s %s %" PRIu64 " %u\n", us, f->q->name,
 		rq_op_name(op), offset, len);
 }
 
 int eng_iolog_close(struct clone *c)
 {
-	uint64_t ms = c->end_ns > c->start_ns ? (c->end_ns - c->start_ns) / 1000000 : 0;
+	uint64_t us = c->end_ns > c->start_ns ? (c->end_ns - c->start_ns) / 1000 : 0;
 	int ret;
 
 	if (!c->iolog)
@@ -68,10 +88,535 @@ int eng_iolog_close(struct clone *c)
 	if (!c->iolog_head && c->files[0].q)
 		head(c);
 	for (unsigned int i = 0; i < c->nr_files; i++)
-		fprintf(c->iolog, "%" PRIu64 " %s close\n", ms, c->files[i].q->name);
+		fprintf(c->iolog, "%" PRIu64 " %s close\n", us, c->files[i].q->name);
 	ret = ferror(c->iolog) ? -EIO : 0;
 	if (fclose(c->iolog))
 		ret = -errno;
 	c->iolog = NULL;
 	return ret;
+}
+
+/* ---- read_iolog ----------------------------------------------------- */
+
+#define LOG_V2 "fio version 2 iolog"
+#define LOG_V3 "fio version 3 iolog"
+#define LINE_MAX_LEN 8192
+
+/* The files a job's logs name, in order of their first "add": the job's new filename list. */
+struct name_tab {
+	char **name;
+	unsigned int nr, cap;
+};
+
+static int name_index(struct name_tab *t, const char *name, bool add)
+{
+	for (unsigned int i = 0; i < t->nr; i++)
+		if (!strcmp(t->name[i], name))
+			return (int)i;
+	if (!add)
+		return -1;
+	if (t->nr == t->cap) {
+		unsigned int cap = t->cap ? t->cap * 2 : 8;
+		char **n = realloc(t->name, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		t->name = n;
+		t->cap = cap;
+	}
+	t->name[t->nr] = strdup(name);
+	if (!t->name[t->nr])
+		return -ENOMEM;
+	return (int)t->nr++;
+}
+
+static void name_tab_free(struct name_tab *t)
+{
+	for (unsigned int i = 0; i < t->nr; i++)
+		free(t->name[i]);
+	free(t->name);
+}
+
+/* What parsing one log needs and collects. */
+struct parse {
+	const struct rq_job *job;
+	const char *path;
+	FILE *err;
+	struct name_tab *files;		/* the job's: shared by its logs */
+	struct name_tab added;		/* this log's "add"ed names, as written in it */
+	uint64_t *extent;		/* by file index: the furthest byte touched */
+	unsigned int nr_extent;
+	uint32_t max_len[2];
+	bool has[2];
+	struct rq_replay *r;
+	uint64_t cap;
+};
+
+static int perr(const struct parse *x, unsigned long line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* One line on stderr: the job file's place, the log and its line, why. */
+static int perr(const struct parse *x, unsigned long line, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(x->err, "%s:%d: job '%s': read_iolog=%s", x->job->file, x->job->line, x->job->name, x->path);
+	if (line)
+		fprintf(x->err, ", line %lu", line);
+	fputs(": ", x->err);
+	va_start(ap, fmt);
+	vfprintf(x->err, fmt, ap);
+	va_end(ap);
+	fputc('\n', x->err);
+	return -EINVAL;
+}
+
+static bool parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	return !errno && !*end;
+}
+
+static int push_io(struct parse *x, const struct rq_replay_io *io)
+{
+	struct rq_replay *r = x->r;
+
+	if (r->nr == x->cap) {
+		uint64_t cap = x->cap ? x->cap * 2 : 1024;
+		struct rq_replay_io *n = realloc(r->io, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		r->io = n;
+		x->cap = cap;
+	}
+	r->io[r->nr++] = *io;
+	return 0;
+}
+
+static int note_extent(struct parse *x, unsigned int file, uint64_t end)
+{
+	if (file >= x->nr_extent) {
+		uint64_t *n = realloc(x->extent, (file + 1) * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		memset(n + x->nr_extent, 0, (file + 1 - x->nr_extent) * sizeof(*n));
+		x->extent = n;
+		x->nr_extent = file + 1;
+	}
+	if (end > x->extent[file])
+		x->extent[file] = end;
+	return 0;
+}
+
+/* The actions of a log line with an offset and a length. */
+enum act { ACT_READ, ACT_WRITE, ACT_TRIM, ACT_SYNC, ACT_WAIT, ACT_BAD };
+
+static enum act io_action(const char *a)
+{
+	static const char *const names[] = { "read", "write", "trim", "sync" };
+
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(a, names[i]))
+			return (enum act)i;
+	if (!strcmp(a, "datasync"))
+		return ACT_SYNC;
+	if (!strcmp(a, "wait"))
+		return ACT_WAIT;
+	return ACT_BAD;
+}
+
+/* One I/O line: FILE ACTION OFFSET LENGTH; *@at the time it is due (ns from the start). */
+static int io_line(struct parse *x, unsigned long ln, int version, char **tok, uint64_t *at)
+{
+	const struct rq_job *job = x->job;
+	enum act a = io_action(tok[1]);
+	struct rq_replay_io io;
+	uint64_t off, len;
+	int fi;
+
+	if (a == ACT_BAD)
+		return perr(x, ln, "unknown action '%.64s' (read, write, trim, sync, datasync%s, "
+			    "or add, open, close without an offset and a length)", tok[1],
+			    version == 2 ? ", wait" : "");
+	if (!parse_u64(tok[2], &off) || !parse_u64(tok[3], &len))
+		return perr(x, ln, "'%.64s %.64s': the offset and the length are decimal numbers of bytes",
+			    tok[2], tok[3]);
+	if (a == ACT_WAIT) {
+		if (version == 3)
+			return perr(x, ln, "'wait' is a version 2 action: version 3 times each line instead");
+		/* fio 3.33: nothing after it before OFFSET ms from the start */
+		if (!job->replay_no_stall && off * 1000000 > *at)
+			*at = off * 1000000;
+		return 0;
+	}
+	if ((a == ACT_READ && (job->replay_skip & RQ_REPLAY_SKIP_READ)) ||
+	    (a == ACT_WRITE && (job->replay_skip & RQ_REPLAY_SKIP_WRITE)) ||
+	    (a == ACT_TRIM && (job->replay_skip & RQ_REPLAY_SKIP_TRIM)) ||
+	    (a == ACT_SYNC && (job->replay_skip & RQ_REPLAY_SKIP_SYNC)))
+		return 0;
+	if (name_index(&x->added, tok[0], false) < 0)
+		return perr(x, ln, "%s %s on '%.256s', which no earlier line adds ('%.256s add')", tok[1],
+			    tok[2], tok[0], tok[0]);
+	/*
+	 * A replayed job's direction is one rq_rw, which has no read+trim mix;
+	 * trims in logs wait for per-I/O directions in the replay job.
+	 */
+	if (a == ACT_TRIM)
+		return perr(x, ln, "trim: a replay cannot issue trims yet (replay_skip=trim replays the "
+			    "log without them)");
+	if (a == ACT_SYNC)
+		return perr(x, ln, "%s: rqlock issues no syncs (replay_skip=sync replays the log without "
+			    "them)", tok[1]);
+	if (!len || len > UINT32_MAX)
+		return perr(x, ln, "length %" PRIu64 ": expected 1 to %u bytes", len, UINT32_MAX);
+	fi = name_index(x->files, job->replay_redirect[0] ? job->replay_redirect : tok[0], true);
+	if (fi < 0)
+		return fi;
+	if (job->replay_scale > 1)
+		off /= job->replay_scale;
+	if (job->replay_align)
+		off &= ~(job->replay_align - 1);
+	io.offset = off;
+	io.len = (uint32_t)len;
+	io.file = (unsigned int)fi;
+	io.op = a == ACT_WRITE ? RQ_OP_WRITE : RQ_OP_READ;
+	io.at_ns = *at;
+	x->has[io.op] = true;
+	if (io.len > x->max_len[io.op])
+		x->max_len[io.op] = io.len;
+	x->r->bytes += len;
+	if (note_extent(x, io.file, off + len))
+		return -ENOMEM;
+	return push_io(x, &io);
+}
+
+/* One line of a log after its first; blank lines are passed over. */
+static int log_line(struct parse *x, unsigned long ln, int version, char *line, uint64_t *at,
+		    uint64_t *last_t)
+{
+	const struct rq_job *job = x->job;
+	char *tok[6], *save = NULL;
+	int n = 0, base = version == 3;
+
+	for (char *t = strtok_r(line, " \t\r\n", &save); t; t = strtok_r(NULL, " \t\r\n", &save)) {
+		if (n == 6)
+			break;
+		tok[n++] = t;
+	}
+	if (!n)
+		return 0;
+	/* fio appends to a write_iolog: two runs' logs in one file, each with its header */
+	if (!strncmp(tok[0], "fio", 3) && n == 4 && !strcmp(tok[1], "version") &&
+	    !strcmp(tok[3], "iolog") && tok[2][0] == '0' + version && !tok[2][1])
+		return 0;
+	if (n != base + 2 && n != base + 4)
+		return perr(x, ln, "%d fields; expected %s", n,
+			    version == 3 ? "'TIME FILE add|open|close' or 'TIME FILE ACTION OFFSET LENGTH'"
+					 : "'FILE add|open|close' or 'FILE ACTION OFFSET LENGTH'");
+	if (version == 3) {
+		uint64_t t;
+
+		if (!parse_u64(tok[0], &t))
+			return perr(x, ln, "time '%.64s': expected microseconds since the start", tok[0]);
+		/* fio's delay_since_ttime: the step from the line before, none after 0 or backwards */
+		if (!job->replay_no_stall && *last_t && t >= *last_t)
+			*at += (uint64_t)((double)(t - *last_t) * 1000.0 * 100.0 / job->replay_time_scale);
+		*last_t = t;
+	}
+	if (n == base + 2) {
+		const char *name = tok[base], *act = tok[base + 1];
+
+		if (!strcmp(act, "add")) {
+			if (name_index(&x->added, name, true) < 0)
+				return -ENOMEM;
+			/* the file is the job's even when the log touches it nowhere */
+			return name_index(x->files, job->replay_redirect[0] ? job->replay_redirect : name,
+					  true) < 0 ? -ENOMEM : 0;
+		}
+		if (strcmp(act, "open") && strcmp(act, "close"))
+			return perr(x, ln, "unknown file action '%.64s' (add, open or close)", act);
+		if (name_index(&x->added, name, false) < 0)
+			return perr(x, ln, "%s of '%.256s', which no earlier line adds ('%.256s add')", act,
+				    name, name);
+		return 0;	/* the engine opens every file before the run and closes it after */
+	}
+	return io_line(x, ln, version, tok + base, at);
+}
+
+/* blktrace's binary traces start with a magic fio checks too (blktrace_api.h's BLK_IO_TRACE_MAGIC) */
+static bool is_blktrace(const unsigned char *b, size_t n)
+{
+	uint32_t le, be;
+
+	if (n < 4)
+		return false;
+	le = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+	be = (uint32_t)b[3] | (uint32_t)b[2] << 8 | (uint32_t)b[1] << 16 | (uint32_t)b[0] << 24;
+	return (le & 0xffffff00) == 0x65617400 || (be & 0xffffff00) == 0x65617400;
+}
+
+/* Read log @path whole into @x->r; 0, or -errno after one line on x->err. */
+static int parse_log(struct parse *x)
+{
+	bool std = !strcmp(x->path, "-");
+	FILE *f = std ? stdin : fopen(x->path, "r");
+	char *line = malloc(LINE_MAX_LEN);
+	uint64_t at = 0, last_t = 0;
+	unsigned long ln = 1;
+	int version, ret = 0;
+
+	if (!line) {
+		if (f && !std)
+			fclose(f);
+		return -ENOMEM;
+	}
+	if (!f) {
+		ret = -errno;
+		perr(x, 0, "%s", strerror(-ret));
+		free(line);
+		return ret;
+	}
+	if (!fgets(line, LINE_MAX_LEN, f)) {
+		ret = perr(x, 0, "%s", ferror(f) ? strerror(errno) : "empty: no 'fio version 3 iolog' line");
+		goto out;
+	}
+	if (is_blktrace((const unsigned char *)line, strlen(line))) {
+		ret = perr(x, 0, "a blktrace binary trace: rqlock replays fio's text iologs (version 2 "
+			   "and 3) only; fio 3.33 replays blktraces");
+		goto out;
+	}
+	if (!strncmp(line, LOG_V3, strlen(LOG_V3)))
+		version = 3;
+	else if (!strncmp(line, LOG_V2, strlen(LOG_V2)))
+		version = 2;
+	else {
+		line[strcspn(line, "\r\n")] = '\0';
+		ret = perr(x, 1, "'%.64s' is not a fio iolog header: expected '" LOG_V3 "' or '" LOG_V2
+			   "' (version 1 is not supported, nor by fio)", line);
+		goto out;
+	}
+	while (fgets(line, LINE_MAX_LEN, f)) {
+		ln++;
+		if (!strchr(line, '\n') && !feof(f)) {
+			ret = perr(x, ln, "longer than %d bytes", LINE_MAX_LEN - 1);
+			goto out;
+		}
+		ret = log_line(x, ln, version, line, &at, &last_t);
+		if (ret) {
+			if (ret == -ENOMEM)
+				perr(x, ln, "out of memory");
+			goto out;
+		}
+	}
+	if (ferror(f))
+		ret = perr(x, 0, "%s", strerror(errno));
+	else if (!x->r->nr)
+		ret = perr(x, 0, "no reads or writes to replay");
+out:
+	free(line);
+	if (!std)
+		fclose(f);
+	return ret;
+}
+
+/* Split a ':' list ("\:" a literal ':') into @out; returns the count, -ENOMEM. */
+static int split_names(const char *list, char ***out)
+{
+	char **v = NULL, *cur = malloc(strlen(list) + 1);
+	int n = 0;
+	size_t k = 0;
+
+	if (!cur)
+		return -ENOMEM;
+	for (const char *p = list;; p++) {
+		if (*p == '\\' && p[1] == ':') {
+			cur[k++] = *++p;
+			continue;
+		}
+		if (*p && *p != ':') {
+			cur[k++] = *p;
+			continue;
+		}
+		cur[k] = '\0';
+		if (k) {
+			char **nv = realloc(v, (size_t)(n + 1) * sizeof(*nv));
+
+			if (!nv || !(nv[n] = strdup(cur))) {
+				free(nv ? nv : v);
+				free(cur);
+				return -ENOMEM;
+			}
+			v = nv;
+			n++;
+		}
+		k = 0;
+		if (!*p)
+			break;
+	}
+	free(cur);
+	*out = v;
+	return n;
+}
+
+/* Write @t's names into @buf as a filename list, ':' escaped. */
+static bool join_names(const struct name_tab *t, char *buf, size_t size)
+{
+	size_t k = 0;
+
+	for (unsigned int i = 0; i < t->nr; i++) {
+		if (i) {
+			if (k + 1 >= size)
+				return false;
+			buf[k++] = ':';
+		}
+		for (const char *p = t->name[i]; *p; p++) {
+			if (k + 2 >= size)
+				return false;
+			if (*p == ':')
+				buf[k++] = '\\';
+			buf[k++] = *p;
+		}
+	}
+	buf[k] = '\0';
+	return true;
+}
+
+/* The job the engine runs for a job that replays: its files, directions and sizes from the logs. */
+static int rewrite_job(struct rq_job *job, const struct parse *x, FILE *err)
+{
+	uint64_t ext = 0;
+
+	if (!join_names(x->files, job->filename, sizeof(job->filename))) {
+		fprintf(err, "%s:%d: job '%s': read_iolog=%s: the files the logs name are more than "
+			"%zu bytes of names\n", job->file, job->line, job->name, job->read_iolog,
+			sizeof(job->filename) - 1);
+		return -ENAMETOOLONG;
+	}
+	for (unsigned int i = 0; i < x->nr_extent; i++)
+		ext = x->extent[i] > ext ? x->extent[i] : ext;
+	job->rw = x->has[0] && x->has[1] ? RQ_RW_RW : x->has[1] ? RQ_RW_WRITE : RQ_RW_READ;
+	for (int d = 0; d < 2; d++) {
+		uint32_t bs = x->max_len[d] ? x->max_len[d] : x->max_len[!d];
+
+		job->bs[d] = job->bs_min[d] = job->bs_max[d] = bs;
+		job->nr_bssplit[d] = 0;
+		job->blockalign[d] = 0;
+	}
+	/* every file is laid out to the furthest byte a log touches; offsets are the log's */
+	job->size = ext * x->files->nr;
+	job->size_pct = job->offset_pct = job->offset_increment_pct = 0;
+	job->offset = job->offset_increment = job->io_size = 0;
+	job->filesize_min = job->filesize_max = 0;
+	job->nrfiles = x->files->nr;
+	job->loops = 1;
+	job->rw_seq_add = 0;
+	job->rw_seq_nr = 0;
+	job->zonemode = RQ_ZONEMODE_NONE;
+	job->random_distribution = RQ_RAND_UNIFORM;
+	return 0;
+}
+
+/* Parse job @j's logs (one per clone, in turn); fills e->replay_of for its clones. */
+static int setup_job(struct rq_engine *e, struct rq_job *job, unsigned int first_clone, FILE *err)
+{
+	struct name_tab files = { 0 };
+	struct parse x = { .job = job, .err = err, .files = &files };
+	char **names = NULL;
+	int n = split_names(job->read_iolog, &names), ret = 0;
+	unsigned int base = e->nr_replays;
+
+	if (n <= 0) {
+		fprintf(err, "%s:%d: job '%s': read_iolog=%s: no file named\n", job->file, job->line,
+			job->name, job->read_iolog);
+		return n < 0 ? n : -EINVAL;
+	}
+	for (int i = 0; i < n && !ret; i++) {
+		struct rq_replay *r = &e->replays[e->nr_replays++];
+
+		x.path = names[i];
+		x.r = r;
+		x.cap = 0;
+		name_tab_free(&x.added);
+		memset(&x.added, 0, sizeof(x.added));
+		ret = parse_log(&x);
+	}
+	for (unsigned int k = 0; !ret && k < job->numjobs; k++)
+		e->replay_of[first_clone + k] = &e->replays[base + k % (unsigned int)n];
+	if (!ret)
+		ret = rewrite_job(job, &x, err);
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	name_tab_free(&files);
+	name_tab_free(&x.added);
+	free(x.extent);
+	return ret;
+}
+
+int eng_replay_setup(struct rq_engine *e, FILE *err)
+{
+	const struct rq_job_list *jobs = e->jobs;
+	unsigned int nr_logs = 0, nr_clones = 0;
+	int ret;
+
+	for (unsigned int j = 0; j < jobs->nr; j++) {
+		const char *l = jobs->jobs[j].read_iolog;
+
+		nr_clones += jobs->jobs[j].numjobs;
+		if (!l[0])
+			continue;
+		nr_logs++;
+		for (; *l; l++)
+			nr_logs += *l == ':';
+	}
+	if (!nr_logs)
+		return 0;
+	/* the engine's own copy of the jobs, rewritten where they replay */
+	e->own_jobs.jobs = malloc(jobs->nr * sizeof(*jobs->jobs));
+	e->replays = calloc(nr_logs, sizeof(*e->replays));
+	e->replay_of = calloc(nr_clones, sizeof(*e->replay_of));
+	if (!e->own_jobs.jobs || !e->replays || !e->replay_of)
+		return -ENOMEM;
+	memcpy(e->own_jobs.jobs, jobs->jobs, jobs->nr * sizeof(*jobs->jobs));
+	e->own_jobs.nr = jobs->nr;
+	e->jobs = &e->own_jobs;
+	for (unsigned int j = 0, k = 0; j < jobs->nr; k += jobs->jobs[j].numjobs, j++) {
+		if (!jobs->jobs[j].read_iolog[0])
+			continue;
+		ret = setup_job(e, &e->own_jobs.jobs[j], k, err);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+void eng_replay_free(struct rq_engine *e)
+{
+	for (unsigned int i = 0; i < e->nr_replays; i++)
+		free(e->replays[i].io);
+	free(e->replays);
+	free(e->replay_of);
+	free(e->own_jobs.jobs);
+}
+
+int eng_replay_peek(struct clone *c, uint64_t now, const struct rq_replay_io **io, uint64_t *wake)
+{
+	const struct rq_replay_io *r;
+
+	if (c->replay_pos >= c->replay->nr)
+		return -1;
+	r = &c->replay->io[c->replay_pos];
+	if (r->at_ns && c->start_ns + r->at_ns > now) {
+		*wake = c->start_ns + r->at_ns;
+		return 0;
+	}
+	*io = r;
+	return 1;
 }

@@ -547,6 +547,7 @@ void rq_engine_free(struct rq_engine *e)
 	free(e->ring_bufs);
 	free(e->rep.stuck);
 	free((void *)e->job_remaining);
+	eng_replay_free(e);
 	rq_locks_reset();
 	free(e);
 }

@@ -588,6 +588,11 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 		ret = -EINVAL;
 		goto fail;
 	}
+	/* read_iolog: the logs are read and checked first, and the jobs that replay rewritten */
+	ret = eng_replay_setup(e, err);
+	if (ret)
+		goto fail;
+	jobs = e->jobs;
 	e->nr_cpus = o->workers ? o->workers : online_cpus();
 	ret = eng_place(e, err);
 	if (ret)
@@ -915,6 +920,12 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 	c->shaped = job->latency_target_ns || job->verify != RQ_VERIFY_NONE || job->verify_only ||
 		    job->thinktime_us || job->rate[0] || job->rate[1] || job->rate[2] || c->flow ||
 		    c->pace[0].mean_gap_ns || c->pace[1].mean_gap_ns || c->pace[2].mean_gap_ns;
+	/* read_iolog: the log's I/Os, through fill_pick_shaped(), until it is done */
+	c->replay = e->replay_of ? e->replay_of[c - e->clones] : NULL;
+	if (c->replay) {
+		c->shaped = true;
+		c->io_limit = c->replay->bytes;
+	}
 	c->plain = c->plain_rand && c->one_file && !c->shaped && job->iodepth_batch_submit <= 1 &&
 		   !job->write_iolog[0] && !rq_rw_trimwrite(job->rw);	/* fill()'s plain copy pairs no trims */
 	return eng_iolog_open(c);

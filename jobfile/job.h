@@ -110,6 +110,12 @@ enum rq_coe {
 #define RQ_JOB_LOG_IOPS		0x4	/* write_iops_log */
 #define RQ_JOB_LOG_HIST		0x8	/* write_hist_log: clat_hist */
 
+/* rq_job.replay_skip bits (fio's replay_skip=read,write,trim,sync) */
+#define RQ_REPLAY_SKIP_READ	0x1
+#define RQ_REPLAY_SKIP_WRITE	0x2
+#define RQ_REPLAY_SKIP_TRIM	0x4
+#define RQ_REPLAY_SKIP_SYNC	0x8	/* sync and datasync */
+
 #define RQ_MAX_ZONES 256		/* random_distribution=zoned: fio's ZONESPLIT_MAX */
 #define RQ_MAX_IGNORE 32		/* ignore_error: errnos per kind, as fio's */
 
@@ -183,6 +189,14 @@ struct rq_job {
 	uint64_t cpus_allowed[RQ_CPUMASK_WORDS];
 	bool cpus_allowed_split;	/* cpus_allowed_policy=split */
 	char write_iolog[RQ_JOB_PATH_MAX];	/* write_iolog=FILE, "" = none */
+	/* read_iolog: replay fio's iolog v2/v3 (engine/replay.c); "" = none */
+	char read_iolog[RQ_JOB_PATH_MAX];	/* FILE, or FILE:FILE... one per clone in turn */
+	char replay_redirect[RQ_JOB_PATH_MAX];	/* every I/O of the log to this file; "" = the log's */
+	bool replay_no_stall;		/* ignore the log's times: issue as fast as the depth allows */
+	unsigned int replay_time_scale;	/* percent of the log's rate (200: twice as fast); default 100 */
+	uint64_t replay_scale;		/* offsets divided by this; default 1 */
+	uint64_t replay_align;		/* offsets rounded down to this power of 2; 0 = none */
+	unsigned int replay_skip;	/* RQ_REPLAY_SKIP_* bits: actions of the log not replayed */
 	char wait_for[RQ_JOB_NAME_MAX];	/* wait_for=NAME, "" = none */
 
 	/* random_distribution=zoned|zoned_abs, per direction [read, write, trim] */

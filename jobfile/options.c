@@ -197,7 +197,7 @@ static const struct opt_val file_service_vals[] = {
 #define W_SYNC		"rqlock issues no syncs"
 #define W_ZONES		"rqlock has no zoned block device support"
 #define W_STATS		"rqlock always keeps fio's full statistics"
-#define W_IOLOG		"rqlock does not record or replay I/O logs"
+#define W_IOLOG		"rqlock replays iologs one per clone; it does not merge blktraces"
 #define W_RATE		"rqlock shapes load with rate_iops, rate_process and thinktime"
 #define W_VERIFY	"rqlock verifies with verify, verify_pattern, do_verify and verify_backlog"
 #define W_ENGINE	"an ioengine option rqlock's backends do not offer"
@@ -236,6 +236,45 @@ const struct opt jf_opts[] = {
 		.name = "write_iolog", .type = OPT_STR, FIELD(write_iolog),
 		.help = "Write the I/Os issued to FILE in fio's iolog version 3 format "
 			"(FILE.N for clone N > 0) (default: none)",
+	},
+	{
+		.name = "read_iolog", .type = OPT_STR, FIELD(read_iolog),
+		.help = "Replay the I/Os of fio's iolog (version 2 or 3) instead of "
+			"drawing them; FILE:FILE... gives the clones one log each in turn "
+			"(default: none)",
+	},
+	{
+		.name = "replay_no_stall", .type = OPT_BOOL, FIELD(replay_no_stall), .def = "0",
+		.help = "Replay as fast as the queue depth allows, ignoring the log's "
+			"times (default: 0)",
+	},
+	{
+		.name = "replay_time_scale", .type = OPT_INT, FIELD(replay_time_scale),
+		.min = 1, .max = UINT32_MAX, .def = "100",
+		.help = "Replay at this percent of the log's rate: 200 is twice as fast "
+			"(default: 100)",
+	},
+	{
+		.name = "replay_redirect", .type = OPT_STR, FIELD(replay_redirect),
+		.help = "Replay every I/O of the log on this one file or device "
+			"(default: the files the log names)",
+	},
+	{
+		.name = "replay_scale", .type = OPT_INT, FIELD(replay_scale),
+		.min = 1, .max = UINT64_MAX, .def = "1",
+		.help = "Divide the log's offsets by this (default: 1)",
+	},
+	{
+		.name = "replay_align", .type = OPT_INT, FIELD(replay_align),
+		.min = 0, .max = UINT64_MAX, .def = "0", .set = jf_set_replay_align,
+		.help = "Round the log's offsets down to this power of 2, after "
+			"replay_scale; 0 is none (default: 0)",
+	},
+	{
+		.name = "replay_skip", .type = OPT_STR, .set = jf_set_replay_skip,
+		.show = jf_show_replay_skip,
+		.help = "Actions of the log not replayed: a comma list of read, write, "
+			"trim, sync (default: none)",
 	},
 	{
 		.name = "wait_for", .type = OPT_STR, FIELD(wait_for),
@@ -871,8 +910,7 @@ const struct opt jf_opts[] = {
 	ONLY("trim_verify_zero", "1", W_TRIMV),
 	ONLY("verify_state_load", "0", W_VERIFY),
 	ONLY("experimental_verify", "0", W_VERIFY),
-	ONLY("read_iolog_chunked", "0", W_IOLOG), ONLY("replay_no_stall", "0", W_IOLOG),
-	ONLY("replay_scale", "1", W_IOLOG), ONLY("replay_time_scale", "100", W_IOLOG),
+	INERT("read_iolog_chunked", "rqlock reads the whole log before the run; the I/Os are the same"),
 	ONLY("log_store_compressed", "0", W_LOGS), ONLY("log_unix_epoch", "0", W_LOGS),
 	ONLY("log_alternate_epoch", "0", W_LOGS), ONLY("log_alternate_epoch_clock_id", "0", W_LOGS),
 
@@ -891,8 +929,6 @@ const struct opt jf_opts[] = {
 	NOPE("uid", W_OS), NOPE("gid", W_OS), NOPE("ioscheduler", W_OS),
 	NOPE("exec_prerun", "rqlock runs no commands"), NOPE("exec_postrun", "rqlock runs no commands"),
 	NOPE("profile", "rqlock has no fio profiles"),
-	NOPE("read_iolog", W_IOLOG), NOPE("replay_redirect", W_IOLOG),
-	NOPE("replay_align", W_IOLOG), NOPE("replay_skip", W_IOLOG),
 	NOPE("merge_blktrace_file", W_IOLOG), NOPE("merge_blktrace_scalars", W_IOLOG),
 	NOPE("merge_blktrace_iters", W_IOLOG),
 	NOPE("write_hint", "rqlock sends no write hints"), NOPE("gpu_dev_id", "rqlock has no GPU support"),

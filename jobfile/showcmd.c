@@ -123,6 +123,20 @@ void jf_show_description(struct sbuf *b, const struct rq_job *j, const struct op
 	bput(b, "%s", j->description);
 }
 
+void jf_show_replay_skip(struct sbuf *b, const struct rq_job *j, const struct opt *o)
+{
+	static const char *const names[] = { "read", "write", "trim", "sync" };
+	const char *sep = "";
+
+	(void)o;
+	for (unsigned int i = 0; i < 4; i++) {
+		if (j->replay_skip & (1u << i)) {
+			bput(b, "%s%s", sep, names[i]);
+			sep = ",";
+		}
+	}
+}
+
 void jf_show_kb_base(struct sbuf *b, const struct rq_job *j, const struct opt *o)
 {
 	(void)o;

@@ -332,6 +332,38 @@ int jf_set_rwmixwrite(struct pctx *p, struct sect *s, uint64_t v, char *str)
 	return 0;
 }
 
+/* replay_align: a power of 2, as fio's .pow2 */
+int jf_set_replay_align(struct pctx *p, struct sect *s, uint64_t v, char *str)
+{
+	if (v & (v - 1))
+		return bad(p, str, "a power of 2");
+	s->job.replay_align = v;
+	return 0;
+}
+
+/* replay_skip=read,write,trim,sync: the bits of the actions not replayed */
+int jf_set_replay_skip(struct pctx *p, struct sect *s, uint64_t v, char *str)
+{
+	static const struct { const char *name; unsigned int bit; } kinds[] = {
+		{ "read", RQ_REPLAY_SKIP_READ }, { "write", RQ_REPLAY_SKIP_WRITE },
+		{ "trim", RQ_REPLAY_SKIP_TRIM }, { "sync", RQ_REPLAY_SKIP_SYNC },
+	};
+	unsigned int bits = 0;
+
+	(void)v;
+	for (char *w = strtok(str, ","); w; w = strtok(NULL, ",")) {
+		size_t i;
+
+		for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]) && strcmp(kinds[i].name, w); i++)
+			;
+		if (i == sizeof(kinds) / sizeof(kinds[0]))
+			return bad(p, w, "read, write, trim or sync, comma-separated");
+		bits |= kinds[i].bit;
+	}
+	s->job.replay_skip = bits;
+	return 0;
+}
+
 int jf_set_buffered(struct pctx *p, struct sect *s, uint64_t v, char *str)
 {
 	(void)p;

@@ -457,6 +457,11 @@ static int judge_path(const struct rq_path *p, void *arg)
 			 "a client's path (run the job with rqlock run, or drop %s)", p->job->name, p->option,
 			 p->path, p->option);
 		return -EACCES;
+	case RQ_PATH_INPUT:
+		snprintf(x->msg, sizeof(x->msg), "job '%s': %s would read '%s': a server reads no logs at a "
+			 "client's path (run the job with rqlock run, or drop %s)", p->job->name, p->option,
+			 p->path, p->option);
+		return -EACCES;
 	case RQ_PATH_BUILTIN:
 	case RQ_PATH_FILE:
 		break;
@@ -481,7 +486,7 @@ static int count_file(const struct rq_path *p, void *arg)
 {
 	struct count_ctx *n = arg;
 
-	n->files += p->kind != RQ_PATH_LOG;
+	n->files += p->kind != RQ_PATH_LOG && p->kind != RQ_PATH_INPUT;
 	return 0;
 }
 

@@ -859,7 +859,7 @@ static const struct ecase {
 	{ "hipri with null", "[j]\nioengine=null\nhipri\n", "t.fio:3: ", "not to ioengine=null" },
 	{ "refused option", "[j]\nmax_latency=1m\n", "t.fio:2: ", "option 'max_latency' is not supported in rqlock" },
 	{ "refused alias", "[j]\nblocksize_unaligned\n", "t.fio:2: ", "option 'blocksize_unaligned' is not supported" },
-	{ "refused iolog", "[j]\nread_iolog=x\n", "t.fio:2: ", "option 'read_iolog' is not supported" },
+	{ "refused blktrace merge", "[j]\nmerge_blktrace_file=x\n", "t.fio:2: ", "option 'merge_blktrace_file' is not supported" },
 	{ "log_hist_coarseness 7", "[j]\nlog_hist_coarseness=7\n", "t.fio:2: ", "log_hist_coarseness" },
 	{ "log_unix_epoch", "[j]\nlog_unix_epoch=1\n", "t.fio:2: ", "only log_unix_epoch=0" },
 	{ "only the default", "[j]\nbwavgtime=1000\n", "t.fio:2: ",
