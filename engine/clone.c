@@ -352,6 +352,13 @@ static void __attribute__((noinline)) account_checks(struct clone *c, struct rq_
 	 */
 	uint64_t seq = logged ? c->bio_tag[idx] : UINT64_MAX;
 	const uint64_t *stream = job->verify_only ? &c->seed : NULL;
+	/* experimental_verify in batches: a later write of the sequence may be there (vstate.c) */
+	uint64_t newer = 0;
+
+	if (c->xv_phase > 0 && c->xv_stream) {
+		stream = &c->seed;
+		newer = c->xsnap->wseq;
+	}
 
 	/* a read-only job with verify= checks what it reads, as fio's */
 	if (job->verify != RQ_VERIFY_NONE && !rq_rw_writes(job->rw))
@@ -361,8 +368,8 @@ static void __attribute__((noinline)) account_checks(struct clone *c, struct rq_
 		if (vread) {
 			char msg[256];
 
-			if (rq_verify_check_seq(job, bio->buf, bio->offset, bio->len, seq, stream,
-						msg, sizeof(msg))) {
+			if (rq_verify_check_replay(job, bio->buf, bio->offset, bio->len, seq, stream,
+						   newer, msg, sizeof(msg))) {
 				fprintf(stderr, "rqlock: verify: job '%s': %s %s\n", job->name, f->q->name, msg);
 				bio->error = -EILSEQ;
 				ck->kind = RQ_COE_VERIFY;
@@ -380,9 +387,16 @@ static void __attribute__((noinline)) account_checks(struct clone *c, struct rq_
 		if (vread && !bio->error)
 			c->cpu->verified += bio->len / SECTOR;
 	}
-	/* a trim's piece only dropped what it overlapped: it is never read back */
-	if (bio->op != RQ_OP_READ && job->verify != RQ_VERIFY_NONE && f->has_data)
-		rq_vlog_done(&c->vlog, c->bio_tag[idx], !bio->error && bio->op == RQ_OP_WRITE);
+	if (bio->op != RQ_OP_READ && job->verify != RQ_VERIFY_NONE && f->has_data) {
+		/*
+		 * experimental_verify logs no write while writing; a trim's piece
+		 * only dropped what it overlapped: it is never read back
+		 */
+		if (bio->op == RQ_OP_DISCARD || c->xv_phase != 0)
+			rq_vlog_done(&c->vlog, c->bio_tag[idx], !bio->error && bio->op == RQ_OP_WRITE);
+		if (bio->op == RQ_OP_WRITE)
+			eng_vtrack_done(c, (uint32_t)(f - c->files), bio->offset, !bio->error);
+	}
 	/*
 	 * latency_target judges lat; without it (disable_lat) an I/O counts
 	 * in its window and is never late, as in fio, which judges only a
@@ -554,6 +568,12 @@ void eng_clone_sample(struct clone *c, uint64_t now)
 	c->next_sample_ns = now + SAMPLE_NS;
 }
 
+/* experimental_verify's replay is not drawn whole yet (and may go on). */
+static bool clone_replaying(const struct clone *c)
+{
+	return c->xv_phase == 1 && !c->rep.interrupted && (!c->error || coe_allows(c, RQ_COE_VERIFY));
+}
+
 /* Verification left to do: a piece held, or logged below the target. */
 static bool clone_verify_pending(struct clone *c)
 {
@@ -580,12 +600,18 @@ void eng_clone_check_done(struct clone *c, uint64_t now)
 	    !c->rep.interrupted) {
 		uint64_t end = rq_vlog_end(&c->vlog);
 
+		/* experimental_verify: the writes are done, replay them (vstate.c) */
+		if (c->xv_phase == 0 && c->issue_done && !c->inflight && eng_xverify_rewind(c))
+			c->xv_phase = 1;
 		if (job->verify_backlog && end - c->vtarget >= job->verify_backlog)
 			c->vtarget = end;
-		if (c->issue_done && !c->inflight && (job->do_verify || job->verify_only))
+		/* a replay in one go is read back once it is whole; in batches, each batch */
+		if (c->issue_done && !c->inflight && (job->do_verify || job->verify_only) &&
+		    (c->xv_phase != 1 || c->xv_stream))
 			c->vtarget = end;
 	}
-	if (c->issue_done && !c->inflight && !clone_verify_pending(c) && !c->finished) {
+	if (c->issue_done && !c->inflight && !clone_verify_pending(c) && !c->finished &&
+	    !clone_replaying(c)) {
 		c->finished = true;
 		c->end_ns = now;
 		if (c->publish)
@@ -921,15 +947,39 @@ static bool clone_overlaps_inflight(const struct clone *c, const struct clone_fi
  * the device, read back by the usual verify phase.  A bounded batch per
  * call keeps the worker responsive.
  */
+static void dry_run_end(struct clone *c)
+{
+	if (c->xv_phase == 1) {
+		c->xv_phase = 2;
+		eng_xverify_finish(c);
+	} else {
+		c->issue_done = true;
+	}
+}
+
+/*
+ * Also experimental_verify's replay (c->xv_phase 1, from the rewound
+ * generator), which ends at the writer's count of writes, and verify_only
+ * with a loaded state (verify_state_load), which ends at the state's count
+ * and drops the writes it says did not complete (vstate.c).  Those counts,
+ * not the size, end a time_based writer's replay.
+ */
 static void clone_dry_run(struct clone *c)
 {
+	uint64_t limit = c->xv_phase == 1 ? c->xsnap->wseq : c->vstate ? c->vstate->numberio : UINT64_MAX;
+	bool timed = limit != UINT64_MAX && c->job->time_based;
 
-	for (unsigned int k = 0; k < 4096 && !c->issue_done; k++) {
-		int op = choose_op(c);
+	for (unsigned int k = 0; k < 4096; k++) {
 		struct clone_file *f;
 		uint64_t off, id;
 		uint32_t bs;
+		int op, st = 1;
 
+		if (c->wseq >= limit) {
+			dry_run_end(c);
+			return;
+		}
+		op = choose_op(c);
 		if (c->pace[op].mean_gap_ns && c->pace[op].poisson)
 			(void)rq_rng_unit(&c->rng);	/* eng_pace_take() draws one gap per I/O */
 		if (!place_io(c, op, &f, &off, &bs, false)) {
@@ -937,8 +987,12 @@ static void clone_dry_run(struct clone *c)
 			break;
 		}
 		if (op == RQ_OP_WRITE && f->has_data) {
+			if (c->vstate)
+				st = eng_vstate_write_done(c, c->wseq, (uint32_t)(f - c->files), off);
 			if (!vlog_add(c, f, off, bs, false, &id))
 				return;
+			if (!st)	/* not completed: not checked, nor what it overlaps */
+				rq_vlog_done(&c->vlog, id, false);
 			c->wseq++;
 		} else if (op == RQ_OP_DISCARD && f->has_data) {
 			/* a trim drops what it overlaps, as in the run (fill()) */
@@ -949,8 +1003,10 @@ static void clone_dry_run(struct clone *c)
 		if (counts_in_size(c, op))
 			c->issued += bs;
 		c->nr_ios++;
-		if (c->issued >= c->io_limit || (c->ios_limit && c->nr_ios >= c->ios_limit))
-			c->issue_done = true;
+		if (!timed && (c->issued >= c->io_limit || (c->ios_limit && c->nr_ios >= c->ios_limit))) {
+			dry_run_end(c);
+			return;
+		}
 	}
 }
 
@@ -1046,6 +1102,16 @@ static bool fill_pick_shaped(struct clone *c, struct rq_bio *bio, int *opp, stru
 			c->issue_done = true;
 			return false;
 		}
+		/*
+		 * verify_state_load on a job that reads: its Nth read is the
+		 * writer's Nth write; it stops at the first the writer did not
+		 * complete (fio's verify_state_should_stop())
+		 */
+		if (c->vstate && !job->verify_only &&
+		    eng_vstate_write_done(c, c->nr_ios, (uint32_t)(f - c->files), bio->offset) != 1) {
+			c->issue_done = true;
+			return false;
+		}
 		if (job->rate[op])
 			c->next_byte_ns[op] = (c->next_byte_ns[op] ? c->next_byte_ns[op] : cpu->now) +
 					      (uint64_t)bs * 1000000000ULL / job->rate[op];
@@ -1110,11 +1176,13 @@ static inline __attribute__((always_inline)) unsigned int fill(struct clone *c, 
 		if (op == RQ_OP_WRITE && f->has_data) {
 			if (job->verify != RQ_VERIFY_NONE) {
 				rq_verify_fill(job, bio->buf, bio->offset, bs, c->seed ^ c->wseq, c->wseq);
-				if (!vlog_add(c, f, bio->offset, bs, true, &c->bio_tag[bio - c->bios])) {
+				if (c->xv_phase != 0 &&
+				    !vlog_add(c, f, bio->offset, bs, true, &c->bio_tag[bio - c->bios])) {
 					bio->next = NULL;
 					c->bio_flags[bio - c->bios] = 0;
 					break;
 				}
+				eng_vtrack_issue(c, (uint32_t)(f - c->files), bio->offset);
 			} else if (job->buffer_pattern_len) {
 				fill_pattern(job, bio->buf, bs);
 			} else {
@@ -1172,8 +1240,12 @@ static inline __attribute__((always_inline)) unsigned int fill(struct clone *c, 
 				if (counts_in_size(c, op))
 					c->issued -= bs;
 				c->nr_ios--;
-				if (op != RQ_OP_READ && job->verify != RQ_VERIFY_NONE && f->has_data)
-					rq_vlog_done(&c->vlog, c->bio_tag[bio - c->bios], false);
+				if (op != RQ_OP_READ && job->verify != RQ_VERIFY_NONE && f->has_data) {
+					if (op == RQ_OP_DISCARD || c->xv_phase != 0)
+						rq_vlog_done(&c->vlog, c->bio_tag[bio - c->bios], false);
+					if (op == RQ_OP_WRITE)
+						eng_vtrack_done(c, (uint32_t)(f - c->files), bio->offset, false);
+				}
 				if (c->tw_bio == bio) {
 					/* the trim was refused: it is drawn again, its write with it */
 					c->tw_bio = NULL;
@@ -1202,11 +1274,20 @@ static inline __attribute__((always_inline)) unsigned int fill(struct clone *c, 
 
 unsigned int eng_clone_fill(struct clone *c)
 {
+	unsigned int drew = 0;
+
 	if (c->waiting && !clone_try_start(c, c->cpu->now))
 		return 0;
 	if (c->job->verify_only && !c->issue_done)
 		clone_dry_run(c);
 	eng_clone_check_done(c, c->cpu->now);
-	return c->plain ? fill(c, true) : fill(c, false);
+	/* experimental_verify: in batches, the next once the last is read back */
+	if (clone_replaying(c) &&
+	    (!c->xv_stream || (!c->vheld && !rq_vlog_pending(&c->vlog, UINT64_MAX)))) {
+		clone_dry_run(c);
+		drew = 1;	/* progress: the worker comes back for the rest */
+		eng_clone_check_done(c, c->cpu->now);
+	}
+	return drew + (c->plain ? fill(c, true) : fill(c, false));
 }
 

@@ -69,6 +69,12 @@ struct rq_engine_opts {
 	 */
 	uint64_t max_mem_bytes;
 	/*
+	 * rqlock server: jobs save and load no verify state files (fio's
+	 * local-JOB-N-verify.state, engine/vstate.c): they would be at a
+	 * path the client chose, outside the policy.
+	 */
+	bool no_verify_state;
+	/*
 	 * fio's --bandwidth-log[=NAME]: NAME-read_bw.log, NAME-write_bw.log
 	 * and NAME-trim_bw.log, every job's bandwidth summed, KiB/s every
 	 * 500 ms (fio's bw_avg_time), as fio's aggregate logs; NULL = none.

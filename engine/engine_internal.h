@@ -41,6 +41,15 @@ int rq_verify_check(const struct rq_job *job, const void *buf, uint64_t offset, 
  */
 int rq_verify_check_seq(const struct rq_job *job, const void *buf, uint64_t offset, uint32_t len,
 			uint64_t seq, const uint64_t *stream, char *msg, size_t msglen);
+/*
+ * The same for a replay that reads back before it has drawn every write
+ * (experimental_verify in batches): a whole block of stream *@stream
+ * carrying a write number above @seq and below @newer_below was written
+ * later in the same sequence, where the replay checks it, and passes here.
+ */
+int rq_verify_check_replay(const struct rq_job *job, const void *buf, uint64_t offset, uint32_t len,
+			   uint64_t seq, const uint64_t *stream, uint64_t newer_below, char *msg,
+			   size_t msglen);
 
 /*
  * The verify log (vlog.c): writes to read back, in log order, a piece
@@ -95,6 +104,44 @@ static inline uint64_t rq_vlog_head(const struct rq_vlog *v)
 int rq_vlog_next(struct rq_vlog *v, uint64_t limit, struct rq_vpiece *out);
 /* Is a piece with id < @limit left to read back (in flight or not)? */
 bool rq_vlog_pending(struct rq_vlog *v, uint64_t limit);
+
+/*
+ * Verify state files (vstate.c): a writing clone's recent writes, kept to
+ * say at the end how far its writes got (verify_state_save), and the state
+ * a later clone loads (verify_state_load) to check only those.
+ */
+struct rq_vtrack_w {
+	uint64_t offset;
+	uint32_t file;
+	uint8_t st;			/* VT_* in vstate.c */
+};
+
+struct rq_vtrack {
+	struct rq_vtrack_w *w;		/* writes first..first+(nr-head)-1 in w[head..nr) */
+	uint64_t first, head, nr, cap;
+	bool on;
+};
+
+struct rq_vstate_comp {
+	uint64_t offset;
+	uint32_t file;
+};
+
+struct rq_vstate {
+	char path[4096 + 64];
+	uint64_t numberio;		/* writes the writer issued */
+	uint64_t window;		/* of which the last this many completed only if in comps[] */
+	struct rq_vstate_comp *comps;	/* sorted by (file, offset) */
+	uint64_t nr_comps;
+};
+
+/* experimental_verify: the offset generator as the clone started, to replay it */
+struct rq_xsnap {
+	uint64_t rng, file_left;
+	unsigned int cur_file, seq_left;
+	struct clone_file *files;
+	uint64_t issued, nr_ios, wseq;	/* the writer's, put back after the replay */
+};
 
 /* The random map (randmap.c): blocks of a region one random pass has touched. */
 struct rq_randmap {
@@ -349,6 +396,12 @@ struct clone {
 	uint64_t tw_off;
 	uint32_t tw_bs;
 	struct rq_bio *tw_bio;
+	/* verify state files and experimental_verify (vstate.c) */
+	struct rq_vtrack vtrack;	/* verify_state_save: the writes of the window */
+	struct rq_vstate *vstate;	/* verify_state_load: what the writer completed, NULL = none */
+	struct rq_xsnap *xsnap;		/* experimental_verify: the generator at the start */
+	int xv_phase;			/* 0 writing (no log), 1 replaying, 2 replayed; -1 not used */
+	bool xv_stream;			/* one block size: read back each batch as it is drawn */
 	/* a write held back: it overlaps an I/O in flight (verify, see clone_hold_overlap()) */
 	bool held;
 	int held_op;
@@ -375,6 +428,23 @@ struct clone {
 	struct tl_rec *tl;
 	uint64_t nr_tl, tl_cap, tl_dropped;
 };
+
+/* vstate.c */
+int eng_vstate_setup(struct rq_engine *e, FILE *err);
+int eng_vstate_save(struct rq_engine *e, FILE *err);
+void eng_vstate_free(struct clone *c);
+void eng_vtrack_issue(struct clone *c, uint32_t file, uint64_t offset);
+void eng_vtrack_done(struct clone *c, uint32_t file, uint64_t offset, bool ok);
+/*
+ * A loaded state and the writer's write number @seq at (@file, @offset):
+ * 1 it completed, 0 it did not (not checked; it voids what it overlaps),
+ * -1 the writer never issued it (the replay ends).
+ */
+int eng_vstate_write_done(const struct clone *c, uint64_t seq, uint32_t file, uint64_t offset);
+/* experimental_verify: back to the generator's start; false when it has no snapshot */
+bool eng_xverify_rewind(struct clone *c);
+/* ... and the writer's counts back after the replay */
+void eng_xverify_finish(struct clone *c);
 
 /*
  * A worker: a thread acting as a CPU.  Its block-layer context (ring,

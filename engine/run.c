@@ -390,6 +390,9 @@ int rq_engine_run(struct rq_engine *e, FILE *err)
 	}
 	ret = run_all(e, err);
 	eng_status_stop(e);
+	/* verify_state_save: how far each writing clone got, also when stopped (vstate.c) */
+	if (eng_vstate_save(e, err) && !ret)
+		ret = 1;
 	if (eng_locklog_write(e, err) && !ret)
 		ret = 1;
 	if (eng_agglog_write(e, err) && !ret)
@@ -520,6 +523,7 @@ void rq_engine_free(struct rq_engine *e)
 		free(e->clones[i].tl);
 		free(e->clones[i].bio_tag);
 		rq_vlog_free(&e->clones[i].vlog);
+		eng_vstate_free(&e->clones[i]);
 		if (eng_iolog_close(&e->clones[i]) < 0)
 			fprintf(stderr, "rqlock: job '%s': write_iolog=%s: the log is incomplete\n",
 				e->clones[i].job->name, e->clones[i].job->write_iolog);

@@ -699,6 +699,10 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 	ret = check_shared_verify(e, err);
 	if (ret)
 		goto fail;
+	/* verify_state_load's files are read, experimental_verify's start kept (vstate.c) */
+	ret = eng_vstate_setup(e, err);
+	if (ret)
+		goto fail;
 	/* the logs' names and directories, before anything is written */
 	ret = eng_logs_setup(e, err);
 	if (ret)

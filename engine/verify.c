@@ -320,10 +320,12 @@ static int check_pattern(const struct rq_job *job, const unsigned char *p, uint6
 
 /*
  * One interval, @at_byte bytes into its block; seq is the write it must come
- * from, UINT64_MAX for any; @stream as rq_verify_check_seq().
+ * from, UINT64_MAX for any; @stream and @newer_below as
+ * rq_verify_check_replay() (0: no later write is accepted).
  */
 static int check_one(const struct rq_job *job, const unsigned char *p, uint64_t offset, uint32_t len,
-		     uint32_t at_byte, uint64_t seq, const uint64_t *stream, char *msg, size_t msglen)
+		     uint32_t at_byte, uint64_t seq, const uint64_t *stream, uint64_t newer_below,
+		     char *msg, size_t msglen)
 {
 	uint8_t d[16];
 	struct vhdr h;
@@ -352,8 +354,12 @@ static int check_one(const struct rq_job *job, const unsigned char *p, uint64_t 
 	}
 	/* verify=meta has no digest (both are zero): the header's seq still finds a lost write */
 	digest(job->verify, p + RQ_VHDR_LEN, len - RQ_VHDR_LEN, d);
-	if (stream && h.seed != (*stream ^ h.seq) + at_byte)
-		seq = UINT64_MAX;	/* another stream's numbering: not judged */
+	if (stream && h.seed != (*stream ^ h.seq) + at_byte) {
+		if (!newer_below)
+			seq = UINT64_MAX;	/* another stream's numbering: not judged */
+	} else if (stream && seq != UINT64_MAX && h.seq > seq && h.seq < newer_below) {
+		seq = h.seq;		/* a later write of the sequence: judged when it is replayed */
+	}
 	if (!memcmp(d, h.digest, 16) && seq != UINT64_MAX && h.seq != seq) {
 		snprintf(msg, msglen, "offset %" PRIu64 ": stale block: whole, but from write #%" PRIu64
 			 ", expected write #%" PRIu64 " (a lost write)", offset, h.seq, seq);
@@ -398,6 +404,13 @@ int rq_verify_check(const struct rq_job *job, const void *buf, uint64_t offset, 
 int rq_verify_check_seq(const struct rq_job *job, const void *buf, uint64_t offset, uint32_t len,
 			uint64_t seq, const uint64_t *stream, char *msg, size_t msglen)
 {
+	return rq_verify_check_replay(job, buf, offset, len, seq, stream, 0, msg, msglen);
+}
+
+int rq_verify_check_replay(const struct rq_job *job, const void *buf, uint64_t offset, uint32_t len,
+			   uint64_t seq, const uint64_t *stream, uint64_t newer_below, char *msg,
+			   size_t msglen)
+{
 	uint32_t iv = interval(job, len);
 
 	for (uint32_t i = 0; i < len; i += iv) {
@@ -417,7 +430,7 @@ int rq_verify_check_seq(const struct rq_job *job, const void *buf, uint64_t offs
 			swap_hdr(copy, at);
 			p = copy;
 		}
-		ret = check_one(job, p, offset + i, n, i, seq, stream, msg, msglen);
+		ret = check_one(job, p, offset + i, n, i, seq, stream, newer_below, msg, msglen);
 		free(copy);
 		if (ret)
 			return ret;

@@ -264,6 +264,9 @@ struct rq_job {
 	bool do_verify;			/* default true: write jobs read back */
 	unsigned int verify_backlog;	/* verify after this many writes, 0 = at end */
 	bool verify_only;		/* write nothing: replay the writes' sequence and read back */
+	bool verify_state_save;		/* default true: a writing verify job leaves its state file */
+	bool verify_state_load;		/* check only the writes a saved state says completed */
+	bool experimental_verify;	/* read back by replaying the offsets, no log while writing */
 	int continue_on_error;		/* enum rq_coe bits */
 	uint32_t verify_interval;	/* a header every this many bytes; 0 = the block size */
 	uint32_t verify_offset;		/* the header sits this far into each interval */

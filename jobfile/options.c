@@ -536,6 +536,21 @@ const struct opt jf_opts[] = {
 			"check what an earlier run of it wrote (default: 0)",
 	},
 	{
+		.name = "verify_state_save", .type = OPT_BOOL, FIELD(verify_state_save), .def = "1",
+		.help = "A job that writes with verify= leaves local-JOB-N-verify.state: how far "
+			"its writes got, for verify_state_load (default: 1)",
+	},
+	{
+		.name = "verify_state_load", .type = OPT_BOOL, FIELD(verify_state_load), .def = "0",
+		.help = "Read local-JOB-N-verify.state and check only the writes it says "
+			"completed (default: 0)",
+	},
+	{
+		.name = "experimental_verify", .type = OPT_BOOL, FIELD(experimental_verify), .def = "0",
+		.help = "Keep no log of writes: read back by replaying the job's offsets from "
+			"its seed (default: 0)",
+	},
+	{
 		.name = "verify_backlog", .type = OPT_INT, FIELD(verify_backlog),
 		.min = 0, .max = UINT32_MAX, .def = "0",
 		.help = "Check after this many blocks are written; 0 is at the end "
@@ -870,7 +885,6 @@ const struct opt jf_opts[] = {
 	INERT("log_entries", "rqlock grows its log buffers as needed"),
 	INERT("cgroup_nodelete", "rqlock makes no cgroups"),
 	INERT("hugepage-size", "it only matters with mem=mmaphuge"),
-	INERT("verify_state_save", "rqlock writes no verify state files"),
 	INERT("verify_dump", "rqlock writes no dump files"),
 	INERT("verifysort", "deprecated in fio"), INERT("verifysort_nr", "deprecated in fio"),
 
@@ -908,8 +922,6 @@ const struct opt jf_opts[] = {
 	ONLY("offset_align", "0", "offsets align to the block size"),
 	ONLY("trim_percentage", "0", W_TRIMV),
 	ONLY("trim_verify_zero", "1", W_TRIMV),
-	ONLY("verify_state_load", "0", W_VERIFY),
-	ONLY("experimental_verify", "0", W_VERIFY),
 	INERT("read_iolog_chunked", "rqlock reads the whole log before the run; the I/Os are the same"),
 	ONLY("log_store_compressed", "0", W_LOGS), ONLY("log_unix_epoch", "0", W_LOGS),
 	ONLY("log_alternate_epoch", "0", W_LOGS), ONLY("log_alternate_epoch_clock_id", "0", W_LOGS),

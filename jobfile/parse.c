@@ -626,9 +626,10 @@ static int job_fixup(struct pctx *p, struct sect *s)
 		j->norandommap = true;
 	if (j->verify_only) {
 		/* fio: "does not support workloads with the time_based option set" */
-		if (j->time_based)
+		if (j->time_based && !j->verify_state_load)
 			return jf_perr(p, "job '%s': verify_only=1 with time_based: a timed run's writes "
-				    "cannot be replayed (fio refuses it too)", j->name);
+				    "cannot be replayed without verify_state_load=1 (its count of "
+				    "writes); fio refuses it too", j->name);
 		if (j->verify == RQ_VERIFY_NONE)
 			return jf_perr(p, "job '%s': verify_only=1 needs verify= (the type the data was "
 				    "written with)", j->name);

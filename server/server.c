@@ -1384,6 +1384,7 @@ int rq_server_cmd(int argc, char **argv)
 	if (!s)
 		return 1;
 	rq_engine_opts_init(&s->eo);
+	s->eo.no_verify_state = true;	/* state files would be at a client's path */
 	s->allow_builtin = true;
 	s->read_timeout_ms = DEF_READ_TIMEOUT_MS;
 	s->idle_timeout_ms = DEF_IDLE_TIMEOUT_MS;
