@@ -53,14 +53,15 @@ static uint64_t permute(const struct clone_file *f, uint64_t x, uint64_t seed)
  * Mixed block sizes: start block @b is free; take the free run from it, at
  * most @bs worth, and shorten the I/O to that run (fio's mark_random_map()).
  */
-static uint64_t map_take(struct clone *c, struct clone_file *f, uint64_t b, uint32_t *bs)
+static uint64_t map_take(struct clone *c, struct clone_file *f, uint64_t base, uint64_t b,
+			 uint32_t *bs)
 {
 	uint64_t want = (*bs + c->min_bs - 1) / c->min_bs;
 	uint64_t got = rq_randmap_take(&f->map, b, want);
 
 	if (got < want)
 		*bs = (uint32_t)(got * c->min_bs);
-	return f->start + b * c->min_bs;
+	return base + b * c->min_bs;
 }
 
 static uint64_t random_offset_bs(struct clone *c, struct clone_file *f, uint32_t *bsp, int op);
@@ -151,6 +152,10 @@ static uint64_t random_offset_bs(struct clone *c, struct clone_file *f, uint32_t
 		return f->last_end;	/* rw=rand...:N: N-1 sequential I/Os follow */
 	}
 	c->seq_left = job->rw_seq_nr > 1 ? job->rw_seq_nr - 1 : 0;
+	/* strided: blocks are drawn in the current zone, not the whole region */
+	const uint64_t base = c->strided ? f->zone_start : f->start;
+	const uint64_t end = c->strided ? f->file_size : f->end;
+
 	for (;;) {
 		uint64_t b, off;
 
@@ -164,16 +169,16 @@ static uint64_t random_offset_bs(struct clone *c, struct clone_file *f, uint32_t
 		} else if (job->norandommap) {
 			b = rq_rng_next(&c->rng) % f->nblocks;
 		} else {
-			b = pass_next(f, c->seed);
+			b = pass_next(f, c->seed + f->zone_pass * 0x9e3779b97f4a7c15ULL);
 			/* mixed sizes: a block an earlier, larger I/O covered is not a start */
 			if (f->map.bits) {
 				if (rq_randmap_busy(&f->map, b))
 					continue;
-				return map_take(c, f, b, bsp);
+				return map_take(c, f, base, b, bsp);
 			}
 		}
-		off = f->start + b * c->min_bs;
-		if (off + bs <= f->end)
+		off = base + b * c->min_bs;
+		if (off + bs <= end)
 			return off;
 	}
 }
@@ -733,21 +738,85 @@ static struct clone_file *next_file(struct clone *c, uint32_t bs)
 }
 
 /*
+ * zonemode=strided, before each I/O of a clone of one file, as fio's
+ * setup_strided_zone_mode(): a zone is zonerange bytes from zone_start;
+ * after zonesize bytes of I/O in it the next begins zonerange + zoneskip
+ * further on, back at the region's start once past the file's end.
+ * Within a zone, sequential I/O starts over at the zone's start when it
+ * reaches its end, and every zonerange bytes of I/O the pass starts over
+ * (the random map, lfsr or permutation), so a zonesize larger than
+ * zonerange covers the zone again.  The zone's random draws are in
+ * [0, zonerange / min bs) (f->nblocks, setup.c).
+ */
+static void strided_zone(struct clone *c, struct clone_file *f, uint32_t bs)
+{
+	const struct rq_job *job = c->job;
+
+	if (f->zone_bytes >= job->zonesize) {
+		f->zone_bytes = 0;
+		f->zone_start += job->zonerange + job->zoneskip;
+		/* fio wraps at the file's end; one that leaves no room for a block wraps too */
+		if (f->zone_start + bs > f->file_size)
+			f->zone_start = f->start;
+		f->pos = f->zone_start;
+	}
+	if (f->pos >= f->zone_start + job->zonerange || f->pos < f->zone_start ||
+	    f->pos + bs > f->file_size)
+		f->pos = f->zone_start;
+	if (f->zone_bytes % job->zonerange == 0) {
+		/* fio's fio_file_reset(): the pass starts over in this zone */
+		f->pos = f->zone_start;
+		f->counter = 0;
+		f->zone_pass++;
+		if (f->map.bits)
+			rq_randmap_clear(&f->map);
+		if (job->lfsr)
+			rq_lfsr_init(&f->lfsr, f->nblocks, c->seed + (uint64_t)(f - c->files));
+	}
+}
+
+/*
  * The next sequential offset.  rw=...:N adds N bytes after each I/O; a
  * negative N (rw=read:-8k) goes backwards: when the next offset would fall
  * before the region it wraps to the region's end less N, as fio's
- * get_next_seq_offset.  zonemode=strided: after zonesize bytes in a zone,
- * zoneskip bytes are skipped.
+ * get_next_seq_offset.  zonemode=strided: strided_zone() placed f->pos.
  */
 static uint64_t seq_offset(struct clone *c, struct clone_file *f, uint32_t bs)
 {
 	const struct rq_job *job = c->job;
 	uint64_t off;
 
-	if (f->pos + bs > f->end || f->pos < f->start) {
-		f->pos = f->start;
-		f->zone_start = f->start;
+	if (c->strided) {
+		uint64_t done = f->zone_bytes + bs;	/* in the zone, with this I/O */
+
+		off = f->pos;
+		/* fio adds rw=...:N's hole before an I/O, except at the zone's start */
+		if (off != f->zone_start && job->rw_seq_add) {
+			if (job->rw_seq_add > 0)
+				off += (uint64_t)job->rw_seq_add;
+			else if (off - f->zone_start >= (uint64_t)-job->rw_seq_add)
+				off -= (uint64_t)-job->rw_seq_add;
+			else
+				off = f->zone_start;
+		}
+		if (off + bs > f->file_size) {
+			/* past the file's end: fio starts over from the region's first zone */
+			off = f->zone_start = f->start;
+			f->zone_bytes = 0;
+		}
+		f->pos = off + bs;
+		/*
+		 * fio's file is done when the next I/O, staying in this zone
+		 * and pass (strided_zone() moves it on neither), would start
+		 * at the file's end: this I/O is the job's last.
+		 */
+		if (!job->time_based && f->pos >= f->file_size && done < job->zonesize &&
+		    done % job->zonerange && f->pos < f->zone_start + job->zonerange)
+			c->io_limit = c->issued + bs;
+		return off;
 	}
+	if (f->pos + bs > f->end || f->pos < f->start)
+		f->pos = f->start;
 	off = f->pos;
 	if (job->rw_seq_add < 0) {
 		uint64_t back = (uint64_t)-job->rw_seq_add, next = off + bs;
@@ -759,11 +828,6 @@ static uint64_t seq_offset(struct clone *c, struct clone_file *f, uint32_t bs)
 		return off;
 	}
 	f->pos = off + bs + (uint64_t)job->rw_seq_add;
-	if (job->zonemode == RQ_ZONEMODE_STRIDED && job->zonesize &&
-	    f->pos >= f->zone_start + job->zonesize) {
-		f->pos += job->zoneskip;
-		f->zone_start = f->pos;
-	}
 	return off;
 }
 
@@ -799,12 +863,15 @@ static void __attribute__((noinline)) clone_place_general(struct clone *c, int o
 
 	bs = bs_within_limit(c, pick_bs(c, op));
 	f = next_file(c, bs);
+	if (c->strided)
+		strided_zone(c, f, bs);
 	if (rq_rw_random(job->rw)) {
 		*off = random_offset(c, f, &bs, op);
 		f->last_end = *off + bs;
 	} else {
 		*off = seq_offset(c, f, bs);
 	}
+	f->zone_bytes += bs;
 	*fp = f;
 	*bsp = bs;
 }

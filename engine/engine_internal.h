@@ -220,7 +220,13 @@ struct clone_file {
 	int bits;
 	int perm_shift;			/* permute()'s xor-shift: bits / 2 + 1 */
 	bool has_data;
-	uint64_t zone_start;		/* zonemode=strided: where the current zone began */
+	/*
+	 * zonemode=strided (clone.c strided_zone()): where the current zone
+	 * begins, the bytes issued in it, and the file's size (fio's
+	 * real_file_size), where the zones wrap back to the region's start;
+	 * zone_pass counts the passes started, so each draws a new order
+	 */
+	uint64_t zone_start, zone_bytes, file_size, zone_pass;
 	struct rq_dist dist;		/* random_distribution other than random */
 	struct rq_randmap map;		/* mixed block sizes: blocks this pass touched (bits NULL: none) */
 	struct rq_lfsr lfsr;		/* random_generator=lfsr */
@@ -337,6 +343,8 @@ struct clone {
 	bool traced;
 	/* one file, not chosen at random: next_file() has nothing to choose */
 	bool one_file;
+	/* zonemode=strided on a clone of one file (fio turns it off for more) */
+	bool strided;
 	/*
 	 * plain_rand, one_file, not shaped (so no flow), no iodepth_batch_submit:
 	 * eng_clone_fill() runs its copy without those tests (clone.c fill())

@@ -168,9 +168,11 @@ static int add_dev(const char *name, void *arg)
 {
 	struct name_ctx *x = arg;
 	const struct rq_job *job = x->job;
-	uint64_t per_file = x->fsize ? x->fsize : job->size / rq_job_nr_files(job);
+	uint64_t per_file = job->size / rq_job_nr_files(job);
 	struct dev_entry *d = dev_find(x->e, name);
-	uint64_t need = per_file ? clone_offset(job, job->numjobs - 1) + per_file : 0;
+	/* filesize is the file's size, offsets inside it (fio's real_file_size) */
+	uint64_t need = x->fsize ? x->fsize :
+			per_file ? clone_offset(job, job->numjobs - 1) + per_file : 0;
 
 	if (!d && job->no_file_create && job->ioengine != RQ_IOENGINE_NULL && name[0] != '@' &&
 	    !rq_path_alias(&x->e->o, name) && access(name, F_OK)) {
@@ -221,7 +223,8 @@ static int bind_file(const char *name, void *arg)
 	struct dev_entry *d = dev_find(x->e, name);
 	struct clone_file *f = &c->files[x->nr++];
 	uint64_t off = clone_offset_on(job, x->clone, d->dev.size);
-	uint64_t size = x->fsize ? x->fsize : job_file_size(job, d->dev.size, off, c->nr_files);
+	uint64_t size = x->fsize ? (x->fsize > off ? x->fsize - off : 0) :
+			job_file_size(job, d->dev.size, off, c->nr_files);
 
 	f->q = &d->q;
 	f->has_data = d->dev.flags & RQ_DEV_HAS_DATA;
@@ -233,7 +236,12 @@ static int bind_file(const char *name, void *arg)
 	f->pos = f->start;
 	f->trim_pos = f->start;
 	f->zone_start = f->start;
+	f->file_size = x->fsize ? x->fsize : d->dev.size;
 	f->nblocks = size / c->min_bs;
+	/* strided: random blocks are drawn within a zone (fio's last_block) */
+	if (c->strided)
+		f->nblocks = (job->zonerange < f->file_size - off ? job->zonerange :
+			      f->file_size - off) / c->min_bs;
 	f->bits = 1;
 	while (f->bits < 63 && (1ULL << f->bits) < f->nblocks)
 		f->bits++;
@@ -257,8 +265,8 @@ static int check_file(const char *name, void *arg)
 	const struct dev_entry *d = dev_find(x->e, name);
 	const struct rq_dev *dev = &d->dev;
 	uint64_t last = clone_offset_on(job, job->numjobs - 1, dev->size);
-	uint64_t per_file = x->fsize ? x->fsize : job_file_size(job, dev->size, last, rq_job_nr_files(job));
-	uint64_t end = per_file ? last + per_file : dev->size;
+	uint64_t per_file = job_file_size(job, dev->size, last, rq_job_nr_files(job));
+	uint64_t end = x->fsize ? x->fsize : per_file ? last + per_file : dev->size;
 	bool aligned = job->direct || (dev->flags & RQ_DEV_ALIGNED);
 
 	/* the kernel had no discard before 2.6.28: the 2.4 models, like nvme-pt here, take none */
@@ -453,12 +461,6 @@ static int check_jobs(struct rq_engine *e, FILE *err)
 			fprintf(err, "%s:%d: job '%s': zonemode=zbd: rqlock has no zoned block devices "
 				"(fio's values are parsed; --parse-only accepts the file)\n",
 				job->file, job->line, job->name);
-			return -EINVAL;
-		}
-		if (job->zonemode == RQ_ZONEMODE_STRIDED && rq_rw_random(job->rw)) {
-			fprintf(err, "%s:%d: job '%s': zonemode=strided with a random rw=%s is not "
-				"supported in rqlock (sequential patterns are)\n", job->file, job->line,
-				job->name, rq_rw_name(job->rw));
 			return -EINVAL;
 		}
 		if (!job->filename[0] && job->ioengine != RQ_IOENGINE_NULL && !job->size &&
@@ -788,7 +790,8 @@ fail:
 static bool plain_rand(const struct clone *c, const struct rq_job *job)
 {
 	if (!rq_rw_random(job->rw) || job->random_distribution != RQ_RAND_UNIFORM ||
-	    job->norandommap || job->lfsr || job->rw_seq_nr > 1 || c->max_bs != c->min_bs)
+	    job->norandommap || job->lfsr || job->rw_seq_nr > 1 || c->max_bs != c->min_bs ||
+	    c->strided)
 		return false;
 	for (int d = 0; d < 3; d++)
 		if (job->nr_bssplit[d] || (job->bs_min[d] && job->bs_max[d] > job->bs_min[d]) ||
@@ -803,7 +806,7 @@ static bool seq_holes_end_pass(const struct clone *c, const struct rq_job *job)
 	int d = rq_rw_writes(job->rw) ? 1 : 0;
 
 	if (rq_rw_random(job->rw) || job->rw_seq_add <= 0 || job->time_based || job->io_size ||
-	    rq_rw_reads(job->rw) == rq_rw_writes(job->rw) || job->zonemode == RQ_ZONEMODE_STRIDED)
+	    rq_rw_reads(job->rw) == rq_rw_writes(job->rw) || c->strided)
 		return false;
 	/* one block size: bs, not bsrange or bssplit */
 	return !job->nr_bssplit[d] && c->min_bs == c->max_bs;
@@ -838,6 +841,7 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 		c->max_bs = hi > c->max_bs ? hi : c->max_bs;
 	}
 	c->nr_files = rq_job_nr_files(job);
+	c->strided = job->zonemode == RQ_ZONEMODE_STRIDED && c->nr_files == 1;
 	/*
 	 * Written on every I/O by the clone's worker: each on cache lines of
 	 * its own, or another worker's data on the same line bounces it
@@ -876,9 +880,18 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 		rq_lfsr_init(&c->files[i].lfsr, c->files[i].nblocks, c->seed + i);
 	if (job->io_size)
 		c->io_limit = job->io_size;
-	else if (job->size && !job->size_pct)
+	else if (job->size && !job->size_pct) {
 		c->io_limit = job->size;
-	else
+		/* filesize: size is at most what the files hold past offset (fio's setup_files) */
+		if (job->filesize_min) {
+			uint64_t held = 0;
+
+			for (unsigned int i = 0; i < c->nr_files; i++)
+				held += c->files[i].end - c->files[i].start;
+			if (held < c->io_limit)
+				c->io_limit = held;
+		}
+	} else
 		for (unsigned int i = 0; i < c->nr_files; i++)
 			c->io_limit += c->files[i].end - c->files[i].start;
 	/*

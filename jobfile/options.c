@@ -722,7 +722,8 @@ const struct opt jf_opts[] = {
 	{
 		.name = "zonemode", .type = OPT_ENUM, FIELD(zonemode), .vals = zonemode_vals,
 		.def = "none",
-		.help = "none; strided: zonesize bytes of I/O, then skip zoneskip; zbd "
+		.help = "none; strided: zonesize bytes of I/O (random too) in a zone of zonerange "
+			"bytes, then the next zone, zoneskip further; zbd "
 			"(zoned devices) is parsed and refused at run time (default: none)",
 	},
 	{
