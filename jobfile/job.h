@@ -37,6 +37,7 @@ enum rq_ioengine {
 	 */
 	RQ_IOENGINE_SYNC,
 	RQ_IOENGINE_PSYNC,
+	RQ_IOENGINE_POSIXAIO,	/* POSIX AIO on files and block devices (devices/posixaio.c) */
 };
 
 /*
