@@ -586,6 +586,18 @@ const struct opt jf_opts[] = {
 			"flag; rqlock's is always 0 (default: 0)",
 	},
 	{
+		.name = "log_store_compressed", .type = OPT_BOOL, FIELD(log_store_compressed),
+		.def = "0",
+		.help = "Store logs zlib-compressed as fio does (NAME.log.fz, fio's binary "
+			"samples); rqlock run --inflate-log prints one (default: 0)",
+	},
+	{
+		.name = "log_compression", .type = OPT_SIZE, FIELD(log_compression),
+		.min = 0, .max = 512ULL << 20, .def = "0",
+		.help = "Bytes of samples per compressed chunk of a stored .fz log; rqlock "
+			"keeps samples uncompressed in memory (default: 0)",
+	},
+	{
 		.name = "per_job_logs", .type = OPT_BOOL, FIELD(per_job_logs), .def = "1",
 		.help = "The clone's number in log file names; 0 shares one file "
 			"(default: 1)",
@@ -824,7 +836,6 @@ const struct opt jf_opts[] = {
 	INERT("error_dump", "rqlock reports errors its own way"),
 	INERT("invalidate", "rqlock does not drop the page cache before a job"),
 	INERT("fadvise_hint", "rqlock gives the kernel no access-pattern hints"),
-	INERT("log_compression", "rqlock keeps log samples uncompressed in memory"),
 	INERT("log_compression_cpus", "rqlock keeps log samples uncompressed in memory"),
 	INERT("log_entries", "rqlock grows its log buffers as needed"),
 	INERT("cgroup_nodelete", "rqlock makes no cgroups"),
@@ -871,7 +882,7 @@ const struct opt jf_opts[] = {
 	ONLY("experimental_verify", "0", W_VERIFY),
 	ONLY("read_iolog_chunked", "0", W_IOLOG), ONLY("replay_no_stall", "0", W_IOLOG),
 	ONLY("replay_scale", "1", W_IOLOG), ONLY("replay_time_scale", "100", W_IOLOG),
-	ONLY("log_store_compressed", "0", W_LOGS), ONLY("log_unix_epoch", "0", W_LOGS),
+	ONLY("log_unix_epoch", "0", W_LOGS),
 	ONLY("log_alternate_epoch", "0", W_LOGS), ONLY("log_alternate_epoch_clock_id", "0", W_LOGS),
 
 	/* refused */
