@@ -13,6 +13,7 @@
  *   floppy    @floppy: 1.44 MB drive model     hdd     @hdd: disk model (model.c)
  *   file      regular file, io_uring (uring.c) blkdev  block device, io_uring (uring.c)
  *   aio       file or block device, libaio (aio.c: ioengine=libaio)
+ *   posixaio  file or block device, POSIX AIO (posixaio.c: ioengine=posixaio)
  *   nvme-pt   /dev/ngXnY, io_uring uring_cmd (nvme.c: ioengine=io_uring_cmd)
  * Write safety, sysfs facts and the shared open paths: blk.c; backing
  * stores: store.c; `rqlock devices`: discover.c.

@@ -100,7 +100,7 @@ const struct rq_cli_opt rq_cli_opts[] = {
 	{ "warnings-fatal", RQ_CLI_WARNINGS_FATAL, RUN, NULL,
 	  "a warning fio prints too (e.g. time_based without runtime) fails the parse (default: off)" },
 	{ "inflate-log", RQ_CLI_INFLATE_LOG, RUN, "FILE",
-	  "refused: rqlock stores no compressed logs, log_store_compressed (default: none)" },
+	  "print a log_store_compressed log (NAME.log.fz) as text lines, as fio does, and exit (default: none)" },
 	{ "cmdhelp", RQ_CLI_CMDHELP, RUN | RQ_CLI_OPTIONAL, "OPTION",
 	  "a job option's help, or all of them (default: all)" },
 	{ "enghelp", RQ_CLI_ENGHELP, RUN | RQ_CLI_OPTIONAL, "ENGINE",

@@ -33,11 +33,19 @@ int eng_logs_setup(struct rq_engine *e, FILE *err)
 			.log_max = job->log_max_value,
 			.log_offset = job->log_offset,
 			.log_prio = job->log_prio,
+			.store_gz = job->log_store_compressed,
+			.gz_chunk = job->log_compression,
 		};
 		int ret = 0;
 
 		if (!job->write_logs)
 			continue;
+		if (job->log_store_compressed && (job->write_logs & RQ_JOB_LOG_HIST)) {
+			/* fio compresses its histogram samples' pointers, not their counts */
+			fprintf(err, "%s:%d: job '%s': log_store_compressed does not apply to write_hist_log "
+				"(fio stores no histogram in a .fz log)\n", job->file, job->line, job->name);
+			return -EINVAL;
+		}
 		for (int k = 0; k < RQ_LOG_NR_KINDS && !ret; k++) {
 			/* the name engine/paths.c gives it (the server judges the same); thread i + 1 */
 			ret = rq_clone_log_path(path, sizeof(path), job, (enum rq_log_kind)k, i + 1);

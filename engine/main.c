@@ -361,9 +361,11 @@ static int cmd_run(int argc, char **argv)
 			}
 			break;
 		case RQ_CLI_INFLATE_LOG:
+			/* fio's: print the compressed log's lines and exit */
+			ret = rq_log_inflate(optarg, stdout, stderr) ? EXIT_BAD_INPUT : 0;
+			goto out;
 		case RQ_CLI_REFUSE:
-			fprintf(stderr, "rqlock: %s: %s\n", argv[optind - 1],
-				rq_cli_opt_help(c == RQ_CLI_REFUSE ? lopts[idx].name : "inflate-log"));
+			fprintf(stderr, "rqlock: %s: %s\n", argv[optind - 1], rq_cli_opt_help(lopts[idx].name));
 			ret = EXIT_BAD_INPUT;
 			goto out;
 		case RQ_CLI_FORMAT:

@@ -200,8 +200,12 @@ int rq_clone_log_path(char *buf, size_t size, const struct rq_job *job, enum rq_
 
 	if (!prefix || !kind_fed(kind, job))
 		return 0;
-	if (rq_log_name(buf, size, prefix, rq_log_kinds[kind].suffix, thread_number,
-			job->per_job_logs) >= (int)size)
+	int n = rq_log_name(buf, size, prefix, rq_log_kinds[kind].suffix, thread_number, job->per_job_logs);
+
+	/* fio's suffix "log.fz" for a compressed log */
+	if (n >= 0 && job->log_store_compressed)
+		n += snprintf(buf + n, n < (int)size ? size - (size_t)n : 0, ".fz");
+	if (n < 0 || n >= (int)size)
 		return -ENAMETOOLONG;
 	return 1;
 }

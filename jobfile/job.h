@@ -42,6 +42,7 @@ enum rq_ioengine {
 	 */
 	RQ_IOENGINE_SYNC,
 	RQ_IOENGINE_PSYNC,
+	RQ_IOENGINE_POSIXAIO,	/* POSIX AIO on files and block devices (devices/posixaio.c) */
 };
 
 /*
@@ -299,6 +300,8 @@ struct rq_job {
 	bool log_offset;		/* an offset column */
 	bool log_prio;			/* the priority column as 0x%04x */
 	bool per_job_logs;		/* default true: the clone's number in the name */
+	bool log_store_compressed;	/* fio's .log.fz: zlib streams of binary samples */
+	uint64_t log_compression;	/* bytes of samples per zlib stream, 0 = one per 4096 */
 
 	/*
 	 * "job options" as fio's JSON prints them: every option given a value

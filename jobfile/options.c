@@ -30,13 +30,13 @@ const struct opt_val jf_ioengine_vals[] = {
 	{ "null",		RQ_IOENGINE_NULL,	NULL },
 	{ "libaio",		RQ_IOENGINE_LIBAIO,	NULL },
 	{ "io_uring_cmd",	RQ_IOENGINE_IO_URING_CMD, NULL },
+	{ "posixaio",		RQ_IOENGINE_POSIXAIO,	NULL },
 	/* fio engines rqlock has no plan for */
 	{ "sync",		RQ_IOENGINE_SYNC,	NULL },
 	{ "psync",		RQ_IOENGINE_PSYNC,	NULL },
 	{ "vsync",		0,	REFUSE_NEVER },
 	{ "pvsync",		0,	REFUSE_NEVER },
 	{ "pvsync2",		0,	REFUSE_NEVER },
-	{ "posixaio",		0,	REFUSE_NEVER },
 	{ "mmap",		0,	REFUSE_NEVER },
 	{ "splice",		0,	REFUSE_NEVER },
 	{ "sg",			0,	REFUSE_NEVER },
@@ -642,6 +642,18 @@ const struct opt jf_opts[] = {
 			"flag; rqlock's is always 0 (default: 0)",
 	},
 	{
+		.name = "log_store_compressed", .type = OPT_BOOL, FIELD(log_store_compressed),
+		.def = "0",
+		.help = "Store logs zlib-compressed as fio does (NAME.log.fz, fio's binary "
+			"samples); rqlock run --inflate-log prints one (default: 0)",
+	},
+	{
+		.name = "log_compression", .type = OPT_SIZE, FIELD(log_compression),
+		.min = 0, .max = 512ULL << 20, .def = "0",
+		.help = "Bytes of samples per compressed chunk of a stored .fz log; rqlock "
+			"keeps samples uncompressed in memory (default: 0)",
+	},
+	{
 		.name = "per_job_logs", .type = OPT_BOOL, FIELD(per_job_logs), .def = "1",
 		.help = "The clone's number in log file names; 0 shares one file "
 			"(default: 1)",
@@ -881,7 +893,6 @@ const struct opt jf_opts[] = {
 	INERT("error_dump", "rqlock reports errors its own way"),
 	INERT("invalidate", "rqlock does not drop the page cache before a job"),
 	INERT("fadvise_hint", "rqlock gives the kernel no access-pattern hints"),
-	INERT("log_compression", "rqlock keeps log samples uncompressed in memory"),
 	INERT("log_compression_cpus", "rqlock keeps log samples uncompressed in memory"),
 	INERT("log_entries", "rqlock grows its log buffers as needed"),
 	INERT("cgroup_nodelete", "rqlock makes no cgroups"),
@@ -924,7 +935,7 @@ const struct opt jf_opts[] = {
 	ONLY("trim_percentage", "0", W_TRIMV),
 	ONLY("trim_verify_zero", "1", W_TRIMV),
 	INERT("read_iolog_chunked", "rqlock reads the whole log before the run; the I/Os are the same"),
-	ONLY("log_store_compressed", "0", W_LOGS), ONLY("log_unix_epoch", "0", W_LOGS),
+	ONLY("log_unix_epoch", "0", W_LOGS),
 	ONLY("log_alternate_epoch", "0", W_LOGS), ONLY("log_alternate_epoch_clock_id", "0", W_LOGS),
 
 	/* refused */

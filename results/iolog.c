@@ -14,6 +14,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "results/results.h"
 
@@ -312,9 +313,214 @@ static int write_samples(const struct rq_log *l, FILE *f)
 	return ferror(f) ? -EIO : 0;
 }
 
+/*
+ * log_store_compressed: fio's .fz file is a series of zlib streams, each
+ * the deflated bytes of an array of fio's in-memory samples (iolog.h's
+ * struct io_sample, then the offset with log_offset; native byte order,
+ * as fio writes them):
+ *   0 time (ms, u64)  8 value (u64)  16 ddir | flag bits (u32)
+ *   20 priority (u16) 24 bs (u64)   [32 offset (u64)]
+ * The ddir's top bits say an offset (bit 31) and a priority (bit 30)
+ * column follow, which is how an inflater knows the layout.  fio starts
+ * a stream each time a sample array is compressed; here one every
+ * log_compression bytes of samples (LOG_CHUNK samples without it).  The
+ * inflated lines are the plain log's, byte for byte.
+ */
+#define GZ_SAMPLE	32
+#define GZ_SAMPLE_OFF	40
+#define GZ_DDIR_OFFSET	0x80000000u
+#define GZ_DDIR_PRIO	0x40000000u
+#define GZ_DDIR_MASK	(GZ_DDIR_OFFSET | GZ_DDIR_PRIO)
+
+static size_t gz_pack(const struct rq_log *l, const struct log_sample *s, unsigned char *b)
+{
+	uint32_t ddir = s->ddir | (l->p.log_offset ? GZ_DDIR_OFFSET : 0) | (l->p.log_prio ? GZ_DDIR_PRIO : 0);
+	uint64_t bs = s->bs;
+
+	memset(b, 0, GZ_SAMPLE_OFF);
+	memcpy(b, &s->t_ms, 8);
+	memcpy(b + 8, &s->val, 8);
+	memcpy(b + 16, &ddir, 4);	/* 20: priority 0, rqlock has none */
+	memcpy(b + 24, &bs, 8);
+	if (!l->p.log_offset)
+		return GZ_SAMPLE;
+	memcpy(b + 32, &s->offset, 8);
+	return GZ_SAMPLE_OFF;
+}
+
+/* Deflate @len bytes of @in as one zlib stream onto @f. */
+static int gz_stream(FILE *f, const unsigned char *in, size_t len)
+{
+	unsigned char out[65536];
+	z_stream z = { 0 };
+	int ret;
+
+	if (deflateInit(&z, Z_DEFAULT_COMPRESSION) != Z_OK)
+		return -ENOMEM;
+	z.next_in = (unsigned char *)in;
+	z.avail_in = (uInt)len;
+	do {
+		z.next_out = out;
+		z.avail_out = sizeof(out);
+		ret = deflate(&z, Z_FINISH);
+		if (ret == Z_STREAM_ERROR)
+			break;
+		fwrite(out, 1, sizeof(out) - z.avail_out, f);
+	} while (ret != Z_STREAM_END);
+	deflateEnd(&z);
+	return ret == Z_STREAM_END && !ferror(f) ? 0 : -EIO;
+}
+
+static int write_samples_gz(const struct rq_log *l, FILE *f)
+{
+	size_t one = l->p.log_offset ? GZ_SAMPLE_OFF : GZ_SAMPLE;
+	size_t per = l->p.gz_chunk ? l->p.gz_chunk / one : LOG_CHUNK;
+	unsigned char *buf, *b;
+	int ret = 0;
+
+	if (!per)
+		per = 1;
+	buf = malloc(per * one);
+	if (!buf)
+		return -ENOMEM;
+	b = buf;
+	for (const struct log_chunk *c = l->head; c && !ret; c = c->next) {
+		for (unsigned int i = 0; i < c->n && !ret; i++) {
+			b += gz_pack(l, &c->s[i], b);
+			if ((size_t)(b - buf) == per * one) {
+				ret = gz_stream(f, buf, per * one);
+				b = buf;
+			}
+		}
+	}
+	if (!ret && b > buf)
+		ret = gz_stream(f, buf, (size_t)(b - buf));
+	free(buf);
+	return ret;
+}
+
+/* fio's flush_samples on one inflated stream: the first sample says the layout */
+static int gz_print(const unsigned char *p, size_t len, FILE *out)
+{
+	uint32_t ddir;
+	size_t one;
+
+	if (!len)
+		return 0;
+	if (len < GZ_SAMPLE)
+		return -EINVAL;
+	memcpy(&ddir, p + 16, 4);
+	one = ddir & GZ_DDIR_OFFSET ? GZ_SAMPLE_OFF : GZ_SAMPLE;
+	if (len % one)
+		return -EINVAL;
+	for (size_t at = 0; at < len; at += one) {
+		const unsigned char *b = p + at;
+		uint64_t t, val, bs, off;
+		uint16_t prio;
+
+		memcpy(&t, b, 8);
+		memcpy(&val, b + 8, 8);
+		memcpy(&ddir, b + 16, 4);
+		memcpy(&prio, b + 20, 2);
+		memcpy(&bs, b + 24, 8);
+		fprintf(out, "%" PRIu64 ", %" PRId64 ", %u, %" PRIu64 ", ", t, (int64_t)val,
+			ddir & ~GZ_DDIR_MASK, bs);
+		if (one == GZ_SAMPLE_OFF) {
+			memcpy(&off, b + 32, 8);
+			fprintf(out, "%" PRIu64 ", ", off);
+		}
+		/* fio prints the priority, or whether its class is RT (class 1 in bits 13-15) */
+		if (ddir & GZ_DDIR_PRIO)
+			fprintf(out, "0x%04x\n", prio);
+		else
+			fprintf(out, "%d\n", (prio >> 13) == 1);
+	}
+	return 0;
+}
+
+int rq_log_inflate(const char *path, FILE *out, FILE *err)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char *in = NULL, *buf = NULL;
+	size_t len = 0, cap = 0, at = 0;
+	const char *why = NULL;
+	int ret = 0;
+
+	if (!f) {
+		ret = -errno;
+		fprintf(err, "rqlock: --inflate-log=%s: %s\n", path, strerror(-ret));
+		return ret;
+	}
+	for (;;) {
+		if (len == cap) {
+			unsigned char *n = realloc(in, cap = cap ? cap * 2 : 1 << 16);
+
+			if (!n) {
+				ret = -ENOMEM;
+				break;
+			}
+			in = n;
+		}
+		size_t got = fread(in + len, 1, cap - len, f);
+
+		len += got;
+		if (!got)
+			break;
+	}
+	if (!ret && ferror(f))
+		ret = -EIO;
+	fclose(f);
+	/* each stream inflated whole, then printed: fio's iolog_file_inflate */
+	while (!ret && at < len) {
+		z_stream z = { 0 };
+		size_t used = 0, bcap = 1 << 20;
+		int zr = Z_OK;
+
+		if (inflateInit2(&z, 15 + 32) != Z_OK) {
+			ret = -ENOMEM;
+			break;
+		}
+		z.next_in = in + at;
+		z.avail_in = (uInt)(len - at);
+		while (zr == Z_OK) {
+			if (!buf || used == bcap) {
+				unsigned char *n = realloc(buf, bcap = buf ? bcap * 2 : bcap);
+
+				if (!n) {
+					zr = Z_MEM_ERROR;
+					break;
+				}
+				buf = n;
+			}
+			z.next_out = buf + used;
+			z.avail_out = (uInt)(bcap - used);
+			zr = inflate(&z, Z_NO_FLUSH);
+			used = bcap - z.avail_out;
+			if (zr == Z_BUF_ERROR && z.avail_out)
+				break;		/* input ended inside the stream */
+		}
+		at = len - z.avail_in;
+		inflateEnd(&z);
+		if (zr == Z_MEM_ERROR) {
+			ret = -ENOMEM;
+		} else if (zr != Z_STREAM_END) {
+			why = zr == Z_DATA_ERROR ? "not a compressed log (zlib data error)" : "truncated";
+			ret = -EINVAL;
+		} else if (gz_print(buf, used, out)) {
+			why = "not fio's log samples (a stream's size is not a whole number of samples)";
+			ret = -EINVAL;
+		}
+	}
+	free(in);
+	free(buf);
+	if (ret)
+		fprintf(err, "rqlock: --inflate-log=%s: %s\n", path, why ? why : strerror(-ret));
+	return ret;
+}
+
 int rq_log_write(struct rq_log *l, bool append, FILE *err)
 {
-	FILE *f = fopen(l->path, append ? "a" : "w");
+	FILE *f = fopen(l->path, append ? "ab" : "wb");
 	int ret, e;
 
 	if (!f) {
@@ -323,7 +529,7 @@ int rq_log_write(struct rq_log *l, bool append, FILE *err)
 		return -e;
 	}
 	setvbuf(f, NULL, _IOFBF, 1 << 20);
-	ret = write_samples(l, f);
+	ret = l->p.store_gz ? write_samples_gz(l, f) : write_samples(l, f);
 	if (fclose(f) && !ret)
 		ret = -EIO;
 	if (ret)

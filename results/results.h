@@ -545,6 +545,8 @@ struct rq_log_params {
 	unsigned int hist_coarseness;	/* log_hist_coarseness, 0..6 */
 	bool log_max;			/* log_max_value */
 	bool log_offset, log_prio;
+	bool store_gz;			/* log_store_compressed: fio's .fz, zlib streams of binary samples */
+	uint64_t gz_chunk;		/* log_compression: sample bytes per stream, 0 = LOG_CHUNK samples */
 };
 
 /* One log file's samples. */
@@ -560,6 +562,13 @@ const char *rq_log_path(const struct rq_log *l);
 /* Write the file ("a" with @append, else "w"); 0 or -errno after one line on @err. */
 int rq_log_write(struct rq_log *l, bool append, FILE *err);
 void rq_log_free(struct rq_log *l);
+/*
+ * fio's --inflate-log: the samples of the compressed log @path (as
+ * log_store_compressed writes it: zlib streams of fio's binary samples)
+ * as text lines on @out, fio's format.  0, or -errno after one line on
+ * @err naming the file (not a compressed log, truncated, unreadable).
+ */
+int rq_log_inflate(const char *path, FILE *out, FILE *err);
 
 /* A job clone's logs: one rq_log per kind asked for. */
 struct rq_logs {

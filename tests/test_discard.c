@@ -81,8 +81,8 @@ static void one_mode(const struct rq_queue_mode_ops *mode)
 		{ RQ_OP_WRITE, 12288 }, { RQ_OP_DISCARD, 16384 }, { RQ_OP_READ, 20480 },
 	};
 	static char buf[4096];
-	struct rq_ctx ctx;
-	struct rq_ctx *ctxs[1] = { &ctx };
+	struct rq_ctx *ctx = rq_ctx_create(0, NULL);
+	struct rq_ctx *ctxs[1] = { ctx };
 	struct rq_mode_config cfg = {
 		.nr_cpus = 1, .lock_type = RQ_LOCK_TTAS, .lockstat = true, .lockdep = true,
 		.cluster_size = 1, .ctxs = ctxs, .hw_queues = 1,
@@ -98,9 +98,9 @@ static void one_mode(const struct rq_queue_mode_ops *mode)
 
 	memset(&f, 0, sizeof(f));
 	memset(&dev, 0, sizeof(dev));
-	rq_ctx_init(&ctx, 0);
-	ctx.mode = mode;
-	rq_ctx_set_current(&ctx);
+	CHECK(ctx != NULL, "%s: rq_ctx_create", mode->name);
+	rq_ctx_set_polled(ctx, mode, NULL, 0);
+	rq_ctx_set_current(ctx);
 	ended = errors = 0;
 	rq_locks_reset();
 	ret = mode->setup ? mode->setup(&cfg) : 0;
@@ -121,11 +121,11 @@ static void one_mode(const struct rq_queue_mode_ops *mode)
 		bios[i].len = 4096;
 		bios[i].buf = plan[i].op == RQ_OP_DISCARD ? NULL : buf;
 		bios[i].end_io = end_io;
-		CHECK(rq_submit_bio(&q, &ctx, &bios[i]) == 0, "%s: bio %d refused", mode->name, i);
+		CHECK(rq_submit_bio(&q, ctx, &bios[i]) == 0, "%s: bio %d refused", mode->name, i);
 	}
-	while ((ended < NR_BIOS || rq_ctx_pending(&ctx)) && ++spins < 1000000) {
-		rq_ctx_reap(&ctx, UINT64_MAX, UINT32_MAX);
-		rq_run_queue(&q, &ctx);
+	while ((ended < NR_BIOS || rq_ctx_pending(ctx)) && ++spins < 1000000) {
+		rq_ctx_reap(ctx, UINT64_MAX, UINT32_MAX);
+		rq_run_queue(&q, ctx);
 	}
 	CHECK(ended == NR_BIOS && errors == 0, "%s: %u of %d bios ended, %u errors", mode->name, ended,
 	      NR_BIOS, errors);
@@ -164,6 +164,7 @@ static void one_mode(const struct rq_queue_mode_ops *mode)
 		mode->teardown();
 	rq_locks_reset();
 	rq_ctx_set_current(NULL);
+	rq_ctx_destroy(ctx);
 	printf("%s: %u requests for %d bios, discards never merged with reads or writes\n", mode->name,
 	       f.nr, NR_BIOS);
 }

@@ -791,7 +791,7 @@ static const struct ecase {
 	{ "rw=randread:x", "[j]\nrw=randread:x\n", "t.fio:2: ", "'rw'" },
 	{ "ioengine=vsync", "[j]\nioengine=vsync\n", "t.fio:2: ", "ioengine=vsync is not supported" },
 	{ "ioengine=foo", "[j]\nioengine=foo\n", "t.fio:2: ",
-	  "'ioengine' (valid: io_uring, null, libaio, io_uring_cmd, sync, psync)" },
+	  "'ioengine' (valid: io_uring, null, libaio, io_uring_cmd, posixaio, sync, psync)" },
 	{ "engine option of another engine", "[j]\ndonorname=x\n", "t.fio:2: ",
 	  "option 'donorname' belongs to fio's ioengine=e4defrag, which rqlock does not have" },
 	{ "direct=2", "[j]\ndirect=2\n", "t.fio:2: ", "'direct'" },

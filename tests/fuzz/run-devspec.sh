@@ -25,7 +25,7 @@ mkdir "$work/obj"
 printf '%s\n' "$src/tests/fuzz/fuzz_devspec.c" $srcs | \
 	xargs -P "$(nproc)" -I{} sh -c '"$1" $2 -I"$3" $(pkg-config --cflags liburing) -c "$4" -o "$5/obj/$(echo "$4" | tr / _).o"' \
 		sh "$cc" "$flags" "$src" {} "$work" 2>"$work/build.log" \
-	&& "$cc" -fsanitize=fuzzer,address,undefined "$work"/obj/*.o $(pkg-config --libs liburing) -laio -lpthread -lm \
+	&& "$cc" -fsanitize=fuzzer,address,undefined "$work"/obj/*.o $(pkg-config --libs liburing) -laio -lz -lpthread -lm \
 		-o "$work/fuzz_devspec" 2>>"$work/build.log" \
 	|| { cat "$work/build.log"; echo "FAIL: cannot build the fuzz target"; exit 1; }
 mkdir "$work/corpus"
