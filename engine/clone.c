@@ -623,8 +623,14 @@ void eng_clone_check_done(struct clone *c, uint64_t now)
 			eng_status_publish(c, now);
 		if (job->exitall)
 			exit_others(c);
-		if (c->flow)
+		if (c->flow) {
+			/*
+			 * its I/Os leave the count with its weight, as fio's
+			 * flow_put(): the rest share the flow anew (t0014)
+			 */
+			atomic_fetch_sub(&c->flow->ios, c->flow_ios);
 			atomic_fetch_sub(&c->flow->weight, job->flow);
+		}
 		c->cpu->nr_active--;
 		atomic_fetch_sub(&c->cpu->e->job_remaining[c->job_index], 1);
 		atomic_fetch_sub_explicit(&c->cpu->e->active_clones, 1, memory_order_release);
