@@ -14,7 +14,7 @@
  * buffer reused for the next, so memory does not grow with the clones.
  *
  * JSON: fio's top-level object and per-job keys in fio's order and
- * layout, with "rqlock version" in place of "fio version" and one extra
+ * layout ("fio version" holds rqlock's version, e.g. rqlock-0.1.0), and one extra
  * top-level object, "rqlock", for the lock mode, lockstat, queues and
  * devices (fio's tools ignore keys they do not know).  json+ adds fio's
  * "bins" (bucket value -> count) to each latency that has percentiles.
@@ -681,7 +681,7 @@ static int write_json(struct ctx *c, FILE *f)
 	rq_json_begin(&j, f);
 	c->j = &j;
 	rq_json_obj_open(&j, NULL);
-	rq_json_str(&j, "rqlock version", r->version ? r->version : "rqlock");
+	rq_json_str(&j, "fio version", r->version ? r->version : "rqlock");	/* fio's key, our version: tools find the key they read */
 	rq_json_u64(&j, "timestamp", r->timestamp);
 	rq_json_u64(&j, "timestamp_ms", r->timestamp_ms);
 	rq_json_strn(&j, "time", r->time, sizeof(r->time));

@@ -62,7 +62,7 @@ def walk(a, b, where):
             bad.append('%s: fio %r, rqlock %r' % (where, a, b))
         return
     ka = [k for k in a if k not in ('fio version', 'disk_util')]
-    kb = [k for k in b if k not in ('rqlock version', 'rqlock')]
+    kb = [k for k in b if k not in ('fio version', 'rqlock')]
     missing = [k for k in ka if k not in kb]
     pending.update(k for k in missing if k in PENDING)
     ka = [k for k in ka if not (k in PENDING and k not in kb)]

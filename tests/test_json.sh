@@ -23,7 +23,7 @@ for mode in global per-queue; do
 import json, sys
 j = json.load(open(sys.argv[1]))
 mode = sys.argv[2]
-for k in ("rqlock version", "timestamp", "jobs", "rqlock"):
+for k in ("fio version", "timestamp", "jobs", "rqlock"):
     assert k in j, k
 assert len(j["jobs"]) == 3, len(j["jobs"])
 total = 0

@@ -346,7 +346,7 @@ static void test_json_layout(const char *js)
 	const char *last;
 	size_t n = strlen(js);
 
-	static const char head[] = "{\n  \"rqlock version\" : \"rqlock-0.1\",\n";
+	static const char head[] = "{\n  \"fio version\" : \"rqlock-0.1\",\n";
 
 	if (strncmp(js, head, strlen(head)))
 		fail("json_layout", "does not open with fio's first lines");
@@ -413,7 +413,7 @@ static const char *const py_check[] = {
 	"bad = []",
 	"def want(ok, what):",
 	"    ok or bad.append(what)",
-	"want(list(d) == ['rqlock version', 'timestamp', 'timestamp_ms', 'time', 'global options', 'jobs', 'rqlock'],",
+	"want(list(d) == ['fio version', 'timestamp', 'timestamp_ms', 'time', 'global options', 'jobs', 'rqlock'],",
 	"     'top-level keys %s' % list(d))",
 	"want(d['global options'] == {'size': '1g', 'direct': '1'}, 'global options')",
 	"want(len(d['jobs']) == 2, 'two jobs')",
