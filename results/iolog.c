@@ -337,7 +337,7 @@ static size_t gz_pack(const struct rq_log *l, const struct log_sample *s, unsign
 	uint32_t ddir = s->ddir | (l->p.log_offset ? GZ_DDIR_OFFSET : 0) | (l->p.log_prio ? GZ_DDIR_PRIO : 0);
 	uint64_t bs = s->bs;
 
-	memset(b, 0, GZ_SAMPLE_OFF);
+	memset(b, 0, l->p.log_offset ? GZ_SAMPLE_OFF : GZ_SAMPLE);	/* @b holds one sample: no more */
 	memcpy(b, &s->t_ms, 8);
 	memcpy(b + 8, &s->val, 8);
 	memcpy(b + 16, &ddir, 4);	/* 20: priority 0, rqlock has none */
