@@ -304,8 +304,14 @@ void rq_engine_cli_lists(FILE *f)
 {
 	/* the registries' own names and help: a new mode or primitive shows up here */
 	fprintf(f, "\nLock modes (--lock):\n");
-	for (unsigned int i = 0; rq_queue_mode_at(i); i++)
-		fprintf(f, "  %-28s %s\n", rq_queue_mode_at(i)->name, rq_queue_mode_at(i)->help);
+	for (unsigned int i = 0; rq_queue_mode_at(i); i++) {
+		const struct rq_queue_mode_ops *m = rq_queue_mode_at(i);
+
+		fprintf(f, "  %-28s %s", m->name, m->help);
+		for (const char *const *o = m->options; o && *o; o++)
+			fprintf(f, "%s--%s", o == m->options ? "; reads " : ", ", *o);
+		fputc('\n', f);
+	}
 	fprintf(f, "\nLock primitives (--lock-type): %s\n", rq_lock_type_names());
 }
 

@@ -61,6 +61,7 @@ const struct rq_registry *rq_registry_get(void)
 
 		modes[i].name = m->name;
 		modes[i].help = m->help;
+		modes[i].options = m->options;
 		for (unsigned int b = 0; rq_queue_mode_flag_name(b) && modes[i].nr_flags < RQ_REGISTRY_FLAGS_MAX; b++)
 			if (m->flags & (1u << b))
 				modes[i].flags[modes[i].nr_flags++] = rq_queue_mode_flag_name(b);

@@ -533,6 +533,7 @@ const struct rq_queue_mode_ops rq_mode_cluster = {
 	.name = "cluster",
 	.help = "cache-coherent clusters: partitions own devices, bios forwarded over rings (McVoy)",
 	.flags = RQ_MODE_F_ALL_WORKERS,
+	.options = (const char *const[]){ "cluster-size", NULL },
 	.setup = cl_setup,
 	.teardown = cl_teardown,
 	.queue_init = cl_queue_init,

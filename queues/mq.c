@@ -765,6 +765,7 @@ static void mq_report_run(struct rq_mode_report *out)
 const struct rq_queue_mode_ops rq_mode_mq = {
 	.name = "mq",
 	.help = "blk-mq: per-worker software queues, hardware queues, tag sets (Linux 3.13)",
+	.options = (const char *const[]){ "hw-queues", NULL },
 	.setup = mq_setup,
 	.teardown = mq_teardown,
 	.queue_init = mq_queue_init,

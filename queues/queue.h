@@ -278,6 +278,12 @@ struct rq_queue_mode_ops {
 	 * it from `rqlock --list --json` ("shared_lock").
 	 */
 	unsigned int flags;
+	/*
+	 * options (optional): the rqlock flags this mode reads, without
+	 * their dashes ("hw-queues"), NULL-terminated; --help, --list and
+	 * the tools (the chaos runner) read them from here.
+	 */
+	const char *const *options;
 	int (*setup)(const struct rq_mode_config *cfg);
 	void (*teardown)(void);
 	int (*queue_init)(struct rq_queue *q);

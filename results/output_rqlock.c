@@ -102,6 +102,10 @@ static void registry_members(struct rq_json *j, const struct rq_registry *reg)
 		for (unsigned int k = 0; k < m->nr_flags; k++)
 			rq_json_str(j, NULL, m->flags[k]);
 		rq_json_arr_close(j);
+		rq_json_arr_open(j, "options");
+		for (const char *const *o = m->options; o && *o; o++)
+			rq_json_str(j, NULL, *o);
+		rq_json_arr_close(j);
 		rq_json_obj_close(j);
 	}
 	rq_json_arr_close(j);

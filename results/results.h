@@ -388,6 +388,7 @@ struct rq_registry_mode {
 	const char *name, *help;
 	unsigned int nr_flags;
 	const char *flags[RQ_REGISTRY_FLAGS_MAX];	/* "shared_lock", "all_workers" */
+	const char *const *options;	/* the rqlock flags it reads ("hw-queues"), NULL-ended; may be NULL */
 };
 
 struct rq_registry {

@@ -3,7 +3,8 @@
 # source of names for the tools.  Checked: every mode --help lists is
 # there with its help and flags, the primitives --lock-type takes, every
 # device kind and filter with options that carry a help and parse at
-# their default; the text listing names the same; every JSON report
+# their default; each mode's own flags (options) are flags --help
+# lists; the text listing names the same; every JSON report
 # carries the same document as rqlock.registry; a stray argument is
 # refused with exit 2.
 . "$(dirname "$0")/lib.sh"
@@ -25,8 +26,13 @@ names = [m["name"] for m in L["modes"]]
 assert {"global", "per-queue", "mq", "cluster"} <= set(names), names
 for m in L["modes"]:
     assert m["help"] and isinstance(m["flags"], list), m
-    assert re.search(r"^  %s +%s$" % (re.escape(m["name"]), re.escape(m["help"])), hlp, re.M), m["name"]
+    assert isinstance(m["options"], list), m
+    reads = "; reads " + ", ".join("--" + o for o in m["options"]) if m["options"] else ""
+    assert re.search(r"^  %s +%s$" % (re.escape(m["name"]), re.escape(m["help"] + reads)), hlp, re.M), m["name"]
+    for o in m["options"]:    # a flag rqlock run takes
+        assert re.search(r"^\s+--%s\b" % re.escape(o), hlp, re.M), (m["name"], o)
 assert [m["name"] for m in L["modes"] if "shared_lock" in m["flags"]] == ["global"], L["modes"]
+assert {m["name"]: m["options"] for m in L["modes"]}["mq"] == ["hw-queues"], L["modes"]
 assert "|".join(L["primitives"]) in hlp, L["primitives"]
 kinds = {k["name"]: k for k in L["devices"]}
 assert {"null", "ram", "floppy", "hdd", "file", "blkdev", "aio", "nvme-pt", "fault"} <= set(kinds), kinds

@@ -25,7 +25,7 @@ time_based
 runtime=1
 group_reporting
 JOB
-for m in mq global per-queue cluster; do
+for m in $(rq_modes); do
 	for i in 1 2 3; do
 		"$RQLOCK" run --lock="$m" "$TMP/j.fio" >/dev/null 2>"$TMP/err"
 		rc=$?

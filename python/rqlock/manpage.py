@@ -248,7 +248,7 @@ def build(help_text, version, dump=None, devices_help=None):
             ".PP",
             "A harness that runs fio sweeps lock modes unchanged through the environment:",
             ".PP", ".nf",
-            esc("for m in global per-queue mq cluster; do"),
+            esc("for m in $(rqlock --list --json | jq -r '.modes[].name'); do"),
             esc("    RQLOCK_LOCK=$m my-fio-harness --fio \"$(command -v rqlock-fio)\" > run-$m.txt"),
             esc("done"),
             ".fi", ".PP",
