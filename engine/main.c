@@ -256,304 +256,351 @@ out:
 	return lo;
 }
 
-static int cmd_run(int argc, char **argv)
-{
+/* What `rqlock run`'s command line asked for, before any job is parsed. */
+struct run_cli {
 	struct rq_engine_opts eo;
-	struct option *lopts = NULL;
-	const char *output = NULL;
-	unsigned int formats = RQ_OUTPUT_NORMAL;
-	struct rq_job_list jobs = { 0 };
-	struct rq_engine *e = NULL;
+	struct option *lopts;
+	const char *output;
+	unsigned int formats;
+	const char *aliases[256];
+	unsigned int nr_aliases;
+	const char *sections[64];
+	const char **cmd_keys, **cmd_vals;
+	struct rq_parse_opts po;
+	bool parse_only, showcmd, readonly, server;
+	const char *server_addr, *pidfile;
+	enum { ETA_AUTO, ETA_ALWAYS, ETA_NEVER } eta;
+};
+
+/* A command-line flag ends the command: done, with this exit status. */
+#define RUN_CLI_STOP(status) (-1 - (status))
+
+/*
+ * The output flags of `rqlock run` (formats, where the report goes, the
+ * status line and the logs rqlock itself writes).  Returns 0 applied,
+ * 1 not one of them, or RUN_CLI_STOP(status) after one line on stderr.
+ */
+static int run_cli_output(struct run_cli *rc, int c, const char *arg)
+{
+	switch (c) {
+	case RQ_CLI_APPEND_TERSE:
+		rc->formats |= RQ_OUTPUT_TERSE;
+		return 0;
+	case RQ_CLI_TERSE_VERSION:
+		if (!strcmp(arg, "3"))
+			return 0;
+		fprintf(stderr, "rqlock: --terse-version=%s: rqlock writes terse version 3 only\n", arg);
+		return RUN_CLI_STOP(EXIT_BAD_INPUT);
+	case RQ_CLI_MINIMAL:
+		rc->formats = RQ_OUTPUT_TERSE;
+		return 0;
+	case RQ_CLI_FORMAT:
+		if (!rq_output_parse_format(arg, &rc->formats))
+			return 0;
+		fprintf(stderr, "rqlock: --output-format=%s: expected normal, json, json+, terse or a comma list\n",
+			arg);
+		return RUN_CLI_STOP(EXIT_BAD_INPUT);
+	case RQ_CLI_OUTPUT:
+		rc->output = arg;
+		return 0;
+	case RQ_CLI_BW_LOG:
+		rc->eo.agg_bw_log = arg && *arg ? arg : "agg";
+		if (!rq_dir_writable(rc->eo.agg_bw_log))
+			return 0;
+		fprintf(stderr, "rqlock: --bandwidth-log=%s: its directory is missing or not writable\n",
+			rc->eo.agg_bw_log);
+		return RUN_CLI_STOP(EXIT_BAD_INPUT);
+	case RQ_CLI_TIMELINE:
+		rc->eo.timeline = arg;
+		return 0;
+	case RQ_CLI_ETA:
+		if (!strcmp(arg, "auto"))
+			rc->eta = ETA_AUTO;
+		else if (!strcmp(arg, "always"))
+			rc->eta = ETA_ALWAYS;
+		else if (!strcmp(arg, "never"))
+			rc->eta = ETA_NEVER;
+		else {
+			fprintf(stderr, "rqlock: --eta=%s: expected always, never or auto\n", arg);
+			return RUN_CLI_STOP(EXIT_BAD_INPUT);
+		}
+		return 0;
+	case RQ_CLI_LOCK_LOG:
+		if (!*arg || arg[strlen(arg) - 1] == '/' || rq_dir_writable(arg)) {
+			fprintf(stderr, "rqlock: --write-lock-log=%s: expected a file name prefix in a writable directory\n",
+				arg);
+			return RUN_CLI_STOP(EXIT_BAD_INPUT);
+		}
+		rc->eo.lock_log_prefix = arg;
+		return 0;
+	case RQ_CLI_LOCK_LOG_MSEC:
+		if (!rq_cli_uint(arg, 3600000, &rc->eo.lock_log_msec) && rc->eo.lock_log_msec >= 10)
+			return 0;
+		fprintf(stderr, "rqlock: --lock-log-msec=%s: expected 10..3600000\n", arg);
+		return RUN_CLI_STOP(EXIT_BAD_INPUT);
+	case RQ_CLI_ETA_NEWLINE:
+	case RQ_CLI_STATUS_INTERVAL:
+		if (!parse_time_ns(arg, c == RQ_CLI_ETA_NEWLINE ? &rc->eo.eta_newline_ns : &rc->eo.status_interval_ns))
+			return 0;
+		fprintf(stderr, "rqlock: --%s=%s: expected a time above 0, seconds unless suffixed ms, s, m or h\n",
+			c == RQ_CLI_ETA_NEWLINE ? "eta-newline" : "status-interval", arg);
+		return RUN_CLI_STOP(EXIT_BAD_INPUT);
+	}
+	return 1;
+}
+
+/* fio's getopt error for @arg, with a job option's near spelling when there is one. */
+static int run_cli_unknown(const char *arg)
+{
+	char name[64];
+	const char *hint;
+
+	snprintf(name, sizeof(name), "%s", arg + strspn(arg, "-"));
+	name[strcspn(name, "=")] = '\0';
+	hint = rq_job_opt_closest(name);
+	if (hint && !strcmp(hint, name))
+		fprintf(stderr, "rqlock: run: option '%s' needs a value\n", arg);
+	else if (hint)
+		fprintf(stderr, "rqlock: run: unknown or incomplete option '%s' (did you mean --%s?)\n", arg, hint);
+	else
+		fprintf(stderr, "rqlock: run: unknown or incomplete option '%s' (see rqlock --help)\n", arg);
+	return RUN_CLI_STOP(EXIT_BAD_INPUT);
+}
+
+/* --device NAME=SPEC: one more alias, at most as many as rc->aliases holds. */
+static int run_cli_device(struct run_cli *rc, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	const size_t max = sizeof(rc->aliases) / sizeof(rc->aliases[0]);
+
+	if (!eq || eq == arg || !eq[1]) {
+		fprintf(stderr, "rqlock: --device %s: expected NAME=SPEC\n", arg);
+		return RUN_CLI_STOP(EXIT_BAD_INPUT);
+	}
+	if (rc->nr_aliases == max) {
+		fprintf(stderr, "rqlock: --device: at most %zu\n", max);
+		return RUN_CLI_STOP(EXIT_BAD_INPUT);
+	}
+	rc->aliases[rc->nr_aliases++] = arg;
+	return 0;
+}
+
+/*
+ * One flag of `rqlock run` (getopt's @c, @arg; @name the long option's
+ * name, @given the word as typed).  Returns 0 applied, or
+ * RUN_CLI_STOP(status): a flag that does its work and ends the command
+ * (--help, --version, --cmdhelp, ...), or bad input after one line.
+ */
+static int run_cli_flag(struct run_cli *rc, int c, const char *arg, const char *name, const char *given)
+{
+	/* the engine's options first: 0 applied, 1 not one of them */
+	int ret = rq_engine_cli_apply(&rc->eo, c, arg, "rqlock");
+
+	if (ret <= 0)
+		return ret < 0 ? RUN_CLI_STOP(EXIT_BAD_INPUT) : 0;
+	ret = run_cli_output(rc, c, arg);
+	if (ret <= 0)
+		return ret;
+	switch (c) {
+	case RQ_CLI_JOB:
+		rc->cmd_keys[rc->po.nr_cmd] = name;
+		rc->cmd_vals[rc->po.nr_cmd++] = arg;
+		return 0;
+	case RQ_CLI_ACCEPT:
+		return 0;
+	case RQ_CLI_READONLY:
+		rc->readonly = true;
+		return 0;
+	case RQ_CLI_WARNINGS_FATAL:
+		rc->po.warnings_fatal = true;
+		return 0;
+	case RQ_CLI_CMDHELP:
+		if (!rq_job_opt_help(arg, stdout))
+			return RUN_CLI_STOP(0);
+		fprintf(stderr, "rqlock: --cmdhelp=%s: no such job option\n", arg);
+		return RUN_CLI_STOP(EXIT_BAD_INPUT);
+	case RQ_CLI_ENGHELP:
+		if (!rq_job_engines_help(arg, stdout))
+			return RUN_CLI_STOP(0);
+		fprintf(stderr, "rqlock: --enghelp=%s: no such ioengine in rqlock\n", arg);
+		return RUN_CLI_STOP(EXIT_BAD_INPUT);
+	case RQ_CLI_VERSION:
+		printf("%s\n", RQ_VERSION);
+		return RUN_CLI_STOP(0);
+	case RQ_CLI_HELP:
+		usage(stdout);
+		return RUN_CLI_STOP(0);
+	case RQ_CLI_SERVER:
+		rc->server = true;
+		rc->server_addr = arg;
+		return 0;
+	case RQ_CLI_DAEMONIZE:
+		rc->pidfile = arg;
+		return 0;
+	case RQ_CLI_INFLATE_LOG:
+		/* fio's: print the compressed log's lines and exit */
+		return RUN_CLI_STOP(rq_log_inflate(arg, stdout, stderr) ? EXIT_BAD_INPUT : 0);
+	case RQ_CLI_REFUSE:
+		fprintf(stderr, "rqlock: %s: %s\n", given, rq_cli_opt_help(name));
+		return RUN_CLI_STOP(EXIT_BAD_INPUT);
+	case RQ_CLI_DEVICE:
+		return run_cli_device(rc, arg);
+	case RQ_CLI_GRACE: {
+		unsigned int secs;
+
+		if (rq_cli_uint(arg, 3600, &secs)) {
+			fprintf(stderr, "rqlock: --grace-period=%s: expected 0..3600 seconds\n", arg);
+			return RUN_CLI_STOP(EXIT_BAD_INPUT);
+		}
+		rc->eo.grace_period_ns = secs ? (uint64_t)secs * 1000000000ULL : RQ_GRACE_NONE;
+		return 0;
+	}
+	case RQ_CLI_ALLOW_MOUNTED:
+		rc->eo.allow_mounted_write = true;
+		return 0;
+	case RQ_CLI_PARSE_ONLY:
+		rc->parse_only = true;
+		return 0;
+	case RQ_CLI_SHOWCMD:
+		rc->showcmd = true;
+		return 0;
+	case RQ_CLI_SECTION:
+		if (rc->po.nr_sections == sizeof(rc->sections) / sizeof(rc->sections[0])) {
+			fprintf(stderr, "rqlock: --section: at most %zu\n", sizeof(rc->sections) / sizeof(rc->sections[0]));
+			return RUN_CLI_STOP(EXIT_BAD_INPUT);
+		}
+		rc->sections[rc->po.nr_sections++] = arg;
+		return 0;
+	}
+	return run_cli_unknown(given);
+}
+
+/*
+ * The command line of `rqlock run`, as fio's: -opt and --opt alike,
+ * options and job files in any order.  Returns 0 with @rc filled (the job
+ * files from argv[optind]), or RUN_CLI_STOP(status).
+ */
+static int run_cli_parse(struct run_cli *rc, int argc, char **argv)
+{
+	int c, idx;
+
+	rq_engine_opts_init(&rc->eo);
+	rc->formats = RQ_OUTPUT_NORMAL;
+	rc->eta = ETA_AUTO;
+	rc->po.sections = rc->sections;
+	if (rq_engine_cli_env(&rc->eo, "rqlock"))
+		return RUN_CLI_STOP(EXIT_BAD_INPUT);
+	rc->lopts = run_longopts();
+	rc->cmd_keys = calloc((size_t)argc + 1, sizeof(*rc->cmd_keys));
+	rc->cmd_vals = calloc((size_t)argc + 1, sizeof(*rc->cmd_vals));
+	if (!rc->lopts || !rc->cmd_keys || !rc->cmd_vals) {
+		fprintf(stderr, "rqlock: out of memory\n");
+		return RUN_CLI_STOP(EXIT_JOB_FAILED);
+	}
+	rc->po.cmd_keys = rc->cmd_keys;
+	rc->po.cmd_vals = rc->cmd_vals;
+	optind = 0;
+	opterr = 0;
+	for (;;) {
+		int ret;
+
+		idx = -1;	/* set only when a long option matched */
+		c = getopt_long_only(argc, argv, "l:w:o:h", rc->lopts, &idx);
+		if (c == -1)
+			break;
+		ret = run_cli_flag(rc, c, optarg, idx >= 0 ? rc->lopts[idx].name : NULL, argv[optind - 1]);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/*
+ * Where the status line and the periodic report go.  The status line
+ * goes to stderr; auto, as fio: only on a terminal, and not when the
+ * report itself goes through stdout to a pipe or a file, or is JSON or
+ * terse on stdout (fio's eta.c).
+ */
+static void run_status_files(struct run_cli *rc)
+{
+	bool report_on_stdout = !rc->output;
+	bool auto_ok = isatty(STDERR_FILENO) && (!report_on_stdout || isatty(STDOUT_FILENO)) &&
+		       !(report_on_stdout && !(rc->formats & RQ_OUTPUT_NORMAL));
+
+	if (rc->eta == ETA_ALWAYS || (rc->eta == ETA_AUTO && auto_ok))
+		rc->eo.status_f = stderr;
+	/* the periodic report never enters JSON, terse or an --output file */
+	rc->eo.dump_f = report_on_stdout && rc->formats == RQ_OUTPUT_NORMAL ? stdout : stderr;
+}
+
+/*
+ * Write the report of @e: rendered in memory first, so the output file is
+ * written whole or not at all, after what the normal output said before
+ * it (@info, @info_len).  0, or EXIT_JOB_FAILED after one line.
+ */
+static int run_write_report(struct rq_engine *e, const struct run_cli *rc, FILE *info_f, char **info,
+			    size_t *info_len)
+{
 	char *buf = NULL;
 	size_t len = 0;
-	FILE *mem = NULL, *out;
-	const char *aliases[256];
-	unsigned int nr_aliases = 0;
-	const char *sections[64];
-	const char **cmd_keys = NULL, **cmd_vals = NULL;
-	struct rq_parse_opts po = { .sections = sections };
-	bool parse_only = false, showcmd = false, readonly = false, server = false;
-	const char *server_addr = NULL, *pidfile = NULL;
+	FILE *mem = open_memstream(&buf, &len), *out;
+	int ret = EXIT_JOB_FAILED;
+
+	if (!mem || rq_output_write(rq_engine_report(e), rc->formats, mem) || fclose(mem)) {
+		fprintf(stderr, "rqlock: cannot render the results\n");
+		goto out;
+	}
+	if (info_f && info_f != stdout && fflush(info_f)) {
+		fprintf(stderr, "rqlock: out of memory\n");
+		goto out;
+	}
+	out = rc->output ? fopen(rc->output, "w") : stdout;
+	if (!out) {
+		fprintf(stderr, "rqlock: --output %s: %s\n", rc->output, strerror(errno));
+		goto out;
+	}
+	if ((*info_len && fwrite(*info, 1, *info_len, out) != *info_len) || fwrite(buf, 1, len, out) != len ||
+	    (out != stdout ? fclose(out) : fflush(out))) {
+		fprintf(stderr, "rqlock: writing the results: %s\n", strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	free(buf);
+	return ret;
+}
+
+/*
+ * Set up and run the parsed @jobs and write the report.  Returns the
+ * command's exit status: 0, EXIT_JOB_FAILED, EXIT_BAD_INPUT, or 128 +
+ * the signal that stopped the run.
+ */
+static int run_jobs(struct run_cli *rc, struct rq_job_list *jobs)
+{
+	struct rq_engine *e = NULL;
 	char *info = NULL;
 	size_t info_len = 0;
 	FILE *info_f = NULL;
-	enum { ETA_AUTO, ETA_ALWAYS, ETA_NEVER } eta = ETA_AUTO;
-	int c, idx, ret = 0;
+	int ret;
 
-	rq_engine_opts_init(&eo);
-	if (rq_engine_cli_env(&eo, "rqlock"))
-		return EXIT_BAD_INPUT;
-	lopts = run_longopts();
-	cmd_keys = calloc((size_t)argc + 1, sizeof(*cmd_keys));
-	cmd_vals = calloc((size_t)argc + 1, sizeof(*cmd_vals));
-	if (!lopts || !cmd_keys || !cmd_vals) {
-		fprintf(stderr, "rqlock: out of memory\n");
-		ret = EXIT_JOB_FAILED;
-		goto out;
-	}
-	po.cmd_keys = cmd_keys;
-	po.cmd_vals = cmd_vals;
-	/* as fio: -opt and --opt alike, options and job files in any order */
-	optind = 0;
-	opterr = 0;
-	while ((c = getopt_long_only(argc, argv, "l:w:o:h", lopts, &idx)) != -1) {
-		/* the engine's options first: 0 applied, 1 not one of them */
-		ret = rq_engine_cli_apply(&eo, c, optarg, "rqlock");
-		if (ret < 0) {
-			ret = EXIT_BAD_INPUT;
-			goto out;
-		}
-		if (!ret)
-			continue;
-		ret = 0;
-		switch (c) {
-		case RQ_CLI_JOB:
-			cmd_keys[po.nr_cmd] = lopts[idx].name;
-			cmd_vals[po.nr_cmd++] = optarg;
-			break;
-		case RQ_CLI_ACCEPT:
-			break;
-		case RQ_CLI_READONLY:
-			readonly = true;
-			break;
-		case RQ_CLI_WARNINGS_FATAL:
-			po.warnings_fatal = true;
-			break;
-		case RQ_CLI_APPEND_TERSE:
-			formats |= RQ_OUTPUT_TERSE;
-			break;
-		case RQ_CLI_TERSE_VERSION:
-			if (strcmp(optarg, "3")) {
-				fprintf(stderr, "rqlock: --terse-version=%s: rqlock writes terse version 3 only\n", optarg);
-				ret = EXIT_BAD_INPUT;
-				goto out;
-			}
-			break;
-		case RQ_CLI_CMDHELP:
-			if (rq_job_opt_help(optarg, stdout)) {
-				fprintf(stderr, "rqlock: --cmdhelp=%s: no such job option\n", optarg);
-				ret = EXIT_BAD_INPUT;
-			}
-			goto out;
-		case RQ_CLI_ENGHELP:
-			if (rq_job_engines_help(optarg, stdout)) {
-				fprintf(stderr, "rqlock: --enghelp=%s: no such ioengine in rqlock\n", optarg);
-				ret = EXIT_BAD_INPUT;
-			}
-			goto out;
-		case RQ_CLI_VERSION:
-			printf("%s\n", RQ_VERSION);
-			goto out;
-		case RQ_CLI_SERVER:
-			server = true;
-			server_addr = optarg;
-			break;
-		case RQ_CLI_DAEMONIZE:
-			pidfile = optarg;
-			break;
-		case RQ_CLI_BW_LOG:
-			eo.agg_bw_log = optarg && *optarg ? optarg : "agg";
-			if (rq_dir_writable(eo.agg_bw_log)) {
-				fprintf(stderr, "rqlock: --bandwidth-log=%s: its directory is missing or not writable\n",
-					eo.agg_bw_log);
-				ret = EXIT_BAD_INPUT;
-				goto out;
-			}
-			break;
-		case RQ_CLI_INFLATE_LOG:
-			/* fio's: print the compressed log's lines and exit */
-			ret = rq_log_inflate(optarg, stdout, stderr) ? EXIT_BAD_INPUT : 0;
-			goto out;
-		case RQ_CLI_REFUSE:
-			fprintf(stderr, "rqlock: %s: %s\n", argv[optind - 1], rq_cli_opt_help(lopts[idx].name));
-			ret = EXIT_BAD_INPUT;
-			goto out;
-		case RQ_CLI_FORMAT:
-			if (rq_output_parse_format(optarg, &formats)) {
-				fprintf(stderr, "rqlock: --output-format=%s: expected normal, json, json+, terse or a comma list\n",
-					optarg);
-				ret = EXIT_BAD_INPUT;
-				goto out;
-			}
-			break;
-		case RQ_CLI_OUTPUT:
-			output = optarg;
-			break;
-		case RQ_CLI_DEVICE: {
-			const char *eq = strchr(optarg, '=');
-
-			if (!eq || eq == optarg || !eq[1]) {
-				fprintf(stderr, "rqlock: --device %s: expected NAME=SPEC\n", optarg);
-				ret = EXIT_BAD_INPUT;
-				goto out;
-			}
-			if (nr_aliases < sizeof(aliases) / sizeof(aliases[0]))
-				aliases[nr_aliases++] = optarg;
-			else {
-				fprintf(stderr, "rqlock: --device: at most %zu\n",
-					sizeof(aliases) / sizeof(aliases[0]));
-				ret = EXIT_BAD_INPUT;
-				goto out;
-			}
-			break;
-		}
-		case RQ_CLI_GRACE: {
-			unsigned int secs;
-
-			if (rq_cli_uint(optarg, 3600, &secs)) {
-				fprintf(stderr, "rqlock: --grace-period=%s: expected 0..3600 seconds\n", optarg);
-				ret = EXIT_BAD_INPUT;
-				goto out;
-			}
-			eo.grace_period_ns = secs ? (uint64_t)secs * 1000000000ULL : RQ_GRACE_NONE;
-			break;
-		}
-		case RQ_CLI_TIMELINE:
-			eo.timeline = optarg;
-			break;
-		case RQ_CLI_ALLOW_MOUNTED:
-			eo.allow_mounted_write = true;
-			break;
-		case RQ_CLI_PARSE_ONLY:
-			parse_only = true;
-			break;
-		case RQ_CLI_SHOWCMD:
-			showcmd = true;
-			break;
-		case RQ_CLI_SECTION:
-			if (po.nr_sections == sizeof(sections) / sizeof(sections[0])) {
-				fprintf(stderr, "rqlock: --section: at most %zu\n",
-					sizeof(sections) / sizeof(sections[0]));
-				ret = EXIT_BAD_INPUT;
-				goto out;
-			}
-			sections[po.nr_sections++] = optarg;
-			break;
-		case RQ_CLI_MINIMAL:
-			formats = RQ_OUTPUT_TERSE;
-			break;
-		case RQ_CLI_ETA:
-			if (!strcmp(optarg, "auto"))
-				eta = ETA_AUTO;
-			else if (!strcmp(optarg, "always"))
-				eta = ETA_ALWAYS;
-			else if (!strcmp(optarg, "never"))
-				eta = ETA_NEVER;
-			else {
-				fprintf(stderr, "rqlock: --eta=%s: expected always, never or auto\n", optarg);
-				ret = EXIT_BAD_INPUT;
-				goto out;
-			}
-			break;
-		case RQ_CLI_LOCK_LOG:
-			if (!*optarg || optarg[strlen(optarg) - 1] == '/' || rq_dir_writable(optarg)) {
-				fprintf(stderr, "rqlock: --write-lock-log=%s: expected a file name prefix in a writable directory\n",
-					optarg);
-				ret = EXIT_BAD_INPUT;
-				goto out;
-			}
-			eo.lock_log_prefix = optarg;
-			break;
-		case RQ_CLI_LOCK_LOG_MSEC:
-			if (rq_cli_uint(optarg, 3600000, &eo.lock_log_msec) || eo.lock_log_msec < 10) {
-				fprintf(stderr, "rqlock: --lock-log-msec=%s: expected 10..3600000\n", optarg);
-				ret = EXIT_BAD_INPUT;
-				goto out;
-			}
-			break;
-		case RQ_CLI_ETA_NEWLINE:
-		case RQ_CLI_STATUS_INTERVAL:
-			if (parse_time_ns(optarg, c == RQ_CLI_ETA_NEWLINE ? &eo.eta_newline_ns : &eo.status_interval_ns)) {
-				fprintf(stderr, "rqlock: --%s=%s: expected a time above 0, seconds unless suffixed ms, s, m or h\n",
-					c == RQ_CLI_ETA_NEWLINE ? "eta-newline" : "status-interval", optarg);
-				ret = EXIT_BAD_INPUT;
-				goto out;
-			}
-			break;
-		case RQ_CLI_HELP:
-			usage(stdout);
-			goto out;
-		default: {
-			/* fio's getopt error, with a job option's near spelling when there is one */
-			const char *arg = argv[optind - 1];
-			char name[64];
-			const char *hint;
-
-			snprintf(name, sizeof(name), "%s", arg + strspn(arg, "-"));
-			name[strcspn(name, "=")] = '\0';
-			hint = rq_job_opt_closest(name);
-			if (hint && !strcmp(hint, name))
-				fprintf(stderr, "rqlock: run: option '%s' needs a value\n", arg);
-			else if (hint)
-				fprintf(stderr, "rqlock: run: unknown or incomplete option '%s' (did you mean --%s?)\n",
-					arg, hint);
-			else
-				fprintf(stderr, "rqlock: run: unknown or incomplete option '%s' (see rqlock --help)\n",
-					arg);
-			ret = EXIT_BAD_INPUT;
-			goto out;
-		}
-		}
-	}
-	if (server) {
-		ret = run_server(server_addr, pidfile, &eo);
-		goto out;
-	}
-	if (optind >= argc && !po.nr_cmd) {
-		fprintf(stderr, "rqlock: run: no job file or command-line job given (see rqlock --help)\n");
-		ret = EXIT_BAD_INPUT;
-		goto out;
-	}
-	if (output && check_output(output)) {
-		ret = EXIT_BAD_INPUT;
-		goto out;
-	}
-	eo.aliases = aliases;
-	eo.nr_aliases = nr_aliases;
-	/* rqlock's notes on options: --parse-only and --showcmd print them, a run is as quiet as fio */
-	po.quiet = !parse_only && !showcmd;
-	ret = rq_jobs_parse_opts((const char *const *)&argv[optind], argc - optind, &po, &jobs, stderr);
-	if (ret || (readonly && check_readonly(&jobs))) {
-		ret = EXIT_BAD_INPUT;
-		goto out;
-	}
-	if (parse_only || showcmd) {
-		ret = showcmd && rq_jobs_showcmd(&jobs, stdout) ? EXIT_JOB_FAILED : 0;
-		goto out;
-	}
 	/*
 	 * What fio's normal output says before the report (laying out files,
 	 * a synchronous engine's depth) goes where fio's does: stdout, or the
 	 * --output file ahead of the report; JSON and terse have none of it.
 	 */
-	if (formats & RQ_OUTPUT_NORMAL) {
-		info_f = output ? open_memstream(&info, &info_len) : stdout;
+	if (rc->formats & RQ_OUTPUT_NORMAL) {
+		info_f = rc->output ? open_memstream(&info, &info_len) : stdout;
 		if (!info_f) {
 			fprintf(stderr, "rqlock: out of memory\n");
-			ret = EXIT_JOB_FAILED;
-			goto out;
+			return EXIT_JOB_FAILED;
 		}
 	}
-	eo.info_f = info_f;
-	sync_engines(&jobs, info_f);
-	/*
-	 * The status line goes to stderr.  auto, as fio: only on a terminal,
-	 * and not when the report itself goes through stdout to a pipe or a
-	 * file, or is JSON or terse on stdout (fio's eta.c).
-	 */
-	{
-		bool report_on_stdout = !output;
-		bool auto_ok = isatty(STDERR_FILENO) && (!report_on_stdout || isatty(STDOUT_FILENO)) &&
-			       !(report_on_stdout && !(formats & RQ_OUTPUT_NORMAL));
-
-		if (eta == ETA_ALWAYS || (eta == ETA_AUTO && auto_ok))
-			eo.status_f = stderr;
-		/* the periodic report never enters JSON, terse or an --output file */
-		eo.dump_f = report_on_stdout && formats == RQ_OUTPUT_NORMAL ? stdout : stderr;
-	}
+	rc->eo.info_f = info_f;
+	sync_engines(jobs, info_f);
+	run_status_files(rc);
 	/* before setup: SIGINT during a file's layout removes what it created */
 	install_signals();
-	ret = rq_engine_setup(&e, &eo, &jobs, stderr);
+	ret = rq_engine_setup(&e, &rc->eo, jobs, stderr);
 	if (ret) {
 		if (ret == -EINTR && rq_engine_stopped())
 			ret = 128 + rq_engine_stopped();
@@ -566,27 +613,7 @@ static int cmd_run(int argc, char **argv)
 		ret = EXIT_JOB_FAILED;
 		goto out;
 	}
-	/* render in memory first: the output file is written whole or not at all */
-	mem = open_memstream(&buf, &len);
-	if (!mem || rq_output_write(rq_engine_report(e), formats, mem) || fclose(mem)) {
-		fprintf(stderr, "rqlock: cannot render the results\n");
-		ret = EXIT_JOB_FAILED;
-		goto out;
-	}
-	if (info_f && info_f != stdout && fflush(info_f)) {
-		fprintf(stderr, "rqlock: out of memory\n");
-		ret = EXIT_JOB_FAILED;
-		goto out;
-	}
-	out = output ? fopen(output, "w") : stdout;
-	if (!out) {
-		fprintf(stderr, "rqlock: --output %s: %s\n", output, strerror(errno));
-		ret = EXIT_JOB_FAILED;
-		goto out;
-	}
-	if ((info_len && fwrite(info, 1, info_len, out) != info_len) || fwrite(buf, 1, len, out) != len ||
-	    (out != stdout ? fclose(out) : fflush(out))) {
-		fprintf(stderr, "rqlock: writing the results: %s\n", strerror(errno));
+	if (run_write_report(e, rc, info_f, &info, &info_len)) {
 		ret = EXIT_JOB_FAILED;
 		goto out;
 	}
@@ -595,15 +622,54 @@ static int cmd_run(int argc, char **argv)
 	if (rq_engine_report(e)->interrupted)
 		ret = 128 + rq_engine_report(e)->interrupted;	/* 130 for SIGINT, 143 for SIGTERM, as a shell */
 out:
-	free(buf);
 	if (info_f && info_f != stdout)
 		fclose(info_f);
 	free(info);
 	rq_engine_free(e);
+	return ret;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	struct run_cli rc = { 0 };
+	struct rq_job_list jobs = { 0 };
+	int ret = run_cli_parse(&rc, argc, argv);
+
+	if (ret) {
+		ret = -1 - ret;		/* RUN_CLI_STOP(status) */
+		goto out;
+	}
+	if (rc.server) {
+		ret = run_server(rc.server_addr, rc.pidfile, &rc.eo);
+		goto out;
+	}
+	if (optind >= argc && !rc.po.nr_cmd) {
+		fprintf(stderr, "rqlock: run: no job file or command-line job given (see rqlock --help)\n");
+		ret = EXIT_BAD_INPUT;
+		goto out;
+	}
+	if (rc.output && check_output(rc.output)) {
+		ret = EXIT_BAD_INPUT;
+		goto out;
+	}
+	rc.eo.aliases = rc.aliases;
+	rc.eo.nr_aliases = rc.nr_aliases;
+	/* rqlock's notes on options: --parse-only and --showcmd print them, a run is as quiet as fio */
+	rc.po.quiet = !rc.parse_only && !rc.showcmd;
+	ret = rq_jobs_parse_opts((const char *const *)&argv[optind], argc - optind, &rc.po, &jobs, stderr);
+	if (ret || (rc.readonly && check_readonly(&jobs))) {
+		ret = EXIT_BAD_INPUT;
+		goto out;
+	}
+	if (rc.parse_only || rc.showcmd)
+		ret = rc.showcmd && rq_jobs_showcmd(&jobs, stdout) ? EXIT_JOB_FAILED : 0;
+	else
+		ret = run_jobs(&rc, &jobs);
+out:
 	rq_jobs_free(&jobs);
-	free(lopts);
-	free(cmd_keys);
-	free(cmd_vals);
+	free(rc.lopts);
+	free(rc.cmd_keys);
+	free(rc.cmd_vals);
 	return ret;
 }
 
