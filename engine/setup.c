@@ -555,6 +555,177 @@ static void discard_layouts(struct rq_engine *e, FILE *err)
 	}
 }
 
+/* The engine's arrays sized by the jobs: devices, clones, workers and their contexts. */
+static int setup_alloc(struct rq_engine *e, unsigned int max_devs)
+{
+	e->devs = calloc(max_devs ? max_devs : 1, sizeof(*e->devs));
+	e->clones = rq_zalloc_lines((size_t)e->nr_clones * sizeof(*e->clones));
+	e->cpus = aligned_alloc(RQ_CACHELINE, sizeof(*e->cpus) * e->nr_cpus);
+	if (!e->devs || !e->clones || !e->cpus)
+		return -ENOMEM;
+	memset(e->cpus, 0, sizeof(*e->cpus) * e->nr_cpus);
+	e->ctxs = calloc(e->nr_cpus, sizeof(*e->ctxs));
+	if (!e->ctxs)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < e->nr_cpus; i++) {
+		e->ctxs[i] = e->cpus[i].ctx = rq_ctx_create((int)i, &e->cpus[i]);
+		if (!e->ctxs[i])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* @fn on every name every clone uses (once per job when its clones share files). */
+static int setup_each_name(struct rq_engine *e, FILE *err,
+			   int (*fn)(const char *name, void *arg))
+{
+	const struct rq_job_list *jobs = e->jobs;
+
+	for (unsigned int j = 0; j < jobs->nr; j++) {
+		for (unsigned int k = 0; k < jobs->jobs[j].numjobs; k++) {
+			struct name_ctx x = { .e = e, .job = &jobs->jobs[j], .clone = k, .err = err };
+			int ret = clone_names(x.job, k, fn, &x);
+
+			if (ret < 0)
+				return ret;
+			if (!rq_job_files_per_clone(x.job))
+				break;		/* clones share the files */
+		}
+	}
+	return 0;
+}
+
+/* Steps 1-3: which devices, opened writing nothing, and every job against every device it names. */
+static int setup_devices(struct rq_engine *e, FILE *err)
+{
+	/* 1: which devices, with what they must allow */
+	int ret = setup_each_name(e, err, add_dev);
+
+	if (ret)
+		return ret;
+	/* 2: open them, writing nothing */
+	for (unsigned int i = 0; i < e->nr_devs; i++) {
+		ret = rq_dev_open(&e->devs[i].dev, &e->devs[i].o, err);
+		e->devs[i].opened = true;	/* close what a failed open left */
+		if (ret)
+			return ret;
+		snprintf(e->devs[i].dev.name, sizeof(e->devs[i].dev.name), "%.127s", e->devs[i].name);
+	}
+	ret = check_dev_memory(e, err);
+	if (ret)
+		return ret;
+	/* 3: every job against every device it names */
+	return setup_each_name(e, err, check_file);
+}
+
+/* The flows (flow_id) the jobs share, and every clone's state. */
+static int setup_clones(struct rq_engine *e, FILE *err)
+{
+	const struct rq_job_list *jobs = e->jobs;
+
+	e->flows = calloc(jobs->nr ? jobs->nr : 1, sizeof(*e->flows));
+	if (!e->flows)
+		return -ENOMEM;
+	for (unsigned int j = 0; j < jobs->nr; j++) {
+		unsigned int i;
+
+		if (!jobs->jobs[j].flow)
+			continue;
+		for (i = 0; i < e->nr_flows && e->flows[i].id != jobs->jobs[j].flow_id; i++)
+			;
+		if (i == e->nr_flows)
+			e->flows[e->nr_flows++].id = jobs->jobs[j].flow_id;
+	}
+	for (unsigned int j = 0, k = 0; j < jobs->nr; j++) {
+		for (unsigned int n = 0; n < jobs->jobs[j].numjobs; n++, k++) {
+			int ret = clone_init(e, &e->clones[k], &jobs->jobs[j], n);
+
+			e->clones[k].job_index = j;
+			for (unsigned int w = 0; w < j; w++)
+				if (!strcmp(jobs->jobs[w].name, jobs->jobs[j].wait_for))
+					e->clones[k].wait_index = w;
+			if (ret) {
+				fprintf(err, "%s:%d: job '%s': cannot set up clone %u: %s\n",
+					jobs->jobs[j].file, jobs->jobs[j].line, jobs->jobs[j].name, n,
+					strerror(-ret));
+				return ret;
+			}
+		}
+	}
+	return 0;
+}
+
+/* A list of @n pointers (at least one slot), or NULL. */
+static void *setup_list(unsigned int n, size_t size)
+{
+	return calloc(n ? n : 1, size);
+}
+
+/*
+ * The lock mode's set-up, a queue per device, and what each worker's
+ * context reaps beyond its ring and lists: polled devices and the queues
+ * blk-mq's delayed run restarts.
+ */
+static int setup_queues(struct rq_engine *e, const struct rq_engine_opts *o)
+{
+	int ret;
+
+	rq_locks_reset();
+	e->mcfg.nr_cpus = e->nr_cpus;
+	e->mcfg.hw_queues = o->hw_queues;
+	e->mcfg.cluster_size = o->cluster_size;
+	e->mcfg.worker_part = e->worker_part;
+	e->mcfg.nr_parts = e->nr_parts;
+	e->mcfg.lockstat = o->lockstat;
+	e->mcfg.lockdep = o->lockdep;
+	e->mcfg.ctxs = e->ctxs;
+	rq_lock_type_parse(o->lock_type, &e->mcfg.lock_type);
+	if (e->mode->setup && (ret = e->mode->setup(&e->mcfg)))
+		return ret;
+	e->mode_setup = true;
+	for (unsigned int i = 0; i < e->nr_devs; i++) {
+		struct dev_entry *d = &e->devs[i];
+		uint32_t nr = d->nr_requests < 128 ? 128 : d->nr_requests;
+
+		ret = rq_queue_init(&d->q, e->mode, &d->dev, nr);
+		if (ret)
+			return ret;
+		d->q_ready = true;
+	}
+	e->polled = setup_list(e->nr_devs, sizeof(*e->polled));
+	e->all_devs = setup_list(e->nr_devs, sizeof(*e->all_devs));
+	e->rerun_qs = setup_list(e->nr_devs, sizeof(*e->rerun_qs));
+	if (!e->polled || !e->all_devs || !e->rerun_qs)
+		return -ENOMEM;
+	for (unsigned int i = 0; i < e->nr_devs; i++) {
+		if (e->devs[i].dev.ops->poll)
+			e->polled[e->nr_polled++] = &e->devs[i].dev;
+		e->all_devs[i] = &e->devs[i].dev;
+		if (e->devs[i].q_ready)
+			e->rerun_qs[e->nr_rerun_qs++] = &e->devs[i].q;
+	}
+	for (unsigned int i = 0; i < e->nr_cpus; i++) {
+		rq_ctx_set_polled(e->cpus[i].ctx, e->mode, e->polled, e->nr_polled);
+		rq_ctx_set_queues(e->cpus[i].ctx, e->rerun_qs, e->nr_rerun_qs);
+	}
+	return 0;
+}
+
+/* The engine's options with their defaults filled in, and the run's global state reset. */
+static void setup_opts(struct rq_engine *e, const struct rq_engine_opts *o)
+{
+	e->o = *o;
+	if (!e->o.stall_timeout_ns)
+		e->o.stall_timeout_ns = 300ULL * 1000000000ULL;	/* generous: a floppy is slow, not stuck */
+	if (!e->o.grace_period_ns)
+		e->o.grace_period_ns = 5ULL * 1000000000ULL;
+	else if (e->o.grace_period_ns == RQ_GRACE_NONE)
+		e->o.grace_period_ns = 0;
+	atomic_store(&g_stalled, false);
+	atomic_store(&g_abandoned, false);
+	atomic_store(&g_grace_end_ns, 0);
+}
+
 int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 		    const struct rq_job_list *jobs, FILE *err)
 {
@@ -572,17 +743,8 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 	if (!e)
 		return -ENOMEM;
 	rq_clock_setup();
-	e->o = *o;
 	e->jobs = jobs;
-	if (!e->o.stall_timeout_ns)
-		e->o.stall_timeout_ns = 300ULL * 1000000000ULL;	/* generous: a floppy is slow, not stuck */
-	if (!e->o.grace_period_ns)
-		e->o.grace_period_ns = 5ULL * 1000000000ULL;
-	else if (e->o.grace_period_ns == RQ_GRACE_NONE)
-		e->o.grace_period_ns = 0;
-	atomic_store(&g_stalled, false);
-	atomic_store(&g_abandoned, false);
-	atomic_store(&g_grace_end_ns, 0);
+	setup_opts(e, o);
 	e->mode = rq_queue_mode_find(o->lock_mode);
 	if (!e->mode) {
 		fprintf(err, "rqlock: --lock=%s: unknown lock mode (%s)\n", o->lock_mode,
@@ -606,107 +768,23 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 		e->nr_clones += job->numjobs;
 	}
 	ret = check_jobs(e, err);
-	if (ret)
-		goto fail;
-	e->devs = calloc(max_devs ? max_devs : 1, sizeof(*e->devs));
-	e->clones = rq_zalloc_lines((size_t)e->nr_clones * sizeof(*e->clones));
-	e->cpus = aligned_alloc(RQ_CACHELINE, sizeof(*e->cpus) * e->nr_cpus);
-	if (!e->devs || !e->clones || !e->cpus) {
-		ret = -ENOMEM;
-		goto fail;
-	}
-	memset(e->cpus, 0, sizeof(*e->cpus) * e->nr_cpus);
-	e->ctxs = calloc(e->nr_cpus, sizeof(*e->ctxs));
-	if (!e->ctxs) {
-		ret = -ENOMEM;
-		goto fail;
-	}
-	for (unsigned int i = 0; i < e->nr_cpus; i++) {
-		e->ctxs[i] = e->cpus[i].ctx = rq_ctx_create((int)i, &e->cpus[i]);
-		if (!e->ctxs[i]) {
-			ret = -ENOMEM;
-			goto fail;
-		}
-	}
-
-	/* 1: which devices, with what they must allow */
-	for (unsigned int j = 0; j < jobs->nr; j++) {
-		for (unsigned int k = 0; k < jobs->jobs[j].numjobs; k++) {
-			struct name_ctx x = { .e = e, .job = &jobs->jobs[j], .clone = k, .err = err };
-
-			ret = clone_names(x.job, k, add_dev, &x);
-			if (ret < 0)
-				goto fail;
-			if (!rq_job_files_per_clone(x.job))
-				break;		/* clones share the files */
-		}
-	}
-	/* 2: open them, writing nothing */
-	for (unsigned int i = 0; i < e->nr_devs; i++) {
-		ret = rq_dev_open(&e->devs[i].dev, &e->devs[i].o, err);
-		e->devs[i].opened = true;	/* close what a failed open left */
-		if (ret)
-			goto fail;
-		snprintf(e->devs[i].dev.name, sizeof(e->devs[i].dev.name), "%.127s", e->devs[i].name);
-	}
-	ret = check_dev_memory(e, err);
-	if (ret)
-		goto fail;
-	/* 3: every job against every device it names */
-	for (unsigned int j = 0; j < jobs->nr; j++) {
-		for (unsigned int k = 0; k < jobs->jobs[j].numjobs; k++) {
-			struct name_ctx x = { .e = e, .job = &jobs->jobs[j], .clone = k, .err = err };
-
-			ret = clone_names(x.job, k, check_file, &x);
-			if (ret < 0)
-				goto fail;
-			if (!rq_job_files_per_clone(x.job))
-				break;
-		}
-	}
+	if (!ret)
+		ret = setup_alloc(e, max_devs);
+	if (!ret)
+		ret = setup_devices(e, err);
 	/* 4: every clone's memory, and a ring to probe the limits, before any write */
-	ret = check_resources(e, err);
-	if (ret)
-		goto fail;
-	e->flows = calloc(jobs->nr ? jobs->nr : 1, sizeof(*e->flows));
-	if (!e->flows) {
-		ret = -ENOMEM;
-		goto fail;
-	}
-	for (unsigned int j = 0; j < jobs->nr; j++) {
-		unsigned int i;
-
-		if (!jobs->jobs[j].flow)
-			continue;
-		for (i = 0; i < e->nr_flows && e->flows[i].id != jobs->jobs[j].flow_id; i++)
-			;
-		if (i == e->nr_flows)
-			e->flows[e->nr_flows++].id = jobs->jobs[j].flow_id;
-	}
-	for (unsigned int j = 0, k = 0; j < jobs->nr; j++) {
-		for (unsigned int n = 0; n < jobs->jobs[j].numjobs; n++, k++) {
-			ret = clone_init(e, &e->clones[k], &jobs->jobs[j], n);
-			e->clones[k].job_index = j;
-			for (unsigned int w = 0; w < j; w++)
-				if (!strcmp(jobs->jobs[w].name, jobs->jobs[j].wait_for))
-					e->clones[k].wait_index = w;
-			if (ret) {
-				fprintf(err, "%s:%d: job '%s': cannot set up clone %u: %s\n",
-					jobs->jobs[j].file, jobs->jobs[j].line, jobs->jobs[j].name, n,
-					strerror(-ret));
-				goto fail;
-			}
-		}
-	}
-	ret = check_shared_verify(e, err);
-	if (ret)
-		goto fail;
+	if (!ret)
+		ret = check_resources(e, err);
+	if (!ret)
+		ret = setup_clones(e, err);
+	if (!ret)
+		ret = check_shared_verify(e, err);
 	/* verify_state_load's files are read, experimental_verify's start kept (vstate.c) */
-	ret = eng_vstate_setup(e, err);
-	if (ret)
-		goto fail;
+	if (!ret)
+		ret = eng_vstate_setup(e, err);
 	/* the logs' names and directories, before anything is written */
-	ret = eng_logs_setup(e, err);
+	if (!ret)
+		ret = eng_logs_setup(e, err);
 	if (ret)
 		goto fail;
 	for (unsigned int k = 0; k < e->nr_clones; k++)
@@ -722,56 +800,9 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 		ret = -EINTR;
 		goto fail;
 	}
-	rq_locks_reset();
-	e->mcfg.nr_cpus = e->nr_cpus;
-	e->mcfg.hw_queues = o->hw_queues;
-	e->mcfg.cluster_size = o->cluster_size;
-	e->mcfg.worker_part = e->worker_part;
-	e->mcfg.nr_parts = e->nr_parts;
-	e->mcfg.lockstat = o->lockstat;
-	e->mcfg.lockdep = o->lockdep;
-	e->mcfg.ctxs = e->ctxs;
-	rq_lock_type_parse(o->lock_type, &e->mcfg.lock_type);
-	if (e->mode->setup && (ret = e->mode->setup(&e->mcfg)))
+	ret = setup_queues(e, o);
+	if (ret)
 		goto fail;
-	e->mode_setup = true;
-	for (unsigned int i = 0; i < e->nr_devs; i++) {
-		struct dev_entry *d = &e->devs[i];
-		uint32_t nr = d->nr_requests < 128 ? 128 : d->nr_requests;
-
-		ret = rq_queue_init(&d->q, e->mode, &d->dev, nr);
-		if (ret)
-			goto fail;
-		d->q_ready = true;
-	}
-	e->polled = calloc(e->nr_devs ? e->nr_devs : 1, sizeof(*e->polled));
-	if (!e->polled) {
-		ret = -ENOMEM;
-		goto fail;
-	}
-	for (unsigned int i = 0; i < e->nr_devs; i++)
-		if (e->devs[i].dev.ops->poll)
-			e->polled[e->nr_polled++] = &e->devs[i].dev;
-	e->all_devs = calloc(e->nr_devs ? e->nr_devs : 1, sizeof(*e->all_devs));
-	if (!e->all_devs) {
-		ret = -ENOMEM;
-		goto fail;
-	}
-	for (unsigned int i = 0; i < e->nr_devs; i++)
-		e->all_devs[i] = &e->devs[i].dev;
-	e->rerun_qs = calloc(e->nr_devs ? e->nr_devs : 1, sizeof(*e->rerun_qs));
-	if (!e->rerun_qs) {
-		ret = -ENOMEM;
-		goto fail;
-	}
-	for (unsigned int i = 0; i < e->nr_devs; i++)
-		if (e->devs[i].q_ready)
-			e->rerun_qs[e->nr_rerun_qs++] = &e->devs[i].q;
-	/* what each worker's context reaps beyond its ring and lists */
-	for (unsigned int i = 0; i < e->nr_cpus; i++) {
-		rq_ctx_set_polled(e->cpus[i].ctx, e->mode, e->polled, e->nr_polled);
-		rq_ctx_set_queues(e->cpus[i].ctx, e->rerun_qs, e->nr_rerun_qs);
-	}
 	*ep = e;
 	return 0;
 fail:
@@ -812,17 +843,9 @@ static bool seq_holes_end_pass(const struct clone *c, const struct rq_job *job)
 	return !job->nr_bssplit[d] && c->min_bs == c->max_bs;
 }
 
-static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job *job,
-		      unsigned int index)
+/* The clone's smallest and largest block, over the directions it does (and verify's reads). */
+static void clone_bs_limits(struct clone *c, const struct rq_job *job)
 {
-	struct name_ctx x = { .e = e, .job = job, .clone = index, .c = c };
-	size_t buf_bytes;
-
-	memset(c, 0, sizeof(*c));
-	c->job = job;
-	c->index = index;
-	c->pending_op = -1;
-	c->tw_last[0] = c->tw_last[1] = UINT64_MAX;
 	c->min_bs = UINT32_MAX;
 	for (int d = 0; d < 3; d++) {
 		uint32_t lo, hi;
@@ -840,8 +863,13 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 		job_bs_limits(job, 1, &lo, &hi);
 		c->max_bs = hi > c->max_bs ? hi : c->max_bs;
 	}
-	c->nr_files = rq_job_nr_files(job);
-	c->strided = job->zonemode == RQ_ZONEMODE_STRIDED && c->nr_files == 1;
+}
+
+/* The clone's files, bios and buffers (zeroed); 0 or -ENOMEM. */
+static int clone_alloc(struct clone *c, const struct rq_job *job)
+{
+	size_t buf_bytes = (size_t)job->iodepth * ((c->max_bs + 4095) & ~4095u);
+
 	/*
 	 * Written on every I/O by the clone's worker: each on cache lines of
 	 * its own, or another worker's data on the same line bounces it
@@ -852,14 +880,17 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 	c->bio_flags = rq_zalloc_lines(job->iodepth);
 	c->bio_tag = calloc(job->iodepth, sizeof(*c->bio_tag));
 	rq_vlog_init(&c->vlog);
-	buf_bytes = (size_t)job->iodepth * ((c->max_bs + 4095) & ~4095u);
 	c->bufs = aligned_alloc(4096, buf_bytes);
 	c->buf_bytes = buf_bytes;
 	if (!c->files || !c->bios || !c->bufs || !c->bio_flags || !c->bio_tag)
 		return -ENOMEM;
 	memset(c->bufs, 0, buf_bytes);
-	if (clone_names(job, index, bind_file, &x) < 0)
-		return -EINVAL;
+	return 0;
+}
+
+/* Each of the clone's iodepth bios on its free list, with its buffer. */
+static void clone_bios_init(struct clone *c, const struct rq_job *job)
+{
 	for (unsigned int i = 0; i < job->iodepth; i++) {
 		struct rq_bio *b = &c->bios[i];
 
@@ -869,15 +900,11 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 		b->next = c->free_bios;
 		c->free_bios = b;
 	}
-	/* randrepeat: the same offsets run after run; else seeded from the clock */
-	c->seed = (job->randrepeat ? job->randseed : rq_clock_ns()) * 0x100000001b3ULL +
-		  (uint64_t)(c - e->clones) * 0x9e3779b97f4a7c15ULL;
-	c->rng = c->seed;
-	/* trimwrite: writes and trims draw their sizes from equal streams (clone.c pick_bs) */
-	c->bs_rng[0] = c->bs_rng[1] = c->seed ^ 0x6273726e67ULL;
-	/* lfsr: no map, as fio's (it covers each block once a pass by itself) */
-	for (unsigned int i = 0; job->lfsr && i < c->nr_files; i++)
-		rq_lfsr_init(&c->files[i].lfsr, c->files[i].nblocks, c->seed + i);
+}
+
+/* The bytes the clone moves before it is done: fio's io_size, size, filesize, holes and loops. */
+static void clone_io_limit(struct clone *c, const struct rq_job *job)
+{
 	if (job->io_size)
 		c->io_limit = job->io_size;
 	else if (job->size && !job->size_pct) {
@@ -910,6 +937,54 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 	}
 	/* loops: the whole amount again, each loop from the region's start */
 	c->io_limit *= job->loops ? job->loops : 1;
+}
+
+/* The clone's report (name, group, histograms) and its rate pacing per direction. */
+static void clone_report_init(struct clone *c, const struct rq_job *job, unsigned int index)
+{
+	snprintf(c->rep.name, sizeof(c->rep.name), "%s", job->name);
+	c->rep.groupid = job->groupid;
+	c->rep.clone = index;
+	for (int d = 0; d < RQ_DDIR_NR; d++) {
+		rq_lat_init(&c->rep.dir[d].slat);
+		rq_lat_init(&c->rep.dir[d].clat);
+		rq_lat_init(&c->rep.dir[d].lat);
+		rq_lat_init(&c->rep.dir[d].lat_intended);
+		eng_pace_init(&c->pace[d], job->rate_iops[d], job->rate_poisson);
+		c->rep.dir[d].paced = job->rate_iops[d] != 0;
+	}
+}
+
+static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job *job,
+		      unsigned int index)
+{
+	struct name_ctx x = { .e = e, .job = job, .clone = index, .c = c };
+	int ret;
+
+	memset(c, 0, sizeof(*c));
+	c->job = job;
+	c->index = index;
+	c->pending_op = -1;
+	c->tw_last[0] = c->tw_last[1] = UINT64_MAX;
+	clone_bs_limits(c, job);
+	c->nr_files = rq_job_nr_files(job);
+	c->strided = job->zonemode == RQ_ZONEMODE_STRIDED && c->nr_files == 1;
+	ret = clone_alloc(c, job);
+	if (ret)
+		return ret;
+	if (clone_names(job, index, bind_file, &x) < 0)
+		return -EINVAL;
+	clone_bios_init(c, job);
+	/* randrepeat: the same offsets run after run; else seeded from the clock */
+	c->seed = (job->randrepeat ? job->randseed : rq_clock_ns()) * 0x100000001b3ULL +
+		  (uint64_t)(c - e->clones) * 0x9e3779b97f4a7c15ULL;
+	c->rng = c->seed;
+	/* trimwrite: writes and trims draw their sizes from equal streams (clone.c pick_bs) */
+	c->bs_rng[0] = c->bs_rng[1] = c->seed ^ 0x6273726e67ULL;
+	/* lfsr: no map, as fio's (it covers each block once a pass by itself) */
+	for (unsigned int i = 0; job->lfsr && i < c->nr_files; i++)
+		rq_lfsr_init(&c->files[i].lfsr, c->files[i].nblocks, c->seed + i);
+	clone_io_limit(c, job);
 	c->plain_rand = plain_rand(c, job);
 	/* a random file_service draws even for one file, keeping its sequence */
 	c->one_file = c->nr_files == 1 && job->file_service != RQ_FS_RANDOM;
@@ -923,17 +998,7 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 		if (c->flow)
 			atomic_fetch_add(&c->flow->weight, job->flow);
 	}
-	snprintf(c->rep.name, sizeof(c->rep.name), "%s", job->name);
-	c->rep.groupid = job->groupid;
-	c->rep.clone = index;
-	for (int d = 0; d < RQ_DDIR_NR; d++) {
-		rq_lat_init(&c->rep.dir[d].slat);
-		rq_lat_init(&c->rep.dir[d].clat);
-		rq_lat_init(&c->rep.dir[d].lat);
-		rq_lat_init(&c->rep.dir[d].lat_intended);
-		eng_pace_init(&c->pace[d], job->rate_iops[d], job->rate_poisson);
-		c->rep.dir[d].paced = job->rate_iops[d] != 0;
-	}
+	clone_report_init(c, job, index);
 	c->shaped = job->latency_target_ns || job->verify != RQ_VERIFY_NONE || job->verify_only ||
 		    job->thinktime_us || job->rate[0] || job->rate[1] || job->rate[2] || c->flow ||
 		    c->pace[0].mean_gap_ns || c->pace[1].mean_gap_ns || c->pace[2].mean_gap_ns;
