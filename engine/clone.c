@@ -1084,6 +1084,99 @@ static void clone_dry_run(struct clone *c)
 }
 
 /*
+ * A new I/O for a shaped clone (neither a verify read nor a held write):
+ * thinktime, the replayed log's next I/O, rate, flow and rate_iops's
+ * schedule, then its place; a write overlapping one in flight is held.
+ * False when the clone issues nothing more now.
+ */
+static inline bool fill_pick_new(struct clone *c, struct rq_bio *bio, int *opp, struct clone_file **fp,
+				 uint32_t *bsp, uint64_t *duep)
+{
+	const struct rq_job *job = c->job;
+	struct rq_cpu *cpu = c->cpu;
+	const struct rq_replay_io *r = NULL;
+	struct clone_file *f;
+	uint64_t due = 0;
+	uint32_t bs;
+	int op;
+
+	if (c->issue_done || tw_wait(c))
+		return false;
+	if (c->think_until_ns > cpu->now) {
+		hold_until(cpu, c->think_until_ns);
+		return false;
+	}
+	if (c->replay) {
+		/* read_iolog: the log's next I/O, once it is due (replay.c) */
+		int v = eng_replay_peek(c, cpu->now, &r, &due);
+
+		if (v <= 0) {
+			if (v)
+				c->issue_done = true;
+			else
+				hold_until(cpu, due);
+			return false;
+		}
+		due = 0;
+		op = r->op;
+	} else {
+		op = c->pending_op >= 0 ? c->pending_op : choose_op(c);
+	}
+	if (job->rate[op] && c->next_byte_ns[op] > cpu->now) {
+		c->pending_op = op;
+		hold_until(cpu, c->next_byte_ns[op]);
+		return false;
+	}
+	if (c->flow && !flow_may_issue(c)) {
+		c->pending_op = op;
+		hold_until(cpu, cpu->now + (job->flow_sleep_us ? job->flow_sleep_us : 10) * 1000);
+		return false;
+	}
+	if (c->pace[op].mean_gap_ns && !eng_pace_take(&c->pace[op], cpu->now, &c->rng, &due)) {
+		c->pending_op = op;
+		hold_until(cpu, due);
+		return false;
+	}
+	c->pending_op = -1;
+	if (r) {
+		c->replay_pos++;
+		f = &c->files[r->file];
+		bio->offset = r->offset;
+		bs = r->len;
+	} else if (!place_io(c, op, &f, &bio->offset, &bs, false)) {
+		c->issue_done = true;
+		return false;
+	}
+	/*
+	 * verify_state_load on a job that reads: its Nth read is the
+	 * writer's Nth write; it stops at the first the writer did not
+	 * complete (fio's verify_state_should_stop())
+	 */
+	if (c->vstate && !job->verify_only &&
+	    eng_vstate_write_done(c, c->nr_ios, (uint32_t)(f - c->files), bio->offset) != 1) {
+		c->issue_done = true;
+		return false;
+	}
+	if (job->rate[op])
+		c->next_byte_ns[op] = (c->next_byte_ns[op] ? c->next_byte_ns[op] : cpu->now) +
+				      (uint64_t)bs * 1000000000ULL / job->rate[op];
+	if (op != RQ_OP_READ && job->verify != RQ_VERIFY_NONE && f->has_data &&
+	    clone_overlaps_inflight(c, f, bio->offset, bs)) {
+		c->held = true;
+		c->held_op = op;
+		c->held_f = f;
+		c->held_off = bio->offset;
+		c->held_bs = bs;
+		return false;
+	}
+	*opp = op;
+	*fp = f;
+	*bsp = bs;
+	*duep = due;
+	return true;
+}
+
+/*
  * The next I/O of a clone that shapes its load or verifies (c->shaped):
  * latency_target's depth, verify's read-back and held writes, thinktime,
  * rate, flow and rate_iops's schedule.  False when the clone issues
@@ -1093,8 +1186,6 @@ static bool fill_pick_shaped(struct clone *c, struct rq_bio *bio, int *opp, stru
 			     uint32_t *bsp, uint64_t *duep, bool *vreadp)
 {
 	const struct rq_job *job = c->job;
-	struct rq_cpu *cpu = c->cpu;
-	const struct rq_replay_io *r = NULL;
 	struct clone_file *f;
 	uint64_t due = 0;
 	uint32_t bs;
@@ -1127,82 +1218,108 @@ static bool fill_pick_shaped(struct clone *c, struct rq_bio *bio, int *opp, stru
 		if (clone_overlaps_inflight(c, f, bio->offset, bs))
 			return false;
 		c->held = false;
-	} else {
-		if (c->issue_done || tw_wait(c))
-			return false;
-		if (c->think_until_ns > cpu->now) {
-			hold_until(cpu, c->think_until_ns);
-			return false;
-		}
-		if (c->replay) {
-			/* read_iolog: the log's next I/O, once it is due (replay.c) */
-			int v = eng_replay_peek(c, cpu->now, &r, &due);
-
-			if (v <= 0) {
-				if (v)
-					c->issue_done = true;
-				else
-					hold_until(cpu, due);
-				return false;
-			}
-			due = 0;
-			op = r->op;
-		} else {
-			op = c->pending_op >= 0 ? c->pending_op : choose_op(c);
-		}
-		if (job->rate[op] && c->next_byte_ns[op] > cpu->now) {
-			c->pending_op = op;
-			hold_until(cpu, c->next_byte_ns[op]);
-			return false;
-		}
-		if (c->flow && !flow_may_issue(c)) {
-			c->pending_op = op;
-			hold_until(cpu, cpu->now + (job->flow_sleep_us ? job->flow_sleep_us : 10) * 1000);
-			return false;
-		}
-		if (c->pace[op].mean_gap_ns && !eng_pace_take(&c->pace[op], cpu->now, &c->rng, &due)) {
-			c->pending_op = op;
-			hold_until(cpu, due);
-			return false;
-		}
-		c->pending_op = -1;
-		if (r) {
-			c->replay_pos++;
-			f = &c->files[r->file];
-			bio->offset = r->offset;
-			bs = r->len;
-		} else if (!place_io(c, op, &f, &bio->offset, &bs, false)) {
-			c->issue_done = true;
-			return false;
-		}
-		/*
-		 * verify_state_load on a job that reads: its Nth read is the
-		 * writer's Nth write; it stops at the first the writer did not
-		 * complete (fio's verify_state_should_stop())
-		 */
-		if (c->vstate && !job->verify_only &&
-		    eng_vstate_write_done(c, c->nr_ios, (uint32_t)(f - c->files), bio->offset) != 1) {
-			c->issue_done = true;
-			return false;
-		}
-		if (job->rate[op])
-			c->next_byte_ns[op] = (c->next_byte_ns[op] ? c->next_byte_ns[op] : cpu->now) +
-					      (uint64_t)bs * 1000000000ULL / job->rate[op];
-		if (op != RQ_OP_READ && job->verify != RQ_VERIFY_NONE && f->has_data &&
-		    clone_overlaps_inflight(c, f, bio->offset, bs)) {
-			c->held = true;
-			c->held_op = op;
-			c->held_f = f;
-			c->held_off = bio->offset;
-			c->held_bs = bs;
-			return false;
-		}
+	} else if (!fill_pick_new(c, bio, &op, &f, &bs, &due)) {
+		return false;
 	}
 	*opp = op;
 	*fp = f;
 	*bsp = bs;
 	*duep = due;
 	return true;
+}
+
+/*
+ * A write's data (verify's header and pattern, buffer_pattern, or the
+ * sector stamps) and its place in the verify log; a trim's, in the log
+ * only (the pieces it overlaps read back zeros now: dropped by
+ * account_checks).  False, with the bio taken back, when the verify log
+ * is full: the clone issues no more now.
+ */
+static inline __attribute__((always_inline)) bool fill_data(struct clone *c, struct rq_bio *bio,
+							    struct clone_file *f, int op, uint32_t bs)
+{
+	const struct rq_job *job = c->job;
+
+	if (op == RQ_OP_WRITE) {
+		if (job->verify != RQ_VERIFY_NONE) {
+			rq_verify_fill(job, bio->buf, bio->offset, bs, c->seed ^ c->wseq, c->wseq);
+			if (c->xv_phase != 0 &&
+			    !vlog_add(c, f, bio->offset, bs, true, &c->bio_tag[bio - c->bios])) {
+				bio->next = NULL;
+				c->bio_flags[bio - c->bios] = 0;
+				return false;
+			}
+			eng_vtrack_issue(c, (uint32_t)(f - c->files), bio->offset);
+		} else if (job->buffer_pattern_len) {
+			fill_pattern(job, bio->buf, bs);
+		} else {
+			stamp(bio->buf, bio->offset, bs);
+		}
+		c->wseq++;
+	} else if (op == RQ_OP_DISCARD && job->verify != RQ_VERIFY_NONE) {
+		if (!vlog_add(c, f, bio->offset, bs, true, &c->bio_tag[bio - c->bios])) {
+			bio->next = NULL;
+			c->bio_flags[bio - c->bios] = 0;
+			return false;
+		}
+	}
+	return true;
+}
+
+/* A bio goes in flight: the depth, the amount issued, the flow's count. */
+static inline __attribute__((always_inline)) void fill_account(struct clone *c, int op, uint32_t bs,
+							       bool vread, const bool plain)
+{
+	c->inflight++;
+	c->rep.depth_hist[depth_bucket(c->inflight)]++;
+	if (vread) {
+		c->vheld = false;
+	} else {
+		if (counts_in_size(c, op))
+			c->issued += bs;
+		c->nr_ios++;
+		if (!plain && c->flow) {
+			c->flow_ios++;
+			atomic_fetch_add_explicit(&c->flow->ios, 1, memory_order_relaxed);
+		}
+	}
+	c->cpu->submitted++;
+}
+
+/*
+ * The queue did not accept @bio (no tag, no request): it is the clone's
+ * again, and what fill_data() and fill_account() counted is undone.
+ */
+static inline __attribute__((always_inline)) void fill_refused(struct clone *c, struct rq_bio *bio,
+							       struct clone_file *f, int op, uint32_t bs,
+							       bool vread)
+{
+	const struct rq_job *job = c->job;
+
+	c->inflight--;
+	if (vread) {
+		c->vheld = true;	/* the same piece next time */
+	} else {
+		if (counts_in_size(c, op))
+			c->issued -= bs;
+		c->nr_ios--;
+		if (op != RQ_OP_READ && job->verify != RQ_VERIFY_NONE && f->has_data) {
+			if (op == RQ_OP_DISCARD || c->xv_phase != 0)
+				rq_vlog_done(&c->vlog, c->bio_tag[bio - c->bios], false);
+			if (op == RQ_OP_WRITE)
+				eng_vtrack_done(c, (uint32_t)(f - c->files), bio->offset, false);
+		}
+		if (c->tw_bio == bio) {
+			/* the trim was refused: it is drawn again, its write with it */
+			c->tw_bio = NULL;
+			c->tw_pending = false;
+		}
+	}
+	c->cpu->submitted--;
+	/* not in flight: a stale flag was a BUG at the end of the run (issue 26) */
+	c->bio_flags[bio - c->bios] = 0;
+	bio->next = c->free_bios;
+	c->free_bios = bio;
 }
 
 /*
@@ -1246,48 +1363,13 @@ static inline __attribute__((always_inline)) unsigned int fill(struct clone *c, 
 		bio->error = 0;
 		bio->next = NULL;
 		c->bio_flags[bio - c->bios] = (vread ? BIO_VERIFY : 0) | BIO_INFLIGHT;
-		if (op == RQ_OP_WRITE && f->has_data) {
-			if (job->verify != RQ_VERIFY_NONE) {
-				rq_verify_fill(job, bio->buf, bio->offset, bs, c->seed ^ c->wseq, c->wseq);
-				if (c->xv_phase != 0 &&
-				    !vlog_add(c, f, bio->offset, bs, true, &c->bio_tag[bio - c->bios])) {
-					bio->next = NULL;
-					c->bio_flags[bio - c->bios] = 0;
-					break;
-				}
-				eng_vtrack_issue(c, (uint32_t)(f - c->files), bio->offset);
-			} else if (job->buffer_pattern_len) {
-				fill_pattern(job, bio->buf, bs);
-			} else {
-				stamp(bio->buf, bio->offset, bs);
-			}
-			c->wseq++;
-		} else if (op == RQ_OP_DISCARD && f->has_data && job->verify != RQ_VERIFY_NONE) {
-			/* the pieces a trim overlaps read back zeros now: dropped (account_checks) */
-			if (!vlog_add(c, f, bio->offset, bs, true, &c->bio_tag[bio - c->bios])) {
-				bio->next = NULL;
-				c->bio_flags[bio - c->bios] = 0;
-				break;
-			}
-		}
+		if (f->has_data && !fill_data(c, bio, f, op, bs))
+			break;
 		if (!plain && __builtin_expect(op == RQ_OP_DISCARD, 0) && rq_rw_trimwrite(job->rw))
 			c->tw_bio = bio;
 		bio->start_ns = cpu->now;
 		bio->due_ns = due;
-		c->inflight++;
-		c->rep.depth_hist[depth_bucket(c->inflight)]++;
-		if (vread) {
-			c->vheld = false;
-		} else {
-			if (counts_in_size(c, op))
-				c->issued += bs;
-			c->nr_ios++;
-			if (!plain && c->flow) {
-				c->flow_ios++;
-				atomic_fetch_add_explicit(&c->flow->ios, 1, memory_order_relaxed);
-			}
-		}
-		cpu->submitted++;
+		fill_account(c, op, bs, vread, plain);
 		ret = rq_submit_bio(f->q, cpu->ctx, bio);
 		/*
 		 * fio's iodepth_batch_submit: a batch asked for goes to the
@@ -1305,31 +1387,7 @@ static inline __attribute__((always_inline)) unsigned int fill(struct clone *c, 
 		if (cpu->ended)
 			eng_account_ended(cpu);
 		if (ret) {
-			/* not accepted: the bio is ours again */
-			c->inflight--;
-			if (vread) {
-				c->vheld = true;	/* the same piece next time */
-			} else {
-				if (counts_in_size(c, op))
-					c->issued -= bs;
-				c->nr_ios--;
-				if (op != RQ_OP_READ && job->verify != RQ_VERIFY_NONE && f->has_data) {
-					if (op == RQ_OP_DISCARD || c->xv_phase != 0)
-						rq_vlog_done(&c->vlog, c->bio_tag[bio - c->bios], false);
-					if (op == RQ_OP_WRITE)
-						eng_vtrack_done(c, (uint32_t)(f - c->files), bio->offset, false);
-				}
-				if (c->tw_bio == bio) {
-					/* the trim was refused: it is drawn again, its write with it */
-					c->tw_bio = NULL;
-					c->tw_pending = false;
-				}
-			}
-			cpu->submitted--;
-			/* not in flight: a stale flag was a BUG at the end of the run (issue 26) */
-			c->bio_flags[bio - c->bios] = 0;
-			bio->next = c->free_bios;
-			c->free_bios = bio;
+			fill_refused(c, bio, f, op, bs, vread);
 			break;
 		}
 		n++;
