@@ -323,15 +323,117 @@ static int bad(FILE *err, const struct clone *c, const char *path, const char *w
 	return -EINVAL;
 }
 
+/*
+ * Read a state file's header and record from @fd, checking its version,
+ * size and crc32c: 0 with the record in *@rp (malloc'd, *@sizep bytes),
+ * -ENOMEM, or -EINVAL with the reason in @why.
+ */
+static int vs_read(int fd, unsigned char **rp, uint64_t *sizep, char *why, size_t wl)
+{
+	unsigned char hdr[VS_HDR], *r;
+	struct stat st = { 0 };
+	uint64_t size;
+
+	if (fstat(fd, &st) || read(fd, hdr, sizeof(hdr)) != (ssize_t)sizeof(hdr)) {
+		snprintf(why, wl, "truncated: %lld bytes, shorter than the %d-byte header",
+			 (long long)st.st_size, VS_HDR);
+		return -EINVAL;
+	}
+	if (get64(hdr) != VS_VERSION) {
+		snprintf(why, wl, "version %" PRIu64 ", expected %d (fio 3.33's format)", get64(hdr), VS_VERSION);
+		return -EINVAL;
+	}
+	size = get64(hdr + 8);
+	if ((uint64_t)st.st_size != VS_HDR + size || size < VS_REC || size > (1ULL << 32)) {
+		snprintf(why, wl, "truncated or damaged: %lld bytes, the header says %" PRIu64,
+			 (long long)st.st_size, VS_HDR + size);
+		return -EINVAL;
+	}
+	r = malloc(size);
+	if (!r)
+		return -ENOMEM;
+	if (pread(fd, r, size, VS_HDR) != (ssize_t)size) {
+		snprintf(why, wl, "short read");
+		free(r);
+		return -EINVAL;
+	}
+	if (fio_crc(r, size) != get64(hdr + 16)) {
+		snprintf(why, wl, "corrupt (crc32c 0x%08x, the header says 0x%08" PRIx64 ")",
+			 fio_crc(r, size), get64(hdr + 16));
+		free(r);
+		return -EINVAL;
+	}
+	*rp = r;
+	*sizep = size;
+	return 0;
+}
+
+/* Is record @r (@size bytes) whole, rqlock's, and this clone's?  0, or -EINVAL with @why. */
+static int vs_check(const struct clone *c, unsigned int index, const unsigned char *r, uint64_t size,
+		    char *why, size_t wl)
+{
+	uint64_t depth = get32(r + R_DEPTH), nofiles = get32(r + R_NOFILES), nc = get64(r + R_NO_COMPS);
+
+	if (size != VS_REC + depth * nofiles * VS_SLOT || nc > depth * nofiles) {
+		snprintf(why, wl, "damaged: %" PRIu64 " completions, depth %" PRIu64 " x %" PRIu64
+			 " files in %" PRIu64 " bytes", nc, depth, nofiles, size);
+		return -EINVAL;
+	}
+	if (get64(r + R_USE64) != 1 || get64(r + R_RAND + 8) != VS_TAG) {
+		snprintf(why, wl, "not written by rqlock (fio's offsets are not rqlock's: its "
+			 "writes cannot be replayed)");
+		return -EINVAL;
+	}
+	if (strncmp((const char *)r + R_NAME, c->job->name, 63) || get64(r + R_INDEX) != index) {
+		snprintf(why, wl, "saved by job '%.63s' (thread %" PRIu64 "), not this one",
+			 (const char *)r + R_NAME, get64(r + R_INDEX));
+		return -EINVAL;
+	}
+	if (nofiles != c->nr_files) {
+		snprintf(why, wl, "saved by a job with %" PRIu64 " files, this one has %u", nofiles, c->nr_files);
+		return -EINVAL;
+	}
+	if (rq_rw_random(c->job->rw) && get64(r + R_RAND) != c->seed) {
+		snprintf(why, wl, "saved by a run with another random seed (randseed, "
+			 "randrepeat): its offsets are not this job's");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The writes record @r says completed, sorted by place; 0, -ENOMEM, or -EINVAL with @why. */
+static int vs_comps(struct rq_vstate *v, const unsigned char *r, char *why, size_t wl)
+{
+	uint64_t depth = get32(r + R_DEPTH), nofiles = get32(r + R_NOFILES), nc = get64(r + R_NO_COMPS);
+
+	v->numberio = get64(r + R_NUMBERIO);
+	v->window = depth < v->numberio ? depth : v->numberio;
+	v->comps = calloc(nc ? nc : 1, sizeof(*v->comps));
+	if (!v->comps)
+		return -ENOMEM;
+	for (uint64_t i = 0; i < nc; i++) {
+		uint64_t file = get64(r + VS_REC + i * VS_SLOT);
+
+		if (file >= nofiles) {
+			snprintf(why, wl, "damaged: completion %" PRIu64 " names file %" PRIu64 " of %" PRIu64,
+				 i, file, nofiles);
+			return -EINVAL;
+		}
+		v->comps[i] = (struct rq_vstate_comp){ .offset = get64(r + VS_REC + i * VS_SLOT + 8),
+						       .file = (uint32_t)file };
+	}
+	v->nr_comps = nc;
+	qsort(v->comps, nc, sizeof(*v->comps), by_place);
+	return 0;
+}
+
 static int load_one(struct rq_engine *e, struct clone *c, unsigned int index, FILE *err)
 {
 	struct rq_vstate *v = calloc(1, sizeof(*v));
-	unsigned char hdr[VS_HDR], *r = NULL;
+	unsigned char *r = NULL;
 	char why[256];
-	uint64_t size, depth, nofiles, nc;
-	struct stat st = { 0 };
-	ssize_t n;
-	int fd, ret = -EINVAL;
+	uint64_t size;
+	int fd, ret;
 
 	if (!v)
 		return -ENOMEM;
@@ -349,86 +451,11 @@ static int load_one(struct rq_engine *e, struct clone *c, unsigned int index, FI
 			 "verify_state_save=1 leaves it)", strerror(errno));
 		return bad(err, c, v->path, why);
 	}
-	if (fstat(fd, &st) || (n = read(fd, hdr, sizeof(hdr))) != (ssize_t)sizeof(hdr)) {
-		snprintf(why, sizeof(why), "truncated: %lld bytes, shorter than the %d-byte header",
-			 (long long)st.st_size, VS_HDR);
-		goto out;
-	}
-	if (get64(hdr) != VS_VERSION) {
-		snprintf(why, sizeof(why), "version %" PRIu64 ", expected %d (fio 3.33's format)",
-			 get64(hdr), VS_VERSION);
-		goto out;
-	}
-	size = get64(hdr + 8);
-	if ((uint64_t)st.st_size != VS_HDR + size || size < VS_REC || size > (1ULL << 32)) {
-		snprintf(why, sizeof(why), "truncated or damaged: %lld bytes, the header says %" PRIu64,
-			 (long long)st.st_size, VS_HDR + size);
-		goto out;
-	}
-	r = malloc(size);
-	if (!r) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	if (pread(fd, r, size, VS_HDR) != (ssize_t)size) {
-		snprintf(why, sizeof(why), "short read");
-		goto out;
-	}
-	if (fio_crc(r, size) != get64(hdr + 16)) {
-		snprintf(why, sizeof(why), "corrupt (crc32c 0x%08x, the header says 0x%08" PRIx64 ")",
-			 fio_crc(r, size), get64(hdr + 16));
-		goto out;
-	}
-	depth = get32(r + R_DEPTH);
-	nofiles = get32(r + R_NOFILES);
-	nc = get64(r + R_NO_COMPS);
-	if (size != VS_REC + depth * nofiles * VS_SLOT || nc > depth * nofiles) {
-		snprintf(why, sizeof(why), "damaged: %" PRIu64 " completions, depth %" PRIu64 " x %" PRIu64
-			 " files in %" PRIu64 " bytes", nc, depth, nofiles, size);
-		goto out;
-	}
-	if (get64(r + R_USE64) != 1 || get64(r + R_RAND + 8) != VS_TAG) {
-		snprintf(why, sizeof(why), "not written by rqlock (fio's offsets are not rqlock's: its "
-			 "writes cannot be replayed)");
-		goto out;
-	}
-	if (strncmp((const char *)r + R_NAME, c->job->name, 63) || get64(r + R_INDEX) != index) {
-		snprintf(why, sizeof(why), "saved by job '%.63s' (thread %" PRIu64 "), not this one",
-			 (const char *)r + R_NAME, get64(r + R_INDEX));
-		goto out;
-	}
-	if (nofiles != c->nr_files) {
-		snprintf(why, sizeof(why), "saved by a job with %" PRIu64 " files, this one has %u",
-			 nofiles, c->nr_files);
-		goto out;
-	}
-	if (rq_rw_random(c->job->rw) && get64(r + R_RAND) != c->seed) {
-		snprintf(why, sizeof(why), "saved by a run with another random seed (randseed, "
-			 "randrepeat): its offsets are not this job's");
-		goto out;
-	}
-	v->numberio = get64(r + R_NUMBERIO);
-	v->window = depth < v->numberio ? depth : v->numberio;
-	v->comps = calloc(nc ? nc : 1, sizeof(*v->comps));
-	if (!v->comps) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	for (uint64_t i = 0; i < nc; i++) {
-		uint64_t file = get64(r + VS_REC + i * VS_SLOT);
-
-		if (file >= nofiles) {
-			snprintf(why, sizeof(why), "damaged: completion %" PRIu64 " names file %" PRIu64
-				 " of %" PRIu64, i, file, nofiles);
-			goto out;
-		}
-		v->comps[i] = (struct rq_vstate_comp){ .offset = get64(r + VS_REC + i * VS_SLOT + 8),
-						       .file = (uint32_t)file };
-	}
-	v->nr_comps = nc;
-	qsort(v->comps, nc, sizeof(*v->comps), by_place);
-	ret = 0;
-out:
+	ret = vs_read(fd, &r, &size, why, sizeof(why));
+	if (!ret)
+		ret = vs_check(c, index, r, size, why, sizeof(why));
+	if (!ret)
+		ret = vs_comps(v, r, why, sizeof(why));
 	free(r);
 	close(fd);
 	if (ret == -EINVAL)
