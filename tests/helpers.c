@@ -27,6 +27,18 @@ void rq_check_failed(const char *file, int line, const char *expr, const char *f
 	failures++;
 }
 
+void rq_test_fail(const char *tcase, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "FAIL %s: ", tcase);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	failures++;
+}
+
 int rq_test_run_job(struct rq_test_run *t, const char *name, const char *job,
 		    const struct rq_engine_opts *o)
 {

@@ -24,6 +24,9 @@ void rq_check_failed(const char *file, int line, const char *expr, const char *f
 			rq_check_failed(__FILE__, __LINE__, #cond, "" __VA_ARGS__);   \
 	} while (0)
 
+/* A failure found by a table-driven case: "FAIL @tcase: message", counted as a CHECK's. */
+void rq_test_fail(const char *tcase, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* One run of a job file text through the engine (parse, set up, run). */
 struct rq_test_run {
 	struct rq_job_list jobs;

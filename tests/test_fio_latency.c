@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "results/results.h"
+#include "tests/helpers.h"
 
 /* clat bins of fio-3.33 --output-format=json+, psync, direct=1, 4k randrw, reads and writes */
 static const struct { uint64_t ns, count; } fio_bins[] = {
@@ -95,7 +96,6 @@ static const double fio_lat_us[10] = { 0.000000, 0.000000, 0.000000, 2.672147, 9
 static const double fio_lat_ms[12] = { 0.041489, 0.037599, 0.019448, 0.025931, 0.011669, 0.000000, 0.000000, 0.000000, 0.000000, 0.000000, 0.000000, 0.000000 };
 #define FIO_TOTAL_IOS 77129ULL
 
-static int failures;
 
 /* The values of the object @name in fio's layout: "key" : value lines. */
 static int values(const char *js, const char *name, double *out, int nr)
@@ -180,17 +180,11 @@ int main(void)
 		return 1;
 	}
 	for (k = 0; k < 10; k++)
-		if (fabs(us[k] - fio_lat_us[k]) > slack_us[k] + 1e-6) {
-			fprintf(stderr, "FAIL latency_us bucket %zu: rqlock %f, fio %f (slack %f)\n", k,
-				us[k], fio_lat_us[k], slack_us[k]);
-			failures++;
-		}
+		CHECK(fabs(us[k] - fio_lat_us[k]) <= slack_us[k] + 1e-6,
+		      "latency_us bucket %zu: rqlock %f, fio %f (slack %f)", k, us[k], fio_lat_us[k], slack_us[k]);
 	for (k = 0; k < 12; k++)
-		if (fabs(ms[k] - fio_lat_ms[k]) > slack_ms[k] + 1e-6) {
-			fprintf(stderr, "FAIL latency_ms bucket %zu: rqlock %f, fio %f (slack %f)\n", k,
-				ms[k], fio_lat_ms[k], slack_ms[k]);
-			failures++;
-		}
+		CHECK(fabs(ms[k] - fio_lat_ms[k]) <= slack_ms[k] + 1e-6,
+		      "latency_ms bucket %zu: rqlock %f, fio %f (slack %f)", k, ms[k], fio_lat_ms[k], slack_ms[k]);
 	free(js);
 	if (failures)
 		return 1;

@@ -11,10 +11,7 @@
 #include <string.h>
 
 #include "server/fio_proto.h"
-
-static int failures;
-
-#define CHECK(cond) do { if (!(cond)) { fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #cond); failures++; } } while (0)
+#include "tests/helpers.h"
 
 static void unhex(const char *h, uint8_t *out)
 {

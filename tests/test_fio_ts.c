@@ -18,10 +18,7 @@
 
 #include "server/fio_proto.h"
 #include "server/server_internal.h"
-
-static int failures;
-
-#define CHECK(cond) do { if (!(cond)) { fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, #cond); failures++; } } while (0)
+#include "tests/helpers.h"
 
 struct capture {
 	struct rq_fio_emit em;

@@ -25,35 +25,30 @@ int main(void)
 {
 	struct rq_engine_opts o = { .lock_mode = "mq", .lock_type = "ttas", .workers = 2, .stall_timeout_ns = 30000000000ULL };
 	struct rq_job_list jobs = { 0 };
-	struct rq_engine *e;
-	int fails = 0;
+	struct rq_engine *e = NULL;
+	int ret = rq_jobs_parse_buf("flow", JOBS, &jobs, stderr);
 
-	if (rq_jobs_parse_buf("flow", JOBS, &jobs, stderr) || rq_engine_setup(&e, &o, &jobs, stderr)) {
-		fprintf(stderr, "FAIL: set-up\n");
+	CHECK(ret == 0, "parse: %d", ret);
+	if (!ret) {
+		ret = rq_engine_setup(&e, &o, &jobs, stderr);
+		CHECK(ret == 0, "set-up: %d", ret);
+	}
+	if (ret)
 		return 1;
-	}
-	if (rq_engine_run(e, stderr)) {
-		fprintf(stderr, "FAIL: the run failed\n");
-		fails++;
-	}
-	if (e->nr_clones != 6) {
-		fprintf(stderr, "FAIL: %u clones, expected 6\n", e->nr_clones);
-		return 1;
-	}
-	for (unsigned int i = 0; i < 6; i += 2) {
+	ret = rq_engine_run(e, stderr);
+	CHECK(ret == 0, "the run failed: %d", ret);
+	CHECK(e->nr_clones == 6, "%u clones, expected 6", e->nr_clones);
+	for (unsigned int i = 0; e->nr_clones == 6 && i < 6; i += 2) {
 		const struct clone *a = &e->clones[i], *b = &e->clones[i + 1];
 		bool same = a->cpu == b->cpu;
 		bool want = a->job->flow != 0;
 
-		if (same != want) {
-			fprintf(stderr, "FAIL: jobs '%s' and '%s' are on workers %td and %td\n", a->job->name,
-				b->job->name, a->cpu - e->cpus, b->cpu - e->cpus);
-			fails++;
-		}
+		CHECK(same == want, "jobs '%s' and '%s' are on workers %td and %td", a->job->name,
+		      b->job->name, a->cpu - e->cpus, b->cpu - e->cpus);
 	}
 	rq_engine_free(e);
 	rq_jobs_free(&jobs);
-	if (fails)
+	if (failures)
 		return 1;
 	printf("test_flow_place: ok\n");
 	return 0;

@@ -47,8 +47,12 @@ static void coverage(void)
 			unsigned char *seen = calloc(n, 1);
 			struct rq_lfsr l;
 
-			if (!first || !seen)
-				abort();
+			CHECK(first && seen, "size %llu: out of memory", (unsigned long long)n);
+			if (!first || !seen) {
+				free(first);
+				free(seen);
+				return;
+			}
 			rq_lfsr_init(&l, n, seeds[s]);
 			for (int pass = 0; pass < 2; pass++) {
 				memset(seen, 0, n);

@@ -28,22 +28,8 @@
 #include <unistd.h>
 
 #include "results/results.h"
+#include "tests/helpers.h"
 
-static int failures;
-
-static void fail(const char *tcase, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void fail(const char *tcase, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "FAIL %s: ", tcase);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	failures++;
-}
 
 /* ------------------------------------------------------------ report */
 
@@ -240,7 +226,7 @@ static char *render(const struct rq_run_report *r, unsigned int formats, char *p
 	}
 	ret = rq_output_write(r, formats, f);
 	if (ret)
-		fail("write", "rq_output_write(formats=%u) = %d", formats, ret);
+		rq_test_fail("write", "rq_output_write(formats=%u) = %d", formats, ret);
 	size = ftell(f);
 	if (size >= 0 && !fseek(f, 0, SEEK_SET)) {
 		buf = calloc(1, (size_t)size + 1);
@@ -256,13 +242,13 @@ static char *render(const struct rq_run_report *r, unsigned int formats, char *p
 static void expect(const char *tcase, const char *text, const char *needle)
 {
 	if (!strstr(text, needle))
-		fail(tcase, "missing: %s", needle);
+		rq_test_fail(tcase, "missing: %s", needle);
 }
 
 static void expect_not(const char *tcase, const char *text, const char *needle)
 {
 	if (strstr(text, needle))
-		fail(tcase, "unexpected: %s", needle);
+		rq_test_fail(tcase, "unexpected: %s", needle);
 }
 
 /* ------------------------------------------------------------- cases */
@@ -300,16 +286,16 @@ static void test_parse_format(void)
 		formats = 0xdead;
 		ret = rq_output_parse_format(cases[i].s, &formats);
 		if (ret != cases[i].ret)
-			fail("parse_format", "\"%s\" returned %d, want %d", cases[i].s, ret,
+			rq_test_fail("parse_format", "\"%s\" returned %d, want %d", cases[i].s, ret,
 			     cases[i].ret);
 		else if (!ret && formats != cases[i].formats)
-			fail("parse_format", "\"%s\" gave %#x, want %#x", cases[i].s, formats,
+			rq_test_fail("parse_format", "\"%s\" gave %#x, want %#x", cases[i].s, formats,
 			     cases[i].formats);
 		else if (ret && formats != 0xdead)
-			fail("parse_format", "\"%s\" failed but wrote the formats", cases[i].s);
+			rq_test_fail("parse_format", "\"%s\" failed but wrote the formats", cases[i].s);
 	}
 	if (rq_output_parse_format(NULL, &formats) != -EINVAL)
-		fail("parse_format", "NULL must be refused");
+		rq_test_fail("parse_format", "NULL must be refused");
 }
 
 static void test_errors(const struct rq_run_report *r)
@@ -318,16 +304,16 @@ static void test_errors(const struct rq_run_report *r)
 	int ret;
 
 	if (rq_output_write(r, 0, stderr) != -EINVAL)
-		fail("errors", "no format must be refused");
+		rq_test_fail("errors", "no format must be refused");
 	if (rq_output_write(r, 1u << 7, stderr) != -EINVAL)
-		fail("errors", "an unknown format bit must be refused");
+		rq_test_fail("errors", "an unknown format bit must be refused");
 
 	/* a stream that cannot be written: fprintf fails at once */
 	f = fopen("/dev/null", "r");
 	if (f) {
 		ret = rq_output_write(r, RQ_OUTPUT_JSON | RQ_OUTPUT_NORMAL | RQ_OUTPUT_TERSE, f);
 		if (ret >= 0)
-			fail("errors", "writing to a read-only stream returned %d", ret);
+			rq_test_fail("errors", "writing to a read-only stream returned %d", ret);
 		fclose(f);
 	}
 	/* a full device: the error shows when the buffer is flushed */
@@ -335,7 +321,7 @@ static void test_errors(const struct rq_run_report *r)
 	if (f) {
 		ret = rq_output_write(r, RQ_OUTPUT_JSON, f);
 		if (ret != -ENOSPC && ret != -EIO)
-			fail("errors", "writing to /dev/full returned %d", ret);
+			rq_test_fail("errors", "writing to /dev/full returned %d", ret);
 		fclose(f);
 	}
 }
@@ -349,12 +335,12 @@ static void test_json_layout(const char *js)
 	static const char head[] = "{\n  \"fio version\" : \"rqlock-0.1\",\n";
 
 	if (strncmp(js, head, strlen(head)))
-		fail("json_layout", "does not open with fio's first lines");
+		rq_test_fail("json_layout", "does not open with fio's first lines");
 	if (n < 3 || strcmp(js + n - 3, "\n}\n"))
-		fail("json_layout", "does not end with a \"}\" line");
+		rq_test_fail("json_layout", "does not end with a \"}\" line");
 	last = strstr(js, "\n}\n");
 	if (last && last != js + n - 3)
-		fail("json_layout", "a \"}\" line before the end");
+		rq_test_fail("json_layout", "a \"}\" line before the end");
 
 	expect("json_layout", js, "\n  \"timestamp\" : 1796285347,\n");
 	expect("json_layout", js, "\n  \"time\" : \"Thu Dec  3 08:09:07 2026\",\n"
@@ -555,13 +541,13 @@ static int run_python(const char *tcase, const char *const *lines, size_t nr, co
 	fd = open(script, O_WRONLY | O_CREAT | O_EXCL, 0600);
 	f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f) {
-		fail(tcase, "cannot write %s", script);
+		rq_test_fail(tcase, "cannot write %s", script);
 		return 1;
 	}
 	for (i = 0; i < nr; i++)
 		fprintf(f, "%s\n", lines[i]);
 	if (fclose(f)) {
-		fail(tcase, "cannot write %s", script);
+		rq_test_fail(tcase, "cannot write %s", script);
 		unlink(script);
 		return 1;
 	}
@@ -569,7 +555,7 @@ static int run_python(const char *tcase, const char *const *lines, size_t nr, co
 	st = system(cmd);
 	unlink(script);
 	if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-		fail(tcase, "checks failed (above)");
+		rq_test_fail(tcase, "checks failed (above)");
 		return 1;
 	}
 	return 0;
@@ -616,7 +602,7 @@ static void test_normal(const char *txt)
 	/* control bytes do not reach the terminal */
 	expect("normal", txt, "dev\"quote\\back?tab");
 	if (strstr(txt, "slat (nsec): min=0"))
-		fail("normal", "a direction without slat samples printed a slat line");
+		rq_test_fail("normal", "a direction without slat samples printed a slat line");
 }
 
 /* fio's version-3 terse line: 5 + 2 x 41 + 5 + 7 + 10 + 12 fields, then extras. */
@@ -627,7 +613,7 @@ static void test_terse(const char *tt)
 	const char *c;
 
 	if (!line2 || !line2[1] || strchr(line2 + 1, '\n') != tt + strlen(tt) - 1) {
-		fail("terse", "not two lines: %s", tt);
+		rq_test_fail("terse", "not two lines: %s", tt);
 		return;
 	}
 	for (c = tt; c < line2; c++)
@@ -636,7 +622,7 @@ static void test_terse(const char *tt)
 		f2 += *c == ';';
 	/* job 0 has a description (one more), job 1 continue_on_error (two more) */
 	if (f1 != 122 || f2 != 123)
-		fail("terse", "fields %u and %u, want 122 and 123", f1, f2);
+		rq_test_fail("terse", "fields %u and %u, want 122 and 123", f1, f2);
 	expect("terse", tt, "3;rqlock-0.1;seq-read;0;0;16384;5461333;1365333;3;0;0;0.124");
 	expect("terse", tt, ";1.000000%=");
 	expect("terse", tt, ";99.990000%=");
@@ -694,7 +680,7 @@ int main(void)
 	unlink(path2);
 	if (!both || strncmp(both, tt, strlen(tt)) || strncmp(both + strlen(tt), js, strlen(js)) ||
 	    strcmp(both + strlen(tt) + strlen(js), txt))
-		fail("all", "terse,json,normal is not the terse line, the JSON, then the text");
+		rq_test_fail("all", "terse,json,normal is not the terse line, the JSON, then the text");
 	if (py)
 		run_python("json_python", py_check, sizeof(py_check) / sizeof(py_check[0]), path);
 	unlink(path);
@@ -703,7 +689,7 @@ int main(void)
 	gtxt = render(&g, RQ_OUTPUT_NORMAL, path2, sizeof(path2));
 	unlink(path2);
 	if (!gjs || !gtxt) {
-		fail("groups", "cannot render");
+		rq_test_fail("groups", "cannot render");
 	} else {
 		test_groups_text(gtxt);
 		expect("groups", gjs, "\"bins\" : {\n");

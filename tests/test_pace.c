@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "engine/engine_internal.h"
+#include "tests/helpers.h"
 
 #define MS 1000000ULL
 #define US 1000ULL
@@ -34,17 +35,6 @@
 #define STALL0 (T0 + 500 * MS)
 #define STALL1 (T0 + 600 * MS)
 
-static int failures;
-
-#define CHECK(cond, ...)                                                                  \
-	do {                                                                              \
-		if (!(cond)) {                                                            \
-			fprintf(stderr, "FAIL %s:%d: ", __func__, __LINE__);                 \
-			fprintf(stderr, __VA_ARGS__);                                     \
-			fputc('\n', stderr);                                              \
-			failures++;                                                       \
-		}                                                                         \
-	} while (0)
 
 static struct rq_dir_report rep;	/* big: static */
 static struct rq_lat_stat lat;		/* fio's lat, from the (late) issue */

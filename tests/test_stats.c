@@ -19,22 +19,8 @@
 #include <string.h>
 
 #include "results/results.h"
+#include "tests/helpers.h"
 
-static int failures;
-
-static void fail(const char *tcase, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void fail(const char *tcase, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "FAIL %s: ", tcase);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	failures++;
-}
 
 static bool close_rel(double a, double b, double rel, double abs_tol)
 {
@@ -101,10 +87,10 @@ static void test_fio_buckets(void)
 		unsigned int idx = rq_plat_val_to_idx(v);
 
 		if (idx != fio_idx_table[i].idx)
-			fail("fio_buckets", "val_to_idx(%llu) = %u, fio says %u",
+			rq_test_fail("fio_buckets", "val_to_idx(%llu) = %u, fio says %u",
 			     (unsigned long long)v, idx, fio_idx_table[i].idx);
 		if (rq_plat_idx_to_val(fio_idx_table[i].idx) != fio_idx_table[i].bucket_val)
-			fail("fio_buckets", "idx_to_val(%u) = %llu, fio says %llu",
+			rq_test_fail("fio_buckets", "idx_to_val(%u) = %llu, fio says %llu",
 			     fio_idx_table[i].idx,
 			     (unsigned long long)rq_plat_idx_to_val(fio_idx_table[i].idx),
 			     (unsigned long long)fio_idx_table[i].bucket_val);
@@ -119,10 +105,10 @@ static void check_round_trip(uint64_t v)
 
 	if (v < 2 * RQ_PLAT_VAL) {
 		if (b != v)
-			fail("round_trip", "%llu reported as %llu, must be exact",
+			rq_test_fail("round_trip", "%llu reported as %llu, must be exact",
 			     (unsigned long long)v, (unsigned long long)b);
 	} else if (diff * RQ_PLAT_VAL > v) {
-		fail("round_trip", "%llu reported as %llu: off by more than 1/%u",
+		rq_test_fail("round_trip", "%llu reported as %llu: off by more than 1/%u",
 		     (unsigned long long)v, (unsigned long long)b, RQ_PLAT_VAL);
 	}
 }
@@ -138,7 +124,7 @@ static void test_round_trip(void)
 		check_round_trip(v);
 		idx = rq_plat_val_to_idx(v);
 		if (idx < prev || idx > prev + 1)
-			fail("round_trip", "index jumps from %u to %u at %llu", prev, idx,
+			rq_test_fail("round_trip", "index jumps from %u to %u at %llu", prev, idx,
 			     (unsigned long long)v);
 		prev = idx;
 	}
@@ -155,14 +141,14 @@ static void test_round_trip(void)
 	/* each bucket's reported value falls back into that bucket */
 	for (idx = 0; idx < RQ_PLAT_NR; idx++)
 		if (rq_plat_val_to_idx(rq_plat_idx_to_val(idx)) != idx)
-			fail("round_trip", "bucket %u: value %llu maps to bucket %u", idx,
+			rq_test_fail("round_trip", "bucket %u: value %llu maps to bucket %u", idx,
 			     (unsigned long long)rq_plat_idx_to_val(idx),
 			     rq_plat_val_to_idx(rq_plat_idx_to_val(idx)));
 
 	/* beyond the last group: the last bucket */
 	if (rq_plat_val_to_idx(top * 2) != RQ_PLAT_NR - 1 ||
 	    rq_plat_val_to_idx(UINT64_MAX) != RQ_PLAT_NR - 1)
-		fail("round_trip", "values past 2^%d must land in the last bucket",
+		rq_test_fail("round_trip", "values past 2^%d must land in the last bucket",
 		     RQ_PLAT_GROUP_NR + RQ_PLAT_BITS);
 }
 
@@ -178,7 +164,7 @@ static void test_default_list(void)
 
 	for (i = 0; i < RQ_NR_PERCENTILES; i++)
 		if (rq_default_percentiles[i] != fio_list[i])
-			fail("default_list", "entry %d is %g, fio's is %g", i,
+			rq_test_fail("default_list", "entry %d is %g, fio's is %g", i,
 			     rq_default_percentiles[i], fio_list[i]);
 }
 
@@ -275,19 +261,19 @@ static void test_fio_percentiles(void)
 
 			/* a json+ bin key is fio's value for its bucket */
 			if (rq_plat_idx_to_val(idx) != b->val)
-				fail("fio_percentiles", "%s: fio bin %llu is not a bucket value here",
+				rq_test_fail("fio_percentiles", "%s: fio bin %llu is not a bucket value here",
 				     fio_runs[r].name, (unsigned long long)b->val);
 			sa.plat[idx] += b->count;
 			sa.n += b->count;
 		}
 		nr = rq_lat_percentiles(&sa, rq_default_percentiles, RQ_NR_PERCENTILES, out);
 		if (nr != RQ_NR_PERCENTILES) {
-			fail("fio_percentiles", "%s: %d filled", fio_runs[r].name, nr);
+			rq_test_fail("fio_percentiles", "%s: %d filled", fio_runs[r].name, nr);
 			continue;
 		}
 		for (i = 0; i < RQ_NR_PERCENTILES; i++)
 			if (out[i] != fio_runs[r].pct[i])
-				fail("fio_percentiles", "%s: p%g = %llu, fio says %llu",
+				rq_test_fail("fio_percentiles", "%s: p%g = %llu, fio says %llu",
 				     fio_runs[r].name, rq_default_percentiles[i],
 				     (unsigned long long)out[i],
 				     (unsigned long long)fio_runs[r].pct[i]);
@@ -306,7 +292,7 @@ static void test_uniform_percentiles(void)
 		rq_lat_add(&sa, v);
 	if (rq_lat_percentiles(&sa, rq_default_percentiles, RQ_NR_PERCENTILES, out) !=
 	    RQ_NR_PERCENTILES) {
-		fail("uniform", "not all percentiles filled");
+		rq_test_fail("uniform", "not all percentiles filled");
 		return;
 	}
 	for (i = 0; i < RQ_NR_PERCENTILES; i++) {
@@ -314,7 +300,7 @@ static void test_uniform_percentiles(void)
 		double exact = ceil(rq_default_percentiles[i] / 100.0 * (double)n - 1e-9);
 
 		if (fabs((double)out[i] - exact) > exact * 0.016)
-			fail("uniform", "p%g = %llu, exact %.0f: more than 1.6%% off",
+			rq_test_fail("uniform", "p%g = %llu, exact %.0f: more than 1.6%% off",
 			     rq_default_percentiles[i], (unsigned long long)out[i], exact);
 	}
 
@@ -335,7 +321,7 @@ static void test_uniform_percentiles(void)
 		rq_lat_percentiles(&sb, rq_default_percentiles, RQ_NR_PERCENTILES, o);
 		for (i = 0; i < RQ_NR_PERCENTILES; i++)
 			if (o[i] != fio_1_100[i])
-				fail("uniform", "1..100: p%g = %llu, fio says %llu",
+				rq_test_fail("uniform", "1..100: p%g = %llu, fio says %llu",
 				     rq_default_percentiles[i], (unsigned long long)o[i],
 				     (unsigned long long)fio_1_100[i]);
 	}
@@ -355,7 +341,7 @@ static void test_uniform_percentiles(void)
 		rq_lat_percentiles(&sb, pct, 5, o);
 		for (i = 0; i < 5; i++)
 			if (o[i] != want[i])
-				fail("uniform", "1..64: p%g = %llu, want %llu", pct[i],
+				rq_test_fail("uniform", "1..64: p%g = %llu, want %llu", pct[i],
 				     (unsigned long long)o[i], (unsigned long long)want[i]);
 	}
 
@@ -366,7 +352,7 @@ static void test_uniform_percentiles(void)
 
 		rq_lat_percentiles(&sa, pct, 3, o);
 		if (o[0] != out[12] || o[1] != out[0] || o[2] != out[6])
-			fail("uniform", "unsorted percentile list answered differently");
+			rq_test_fail("uniform", "unsorted percentile list answered differently");
 	}
 }
 
@@ -378,23 +364,23 @@ static void test_empty(void)
 
 	rq_lat_init(&sa);
 	if (rq_lat_percentiles(&sa, rq_default_percentiles, RQ_NR_PERCENTILES, out) != 0)
-		fail("empty", "percentiles of an empty stat must return 0");
+		rq_test_fail("empty", "percentiles of an empty stat must return 0");
 	if (rq_lat_mean(&sa) != 0.0 || rq_lat_stddev(&sa) != 0.0)
-		fail("empty", "mean/stddev of an empty stat must be 0");
+		rq_test_fail("empty", "mean/stddev of an empty stat must be 0");
 	if (rq_lat_percentiles(&sa, bad, 1, out) != -EINVAL)
-		fail("empty", "a percentile above 100 must be refused");
+		rq_test_fail("empty", "a percentile above 100 must be refused");
 
 	/* the first sample sets min even though min_ns starts at 0 */
 	rq_lat_add(&zero, 500);
 	rq_lat_add(&zero, 1000);
 	if (zero.min_ns != 500 || zero.max_ns != 1000 || zero.n != 2)
-		fail("empty", "zeroed stat: min %llu max %llu n %llu after adding 500, 1000",
+		rq_test_fail("empty", "zeroed stat: min %llu max %llu n %llu after adding 500, 1000",
 		     (unsigned long long)zero.min_ns, (unsigned long long)zero.max_ns,
 		     (unsigned long long)zero.n);
 	rq_lat_init(&sa);
 	rq_lat_add(&sa, 7);
 	if (rq_lat_stddev(&sa) != 0.0 || rq_lat_mean(&sa) != 7.0)
-		fail("empty", "one sample: mean %f stddev %f", rq_lat_mean(&sa), rq_lat_stddev(&sa));
+		rq_test_fail("empty", "one sample: mean %f stddev %f", rq_lat_mean(&sa), rq_lat_stddev(&sa));
 }
 
 /* ------------------------------------------------------ mean, stddev */
@@ -450,16 +436,16 @@ static void check_same(const char *tcase, const char *name, const struct rq_lat_
 		       const struct rq_lat_stat *b)
 {
 	if (a->n != b->n || a->min_ns != b->min_ns || a->max_ns != b->max_ns)
-		fail(tcase, "%s: n/min/max %llu/%llu/%llu vs %llu/%llu/%llu", name,
+		rq_test_fail(tcase, "%s: n/min/max %llu/%llu/%llu vs %llu/%llu/%llu", name,
 		     (unsigned long long)a->n, (unsigned long long)a->min_ns,
 		     (unsigned long long)a->max_ns, (unsigned long long)b->n,
 		     (unsigned long long)b->min_ns, (unsigned long long)b->max_ns);
 	if (memcmp(a->plat, b->plat, sizeof(a->plat)))
-		fail(tcase, "%s: histograms differ", name);
+		rq_test_fail(tcase, "%s: histograms differ", name);
 	if (!close_rel(rq_lat_mean(a), rq_lat_mean(b), 1e-12, 1e-9))
-		fail(tcase, "%s: mean %.9f vs %.9f", name, rq_lat_mean(a), rq_lat_mean(b));
+		rq_test_fail(tcase, "%s: mean %.9f vs %.9f", name, rq_lat_mean(a), rq_lat_mean(b));
 	if (!close_rel(rq_lat_stddev(a), rq_lat_stddev(b), 1e-9, 1e-6))
-		fail(tcase, "%s: stddev %.9f vs %.9f", name, rq_lat_stddev(a), rq_lat_stddev(b));
+		rq_test_fail(tcase, "%s: stddev %.9f vs %.9f", name, rq_lat_stddev(a), rq_lat_stddev(b));
 }
 
 static void test_moments(void)
@@ -478,10 +464,10 @@ static void test_moments(void)
 		}
 		two_pass(samples, n, &mean, &dev);
 		if (!close_rel(rq_lat_mean(&sa), mean, 1e-12, 1e-9))
-			fail("moments", "%s: mean %.9f, two-pass %.9f", moment_cases[c].name,
+			rq_test_fail("moments", "%s: mean %.9f, two-pass %.9f", moment_cases[c].name,
 			     rq_lat_mean(&sa), mean);
 		if (!close_rel(rq_lat_stddev(&sa), dev, 1e-9, 1e-6))
-			fail("moments", "%s: stddev %.9f, two-pass %.9f", moment_cases[c].name,
+			rq_test_fail("moments", "%s: stddev %.9f, two-pass %.9f", moment_cases[c].name,
 			     rq_lat_stddev(&sa), dev);
 	}
 }
@@ -522,7 +508,7 @@ static void test_merge(void)
 	rq_lat_init(&sb);
 	rq_lat_merge(&sa, &sb);
 	if (sa.n || rq_lat_percentiles(&sa, rq_default_percentiles, RQ_NR_PERCENTILES, out))
-		fail("merge", "empty + empty is not empty");
+		rq_test_fail("merge", "empty + empty is not empty");
 
 	/* merging a stat into itself doubles every sample */
 	rq_lat_init(&sa);
