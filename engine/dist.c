@@ -17,7 +17,7 @@
 #include <errno.h>
 #include <math.h>
 
-#include "engine/engine_internal.h"
+#include "engine/offsets.h"
 
 #define ZIPF_MAX 10000000ULL
 

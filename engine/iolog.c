@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "engine/engine_internal.h"
 #include "engine/paths.h"
+#include "engine/runner.h"
 #include "lib/clock.h"
 
 int eng_logs_setup(struct rq_engine *e, FILE *err)

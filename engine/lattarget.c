@@ -33,7 +33,7 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "engine/engine_internal.h"
+#include "engine/runner.h"
 
 void eng_lat_init(struct clone *c)
 {

@@ -17,7 +17,7 @@
  * x^((2^n-1)/q) != 1 for every prime q dividing 2^n - 1.
  * tests/test_lfsr.c steps the small ones through a whole period.
  */
-#include "engine/engine_internal.h"
+#include "engine/offsets.h"
 
 static const uint64_t lfsr_mask[65] = {
 	[2] = 0x3ULL, [3] = 0x6ULL, [4] = 0xcULL, [5] = 0x14ULL, [6] = 0x30ULL,

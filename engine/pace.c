@@ -21,7 +21,9 @@
  */
 #include <math.h>
 
-#include "engine/engine_internal.h"
+#include "engine/offsets.h"
+#include "engine/pace.h"
+#include "results/results.h"
 
 void eng_pace_init(struct pace *p, uint64_t rate_iops, bool poisson)
 {

@@ -21,7 +21,7 @@
 
 #include "devices/device.h"
 #include "engine/engine.h"
-#include "engine/engine_internal.h"
+#include "engine/runner.h"
 #include "lib/alloc.h"
 #include "lib/clock.h"
 #include "queues/queue.h"

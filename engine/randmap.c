@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/engine_internal.h"
+#include "engine/offsets.h"
 
 int rq_randmap_init(struct rq_randmap *m, uint64_t nblocks)
 {

@@ -38,7 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/engine_internal.h"
+#include "engine/runner.h"
 #include "queues/queue.h"
 
 int eng_iolog_open(struct clone *c)

@@ -22,7 +22,9 @@
 
 #include "devices/device.h"
 #include "engine/engine.h"
-#include "engine/engine_internal.h"
+#include "engine/offsets.h"
+#include "engine/runner.h"
+#include "engine/verify.h"
 #include "lib/alloc.h"
 #include "lib/clock.h"
 #include "queues/queue.h"

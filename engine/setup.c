@@ -21,8 +21,11 @@
 
 #include "devices/device.h"
 #include "engine/engine.h"
-#include "engine/engine_internal.h"
+#include "engine/offsets.h"
+#include "engine/pace.h"
 #include "engine/paths.h"
+#include "engine/runner.h"
+#include "engine/verify.h"
 #include "lib/alloc.h"
 #include "lib/clock.h"
 #include "queues/queue.h"

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "engine/engine_internal.h"
+#include "engine/runner.h"
 #include "lib/clock.h"
 
 #define PUBLISH_NS	20000000ULL	/* a clone's progress is at most 20 ms old */

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/engine_internal.h"
+#include "engine/runner.h"
 
 void eng_timeline_add(struct clone *c, const struct rq_bio *bio)
 {

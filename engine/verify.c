@@ -14,11 +14,13 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/engine_internal.h"
+#include "engine/verify.h"
+#include "jobfile/job.h"
 
 #define VHDR_MAGIC 0x7271766572696679ULL	/* "rqverify" */
 

@@ -41,7 +41,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "engine/engine_internal.h"
+#include "engine/offsets.h"
+#include "engine/runner.h"
+#include "engine/verify.h"
 
 enum { VT_INFLIGHT, VT_OK, VT_FAILED };
 

@@ -35,7 +35,8 @@
 
 #include "devices/device.h"
 #include "engine/engine.h"
-#include "engine/engine_internal.h"
+#include "engine/runner.h"
+#include "engine/verify.h"
 #include "lib/alloc.h"
 #include "lib/clock.h"
 #include "lib/futex.h"

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "engine/engine_internal.h"
+#include "engine/runner.h"
 #include "tests/helpers.h"
 
 static const char JOBS[] =

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/engine_internal.h"
+#include "engine/offsets.h"
 #include "tests/helpers.h"
 
 static void periods(void)

@@ -24,7 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/engine_internal.h"
+#include "engine/pace.h"
+#include "results/results.h"
 #include "tests/helpers.h"
 
 #define MS 1000000ULL

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "engine/engine.h"
-#include "engine/engine_internal.h"
+#include "engine/verify.h"
 #include "queues/queue.h"
 #include "tests/helpers.h"
 

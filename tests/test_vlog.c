@@ -15,7 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine/engine_internal.h"
+#include "engine/offsets.h"
+#include "engine/verify.h"
 #include "tests/helpers.h"
 
 static void basics(void)
