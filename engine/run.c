@@ -550,6 +550,7 @@ void rq_engine_free(struct rq_engine *e)
 	free(e->rerun_qs);
 	free(e->all_devs);
 	free(e->flows);
+	free(e->facts);
 	free(e->ring_bufs);
 	free(e->rep.stuck);
 	free((void *)e->job_remaining);

@@ -296,10 +296,25 @@ struct dev_entry {
 	uint32_t nr_requests;
 };
 
+/*
+ * What setup asks of a job again and again, derived once (setup_facts(),
+ * after read_iolog rewrote the jobs that replay) and only read after:
+ * every device, file and clone of the job reads these, so the rules that
+ * combine bs, bsrange and bssplit, or split filename=, live in one place.
+ */
+struct job_facts {
+	uint32_t lo[3], hi[3];		/* smallest and largest block per direction */
+	uint32_t min_bs;		/* over the directions the job issues */
+	uint32_t max_bs;		/* ... and the writes verify reads back: a buffer's size */
+	unsigned int nr_files;		/* data files each clone uses */
+	bool files_per_clone;		/* each clone its own files (else the job's clones share them) */
+};
+
 struct rq_engine {
 	struct rq_engine_opts o;
 	const struct rq_queue_mode_ops *mode;
 	const struct rq_job_list *jobs;
+	struct job_facts *facts;	/* facts[j] of jobs->jobs[j] */
 	struct dev_entry *devs;
 	unsigned int nr_devs;
 	struct clone *clones;

@@ -35,6 +35,7 @@
 struct name_ctx {
 	struct rq_engine *e;
 	const struct rq_job *job;
+	const struct job_facts *f;	/* the job's */
 	unsigned int clone;
 	struct clone *c;		/* NULL while counting devices */
 	unsigned int nr;
@@ -69,8 +70,6 @@ static uint64_t file_size_of(const struct rq_job *job, unsigned int clone, unsig
 	return v < lo ? lo : v;
 }
 
-static uint32_t job_min_bs(const struct rq_job *job);
-
 struct dir_ctx {
 	struct name_ctx *x;
 	int (*fn)(const char *name, void *arg);
@@ -81,7 +80,7 @@ static int dir_name(const struct rq_path *p, void *arg)
 	struct dir_ctx *d = arg;
 
 	d->x->fsize = d->x->job->filesize_min ?
-		file_size_of(d->x->job, d->x->clone, p->file, job_min_bs(d->x->job)) : 0;
+		file_size_of(d->x->job, d->x->clone, p->file, d->x->f->min_bs) : 0;
 	d->x->kind = p->kind;
 	return d->fn(p->path, d->x);
 }
@@ -95,8 +94,8 @@ static int clone_names(const struct rq_job *job, unsigned int clone,
 	return rq_clone_files(&x->e->o, job, clone, dir_name, &d);
 }
 
-/* The smallest and largest block size a job issues in @dir. */
-static void job_bs_limits(const struct rq_job *job, int dir, uint32_t *lo, uint32_t *hi)
+/* The smallest and largest block size a job issues in @dir: bssplit's, else bsrange's, else bs. */
+static void bs_limits(const struct rq_job *job, int dir, uint32_t *lo, uint32_t *hi)
 {
 	*lo = *hi = job->bs[dir];
 	if (job->nr_bssplit[dir]) {
@@ -114,17 +113,35 @@ static void job_bs_limits(const struct rq_job *job, int dir, uint32_t *lo, uint3
 	}
 }
 
-static uint32_t job_min_bs(const struct rq_job *job)
+static void job_facts(const struct rq_job *job, struct job_facts *f)
 {
-	uint32_t lo, hi, min = UINT32_MAX;
-
+	f->min_bs = UINT32_MAX;
+	f->max_bs = 0;
 	for (int d = 0; d < 3; d++) {
+		bs_limits(job, d, &f->lo[d], &f->hi[d]);
 		if (!rq_rw_dir(job->rw, d))
 			continue;
-		job_bs_limits(job, d, &lo, &hi);
-		min = lo < min ? lo : min;
+		f->min_bs = f->lo[d] < f->min_bs ? f->lo[d] : f->min_bs;
+		f->max_bs = f->hi[d] > f->max_bs ? f->hi[d] : f->max_bs;
 	}
-	return min == UINT32_MAX ? job->bs[0] : min;
+	if (f->min_bs == UINT32_MAX)
+		f->min_bs = job->bs[0];
+	/* verification reads back what was written */
+	if (job->verify != RQ_VERIFY_NONE && f->hi[1] > f->max_bs)
+		f->max_bs = f->hi[1];
+	f->nr_files = rq_job_nr_files(job);
+	f->files_per_clone = rq_job_files_per_clone(job);
+}
+
+/* Every job's facts, once the jobs are final (replay rewrote its own); 0 or -ENOMEM. */
+static int setup_facts(struct rq_engine *e)
+{
+	e->facts = calloc(e->jobs->nr ? e->jobs->nr : 1, sizeof(*e->facts));
+	if (!e->facts)
+		return -ENOMEM;
+	for (unsigned int j = 0; j < e->jobs->nr; j++)
+		job_facts(&e->jobs->jobs[j], &e->facts[j]);
+	return 0;
 }
 
 static uint64_t round_up(uint64_t v, uint64_t a)
@@ -137,9 +154,9 @@ static uint64_t round_up(uint64_t v, uint64_t a)
  * of @dev_size bytes; sizes given in percent of the device resolve as
  * fio's filesetup does: offsets rounded up to the minimum block size.
  */
-static uint64_t clone_offset_on(const struct rq_job *job, unsigned int k, uint64_t dev_size)
+static uint64_t clone_offset_on(const struct rq_job *job, uint32_t mb, unsigned int k,
+				uint64_t dev_size)
 {
-	uint64_t mb = job_min_bs(job);
 	uint64_t off = job->offset_pct ? round_up((uint64_t)(dev_size * job->offset_pct / 100), mb)
 				       : job->offset;
 	uint64_t inc = job->offset_increment_pct ?
@@ -150,13 +167,14 @@ static uint64_t clone_offset_on(const struct rq_job *job, unsigned int k, uint64
 
 static uint64_t clone_offset(const struct rq_job *job, unsigned int k)
 {
-	return clone_offset_on(job, k, 0);
+	return clone_offset_on(job, 1, k, 0);
 }
 
 /* The size a job's region has on one of its files (size, or size in percent). */
-static uint64_t job_file_size(const struct rq_job *job, uint64_t dev_size, uint64_t off, unsigned int nr_files)
+static uint64_t job_file_size(const struct rq_job *job, const struct job_facts *f, uint64_t dev_size,
+			      uint64_t off)
 {
-	uint64_t mb = job_min_bs(job), size;
+	uint64_t mb = f->min_bs, size, nr_files = f->nr_files;
 
 	if (job->size_pct) {
 		size = (uint64_t)(dev_size * job->size_pct / 100) / nr_files;
@@ -171,7 +189,7 @@ static int add_dev(const char *name, void *arg)
 {
 	struct name_ctx *x = arg;
 	const struct rq_job *job = x->job;
-	uint64_t per_file = job->size / rq_job_nr_files(job);
+	uint64_t per_file = job->size / x->f->nr_files;
 	struct dev_entry *d = dev_find(x->e, name);
 	/* filesize is the file's size, offsets inside it (fio's real_file_size) */
 	uint64_t need = x->fsize ? x->fsize :
@@ -225,9 +243,9 @@ static int bind_file(const char *name, void *arg)
 	const struct rq_job *job = x->job;
 	struct dev_entry *d = dev_find(x->e, name);
 	struct clone_file *f = &c->files[x->nr++];
-	uint64_t off = clone_offset_on(job, x->clone, d->dev.size);
+	uint64_t off = clone_offset_on(job, x->f->min_bs, x->clone, d->dev.size);
 	uint64_t size = x->fsize ? (x->fsize > off ? x->fsize - off : 0) :
-			job_file_size(job, d->dev.size, off, c->nr_files);
+			job_file_size(job, x->f, d->dev.size, off);
 
 	f->q = &d->q;
 	f->has_data = d->dev.flags & RQ_DEV_HAS_DATA;
@@ -267,8 +285,8 @@ static int check_file(const char *name, void *arg)
 	const struct rq_job *job = x->job;
 	const struct dev_entry *d = dev_find(x->e, name);
 	const struct rq_dev *dev = &d->dev;
-	uint64_t last = clone_offset_on(job, job->numjobs - 1, dev->size);
-	uint64_t per_file = job_file_size(job, dev->size, last, rq_job_nr_files(job));
+	uint64_t last = clone_offset_on(job, x->f->min_bs, job->numjobs - 1, dev->size);
+	uint64_t per_file = job_file_size(job, x->f, dev->size, last);
 	uint64_t end = x->fsize ? x->fsize : per_file ? last + per_file : dev->size;
 	bool aligned = job->direct || (dev->flags & RQ_DEV_ALIGNED);
 
@@ -279,11 +297,10 @@ static int check_file(const char *name, void *arg)
 		return -EINVAL;
 	}
 	for (int dir = 0; dir < 3; dir++) {
-		uint32_t lo, hi;
+		uint32_t lo = x->f->lo[dir], hi = x->f->hi[dir];
 
 		if (!rq_rw_dir(job->rw, dir))
 			continue;
-		job_bs_limits(job, dir, &lo, &hi);
 		for (unsigned int i = 0; aligned && i <= job->nr_bssplit[dir]; i++) {
 			uint32_t b = i < job->nr_bssplit[dir] ? job->bssplit[dir][i].bs : lo;
 
@@ -393,14 +410,10 @@ static int check_resources(struct rq_engine *e, FILE *err)
 
 	for (unsigned int j = 0; j < jobs->nr; j++) {
 		const struct rq_job *job = &jobs->jobs[j];
-		uint32_t lo, hi, max = 0;
-		unsigned __int128 need;
+		/* what clone_alloc() takes: iodepth buffers of the largest block, page-rounded */
+		unsigned __int128 need = (unsigned __int128)job->numjobs * job->iodepth *
+					 ((e->facts[j].max_bs + 4095ULL) & ~4095ULL);
 
-		for (int d = 0; d < 3; d++) {
-			job_bs_limits(job, d, &lo, &hi);
-			max = hi > max ? hi : max;
-		}
-		need = (unsigned __int128)job->numjobs * job->iodepth * ((max + 4095ULL) & ~4095ULL);
 		total += need;
 		if (!sysinfo(&si) && need > (unsigned __int128)si.totalram * si.mem_unit / 2) {
 			fprintf(err, "%s:%d: job '%s': numjobs x iodepth x bs needs %llu MiB of buffers, "
@@ -586,12 +599,13 @@ static int setup_each_name(struct rq_engine *e, FILE *err,
 
 	for (unsigned int j = 0; j < jobs->nr; j++) {
 		for (unsigned int k = 0; k < jobs->jobs[j].numjobs; k++) {
-			struct name_ctx x = { .e = e, .job = &jobs->jobs[j], .clone = k, .err = err };
+			struct name_ctx x = { .e = e, .job = &jobs->jobs[j], .f = &e->facts[j],
+					      .clone = k, .err = err };
 			int ret = clone_names(x.job, k, fn, &x);
 
 			if (ret < 0)
 				return ret;
-			if (!rq_job_files_per_clone(x.job))
+			if (!x.f->files_per_clone)
 				break;		/* clones share the files */
 		}
 	}
@@ -760,15 +774,18 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 	if (ret)
 		goto fail;
 	jobs = e->jobs;
+	ret = setup_facts(e);
+	if (ret)
+		goto fail;
 	e->nr_cpus = o->workers ? o->workers : online_cpus();
 	ret = eng_place(e, err);
 	if (ret)
 		goto fail;
 	for (unsigned int j = 0; j < jobs->nr; j++) {
-		const struct rq_job *job = &jobs->jobs[j];
+		const struct job_facts *f = &e->facts[j];
 
-		max_devs += rq_job_nr_files(job) * (rq_job_files_per_clone(job) ? job->numjobs : 1);
-		e->nr_clones += job->numjobs;
+		max_devs += f->nr_files * (f->files_per_clone ? jobs->jobs[j].numjobs : 1);
+		e->nr_clones += jobs->jobs[j].numjobs;
 	}
 	ret = check_jobs(e, err);
 	if (!ret)
@@ -844,28 +861,6 @@ static bool seq_holes_end_pass(const struct clone *c, const struct rq_job *job)
 		return false;
 	/* one block size: bs, not bsrange or bssplit */
 	return !job->nr_bssplit[d] && c->min_bs == c->max_bs;
-}
-
-/* The clone's smallest and largest block, over the directions it does (and verify's reads). */
-static void clone_bs_limits(struct clone *c, const struct rq_job *job)
-{
-	c->min_bs = UINT32_MAX;
-	for (int d = 0; d < 3; d++) {
-		uint32_t lo, hi;
-
-		if (!rq_rw_dir(job->rw, d))
-			continue;
-		job_bs_limits(job, d, &lo, &hi);
-		c->min_bs = lo < c->min_bs ? lo : c->min_bs;
-		c->max_bs = hi > c->max_bs ? hi : c->max_bs;
-	}
-	/* verification reads back what was written */
-	if (job->verify != RQ_VERIFY_NONE) {
-		uint32_t lo, hi;
-
-		job_bs_limits(job, 1, &lo, &hi);
-		c->max_bs = hi > c->max_bs ? hi : c->max_bs;
-	}
 }
 
 /* The clone's files, bios and buffers (zeroed); 0 or -ENOMEM. */
@@ -961,7 +956,8 @@ static void clone_report_init(struct clone *c, const struct rq_job *job, unsigne
 static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job *job,
 		      unsigned int index)
 {
-	struct name_ctx x = { .e = e, .job = job, .clone = index, .c = c };
+	struct name_ctx x = { .e = e, .job = job, .f = &e->facts[job - e->jobs->jobs],
+			      .clone = index, .c = c };
 	int ret;
 
 	memset(c, 0, sizeof(*c));
@@ -969,8 +965,9 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 	c->index = index;
 	c->pending_op = -1;
 	c->tw_last[0] = c->tw_last[1] = UINT64_MAX;
-	clone_bs_limits(c, job);
-	c->nr_files = rq_job_nr_files(job);
+	c->min_bs = x.f->min_bs;
+	c->max_bs = x.f->max_bs;
+	c->nr_files = x.f->nr_files;
 	c->strided = job->zonemode == RQ_ZONEMODE_STRIDED && c->nr_files == 1;
 	ret = clone_alloc(c, job);
 	if (ret)
