@@ -93,20 +93,20 @@ struct mq_ctx {
 } __attribute__((aligned(RQ_CACHELINE)));
 
 /*
- * A request as mq allocates it (one per tag of a hardware queue): the
- * block layer's request, then mq's own per-request state, as blk-mq puts a
- * driver's pdu (cmd_size) after struct request.  struct rq_request holds
- * nothing of any one mode.
+ * mq's per-request state, in the area the mode sizes (.cmd_size; blk-mq's
+ * pdu after struct request): struct rq_request holds nothing of any one
+ * mode.  Each hardware queue's tags index its own requests.
  */
-struct mq_rq {
-	struct rq_request rq;
+struct mq_pdu {
 	struct rq_hw_queue *hctx;	/* the hardware queue whose tag it holds */
 	int32_t submit_cpu;		/* the worker whose software queue it came from */
 };
 
-static inline struct mq_rq *to_mq_rq(struct rq_request *rq)
+#define MQ_RQ_STRIDE RQ_REQUEST_STRIDE(sizeof(struct mq_pdu))
+
+static inline struct mq_pdu *mq_pdu(struct rq_request *rq)
 {
-	return container_of(rq, struct mq_rq, rq);
+	return rq_request_pdu(rq);
 }
 
 struct rq_hw_queue {
@@ -121,7 +121,7 @@ struct rq_hw_queue {
 	unsigned int index, depth, nr_tags, nr_words, nr_ctxs;
 	struct mq_ctx **ctxs;
 	struct tag_word *tags;
-	struct mq_rq *rqs;		/* nr_tags, indexed by tag */
+	struct rq_request *rqs;		/* nr_tags, MQ_RQ_STRIDE apart, indexed by tag */
 	_Atomic uint64_t *ctx_map;	/* (nr_ctxs + 63) / 64 words */
 	/* lock-free, each on its own line */
 	_Atomic uint32_t async_done __attribute__((aligned(RQ_CACHELINE)));
@@ -200,7 +200,7 @@ static int hctx_init(struct rq_queue *q, struct mq_queue *mq, struct rq_hw_queue
 	h->nr_tags = q->nr_requests;
 	h->nr_words = (h->nr_tags + 63) / 64;
 	h->tags = rq_zalloc_lines(sizeof(*h->tags) * h->nr_words);
-	h->rqs = rq_zalloc_lines(sizeof(*h->rqs) * h->nr_tags);
+	h->rqs = rq_requests_alloc(q, h->nr_tags);
 	for (unsigned int c = 0; c < mq_cfg.nr_cpus; c++)
 		if (c % mq->nr_hw == i)
 			h->nr_ctxs++;
@@ -213,11 +213,8 @@ static int hctx_init(struct rq_queue *q, struct mq_queue *mq, struct rq_hw_queue
 
 		atomic_init(&h->tags[w].bits, used >= 64 ? 0 : ~0ULL << used);
 	}
-	for (unsigned int t = 0; t < h->nr_tags; t++) {
-		h->rqs[t].rq.q = q;
-		h->rqs[t].rq.tag = t;
-		h->rqs[t].hctx = h;
-	}
+	for (unsigned int t = 0; t < h->nr_tags; t++)
+		mq_pdu(rq_request_at(h->rqs, MQ_RQ_STRIDE, t))->hctx = h;
 	atomic_init(&h->async_done, 0);
 	atomic_init(&h->need_run, 0);
 	atomic_init(&h->waiting, 0);
@@ -363,7 +360,7 @@ static inline struct rq_bio *mq_complete(struct mq_queue *mq, struct rq_request 
 	rq->state = RQ_STATE_FREE;
 	rq->bio = rq->biotail = NULL;
 	mq->ctx[id].nr_completed++;
-	tag_put(to_mq_rq(rq)->hctx, &mq->ctx[id], rq->tag);
+	tag_put(mq_pdu(rq)->hctx, &mq->ctx[id], rq->tag);
 	return bios;
 }
 
@@ -414,7 +411,7 @@ static inline __attribute__((always_inline)) bool hctx_issue(struct mq_queue *mq
 		return false;
 	}
 	h->nr_dispatched++;
-	h->remote += to_mq_rq(rq)->submit_cpu != id;
+	h->remote += mq_pdu(rq)->submit_cpu != id;
 	if (st == RQ_Q_DONE) {
 		h->budget_used--;
 		rq_bios_splice(done, mq_complete(mq, rq, id, rq->error));
@@ -634,9 +631,9 @@ static int mq_submit_bio(struct rq_queue *q, struct rq_ctx *cpu, struct rq_bio *
 		ctx->tag_waits++;
 		return -EAGAIN;		/* the engine retries once a completion came back */
 	}
-	rq = &h->rqs[tag].rq;
+	rq = rq_request_at(h->rqs, MQ_RQ_STRIDE, (uint32_t)tag);
 	rq_request_start(rq, bio);
-	h->rqs[tag].submit_cpu = id;
+	mq_pdu(rq)->submit_cpu = id;
 	ctx->nr_bios++;
 	ctx->nr_alloc++;
 	if (!atomic_load_explicit(&ctx->list, memory_order_relaxed) && rq_trylock(&h->lock, id)) {
@@ -664,7 +661,7 @@ static int mq_submit_bio(struct rq_queue *q, struct rq_ctx *cpu, struct rq_bio *
 static void mq_end_request(struct rq_queue *q, struct rq_ctx *cpu, struct rq_request *rq, int error)
 {
 	struct mq_queue *mq = q->mode_priv;
-	struct rq_hw_queue *h = to_mq_rq(rq)->hctx;
+	struct rq_hw_queue *h = mq_pdu(rq)->hctx;
 	struct rq_bio *done = NULL, *bios = mq_complete(mq, rq, rq_ctx_id(cpu), error);
 
 	atomic_fetch_add_explicit(&h->async_done, 1, memory_order_seq_cst);
@@ -766,6 +763,7 @@ const struct rq_queue_mode_ops rq_mode_mq = {
 	.name = "mq",
 	.help = "blk-mq: per-worker software queues, hardware queues, tag sets (Linux 3.13)",
 	.options = (const char *const[]){ "hw-queues", NULL },
+	.cmd_size = sizeof(struct mq_pdu),	/* MQ_RQ_STRIDE apart */
 	.setup = mq_setup,
 	.teardown = mq_teardown,
 	.queue_init = mq_queue_init,

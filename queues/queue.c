@@ -131,7 +131,8 @@ int rq_queue_init(struct rq_queue *q, const struct rq_queue_mode_ops *mode,
 	q->queue_rq = dev->filter ? dev->filter->map : dev->ops ? dev->ops->queue_rq : NULL;
 	q->dev_irq = dev->ops ? dev->ops->irq : NULL;
 	q->dev_end_rq = dev->ops ? dev->ops->end_rq : NULL;
-	q->pool = rq_zalloc_lines(sizeof(*q->pool) * nr_requests);
+	q->rq_stride = RQ_REQUEST_STRIDE(mode->cmd_size);
+	q->pool = rq_requests_alloc(q, nr_requests);
 	for (q->hash_mask = 15; q->hash_mask < nr_requests - 1 && q->hash_mask < (1u << 20) - 1;)
 		q->hash_mask = q->hash_mask * 2 + 1;
 	q->merge_hash = calloc(2 * ((size_t)q->hash_mask + 1), sizeof(*q->merge_hash));
@@ -143,10 +144,8 @@ int rq_queue_init(struct rq_queue *q, const struct rq_queue_mode_ops *mode,
 		return -ENOMEM;
 	}
 	for (uint32_t i = nr_requests; i-- > 0;) {
-		struct rq_request *rq = &q->pool[i];
+		struct rq_request *rq = rq_request_at(q->pool, q->rq_stride, i);
 
-		rq->q = q;
-		rq->tag = i;
 		rq->next = q->free;
 		q->free = rq;
 	}
@@ -164,6 +163,20 @@ int rq_queue_init(struct rq_queue *q, const struct rq_queue_mode_ops *mode,
 	if (ret)
 		live_del(q);	/* the engine does not exit a queue that failed to init */
 	return ret;
+}
+
+struct rq_request *rq_requests_alloc(struct rq_queue *q, uint32_t n)
+{
+	size_t stride = RQ_REQUEST_STRIDE(q->mode->cmd_size);
+	struct rq_request *base = rq_zalloc_lines(stride * n);
+
+	for (uint32_t i = 0; base && i < n; i++) {
+		struct rq_request *rq = rq_request_at(base, stride, i);
+
+		rq->q = q;
+		rq->tag = i;
+	}
+	return base;
 }
 
 void rq_queue_exit(struct rq_queue *q)

@@ -128,6 +128,40 @@ struct rq_request {
 	struct iovec iov[RQ_MAX_SEGS];	/* one per bio: the driver's rq_request_map() */
 };
 
+/*
+ * The mode's per-request area (rq_queue_mode_ops.cmd_size bytes), right
+ * after each request as blk-mq's tag set puts a driver's cmd_size after
+ * struct request: zeroed when the queue's requests are allocated, kept
+ * while a request is reused, reached with rq_request_pdu() as
+ * blk_mq_rq_to_pdu().  A queue's requests are RQ_REQUEST_STRIDE(cmd_size)
+ * bytes apart: a constant where the mode's size is, as in mq.c.
+ */
+#define RQ_REQUEST_PDU_ALIGN	16
+#define RQ_REQUEST_PDU_OFF	((sizeof(struct rq_request) + RQ_REQUEST_PDU_ALIGN - 1) & \
+				 ~(size_t)(RQ_REQUEST_PDU_ALIGN - 1))
+#define RQ_REQUEST_STRIDE(cmd_size) \
+	((RQ_REQUEST_PDU_OFF + (cmd_size) + RQ_REQUEST_PDU_ALIGN - 1) & ~(size_t)(RQ_REQUEST_PDU_ALIGN - 1))
+
+static inline void *rq_request_pdu(struct rq_request *rq)
+{
+	return (char *)rq + RQ_REQUEST_PDU_OFF;
+}
+
+/* Request @i of an array of requests @stride bytes apart (rq_requests_alloc()). */
+static inline struct rq_request *rq_request_at(struct rq_request *base, size_t stride, uint32_t i)
+{
+	return (struct rq_request *)((char *)base + stride * i);
+}
+
+struct rq_queue;
+/*
+ * @n requests of @q, each with its mode's area (rq_request_pdu()), on cache
+ * lines of their own; tags 0..n-1, q set, the rest zeroed.  The queue's
+ * pool is made with it, and a mode that keeps its own requests (mq's tag
+ * sets) makes them with it too.  NULL when out of memory; free() it.
+ */
+struct rq_request *rq_requests_alloc(struct rq_queue *q, uint32_t n);
+
 struct rq_run_report;
 /*
  * Fill @r->lockstat, @r->lockdep and @r->mode from the locks and queues of
@@ -207,6 +241,7 @@ struct rq_queue {
 	/* the device's end_rq hook, or NULL: run under the completion lock when a request ends */
 	void (*dev_end_rq)(struct rq_dev *dev, struct rq_request *rq);
 	struct rq_request *pool;	/* nr_requests entries, allocated once */
+	size_t rq_stride;		/* RQ_REQUEST_STRIDE(mode->cmd_size): pool entries apart */
 	void *mode_priv;		/* the mode's own per-queue state (mq, cluster) */
 	char name[128];
 };
@@ -284,6 +319,12 @@ struct rq_queue_mode_ops {
 	 * the tools (the chaos runner) read them from here.
 	 */
 	const char *const *options;
+	/*
+	 * cmd_size (optional): bytes of per-request state the mode keeps, in
+	 * the area rq_request_pdu() reaches (blk-mq's cmd_size).  The pool
+	 * sizes its requests by it; 0 when the mode keeps none.
+	 */
+	size_t cmd_size;
 	int (*setup)(const struct rq_mode_config *cfg);
 	void (*teardown)(void);
 	int (*queue_init)(struct rq_queue *q);

@@ -5,7 +5,8 @@
 # and tests/toy/toy_dev.c as devices/toy.c with one line in
 # devices/kinds.def, nothing else; the copy is built, and "toy" and
 # "@toy" must then be in --help, --list --json, a JSON report (the mode's
-# own fact rendered under rqlock.mode, the registry), the Python tools
+# own facts rendered under rqlock.mode, one counted in its per-request
+# area (.cmd_size), the registry), the Python tools
 # (sweep's modes, compare's and plot's order and colours) and the bash
 # completion.  Builds rqlock once (a few minutes on a small machine).
 . "$(dirname "$0")/lib.sh"
@@ -41,6 +42,9 @@ toy="$src/build/rqlock"
 printf '[j]\nfilename=d0\nrw=randread\nbs=4k\nsize=64k\n' >"$TMP/j.fio"
 "$toy" run --lock=toy --workers 2 --device d0=@toy0,depth=4 --output-format=json --output "$TMP/run.json" "$TMP/j.fio" \
 	|| fail "a run under the toy mode on the toy device: exit $?"
+# completions the mode ends itself (the toy device's come back inside queue_rq): null's on the next reap
+"$toy" run --lock=toy --workers 2 --device d0=@null0,irqmode=1 --output-format=json --output "$TMP/null.json" "$TMP/j.fio" \
+	|| fail "a run under the toy mode on @null0,irqmode=1: exit $?"
 python3 - "$TMP" <<'PY' || fail "the toy is not everywhere"
 import json, sys
 d = sys.argv[1]
@@ -50,6 +54,10 @@ toy = [k for k in L["devices"] if k["name"] == "toy"]
 assert toy and toy[0]["builtin"] == "@toy" and toy[0]["options"][0]["default"] == "8", toy
 r = json.load(open(d + "/run.json"))["rqlock"]
 assert r["mode"]["name"] == "toy" and r["mode"]["queues"][0]["submits"] == 16, r["mode"]
+# counted in each request's own area (.cmd_size) by the mode's end_request: 16 bios of 4k
+# at random, none merged; the toy device completes inside queue_rq, so none there
+n = json.load(open(d + "/null.json"))["rqlock"]["mode"]["queues"][0]
+assert r["mode"]["queues"][0]["completed"] == 0 and n["completed"] == 16 and n["submits"] == 16, (r["mode"], n)
 assert r["registry"] == L
 assert r["devices"][0]["kind"] == "toy" and r["devices"][0]["queue_depth"] == 4, r["devices"]
 PY
