@@ -85,7 +85,16 @@ struct server {
 	bool busy;			/* under busy_lock */
 	char busy_peer[96];		/* under busy_lock */
 	time_t busy_since;		/* under busy_lock */
+	unsigned int busy_answers;	/* under busy_lock: answer_busy() threads alive */
 };
+
+/*
+ * Busy answers waiting for their client to hang up, each on a thread of
+ * its own for at most BUSY_LINGER_MS; past this many, the accept thread
+ * answers and lingers 1 s.
+ */
+#define BUSY_ANSWERS_MAX 8
+#define BUSY_LINGER_MS 30000
 
 /* One connection's state. */
 struct conn {
@@ -974,7 +983,7 @@ static void linger_close(int fd, unsigned int ms)
 	uint64_t until = now_ns() + (uint64_t)ms * 1000000ULL;
 
 	shutdown(fd, SHUT_WR);
-	while (now_ns() < until && poll(&pfd, 1, 100) >= 0) {
+	while (now_ns() < until && !g_quit && poll(&pfd, 1, 100) >= 0) {
 		ssize_t n = recv(fd, sink, sizeof(sink), MSG_DONTWAIT);
 
 		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
@@ -1082,10 +1091,14 @@ static void *serve_thread(void *arg)
 
 /*
  * A second client while one is served: told at once who holds the server
- * and since when, then closed; the client prints the line and exits 1.
- * A run owns the machine's workers, so runs are never served side by side.
+ * and since when; the client prints the line and exits 1.  A run owns the
+ * machine's workers, so runs are never served side by side.  The socket
+ * stays open, its input drained, until the client hangs up (or @linger_ms):
+ * fio sends its job after connecting, and a job written into a closed
+ * socket kills the client with SIGPIPE before it reads the answer - on a
+ * loaded machine the job can come seconds late.
  */
-static void answer_busy(struct server *s, int fd, const char *peer)
+static void answer_busy(struct server *s, int fd, const char *peer, unsigned int linger_ms)
 {
 	struct conn *c = calloc(1, sizeof(*c));
 	struct timeval tv = { .tv_sec = 1 };
@@ -1109,8 +1122,72 @@ static void answer_busy(struct server *s, int fd, const char *peer)
 		 "when it is done", s->name, s->busy_peer, ts, (long long)(time(NULL) - since));
 	pthread_mutex_unlock(&s->busy_lock);
 	refuse(c, EBUSY, msg);
-	linger_close(fd, 1000);
+	linger_close(fd, linger_ms);
 	free(c);
+}
+
+struct busy_arg {
+	struct server *s;
+	int fd;
+	char peer[96];
+};
+
+static void *busy_thread(void *arg)
+{
+	struct busy_arg *a = arg;
+	struct server *s = a->s;
+
+	answer_busy(s, a->fd, a->peer, BUSY_LINGER_MS);
+	free(a);
+	pthread_mutex_lock(&s->busy_lock);
+	s->busy_answers--;
+	pthread_mutex_unlock(&s->busy_lock);
+	return NULL;
+}
+
+/* answer_busy() on a thread of its own, so a slow client holds no one up; 1 s here past the cap. */
+static void busy_answer(struct server *s, int fd, const char *peer)
+{
+	struct busy_arg *a = calloc(1, sizeof(*a));
+	pthread_attr_t attr;
+	pthread_t th;
+	bool room;
+
+	pthread_mutex_lock(&s->busy_lock);
+	room = a && s->busy_answers < BUSY_ANSWERS_MAX;
+	s->busy_answers += room;
+	pthread_mutex_unlock(&s->busy_lock);
+	if (room) {
+		a->s = s;
+		a->fd = fd;
+		snprintf(a->peer, sizeof(a->peer), "%s", peer);
+		pthread_attr_init(&attr);
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+		room = !pthread_create(&th, &attr, busy_thread, a);
+		pthread_attr_destroy(&attr);
+		if (room)
+			return;
+		pthread_mutex_lock(&s->busy_lock);
+		s->busy_answers--;
+		pthread_mutex_unlock(&s->busy_lock);
+	}
+	free(a);
+	answer_busy(s, fd, peer, 1000);
+}
+
+/* At exit: the busy answers' threads are done with the server (g_quit or their clients' hang-up ends them). */
+static void busy_answers_wait(struct server *s)
+{
+	for (;;) {
+		unsigned int n;
+
+		pthread_mutex_lock(&s->busy_lock);
+		n = s->busy_answers;
+		pthread_mutex_unlock(&s->busy_lock);
+		if (!n)
+			return;
+		usleep(10000);
+	}
 }
 
 /* ------------------------------------------------------------- listening */
@@ -1547,7 +1624,7 @@ int rq_server_cmd(int argc, char **argv)
 		}
 		pthread_mutex_unlock(&s->busy_lock);
 		if (busy || (s->max_conns && conns >= s->max_conns)) {
-			answer_busy(s, fd, peer);
+			busy_answer(s, fd, peer);
 			continue;
 		}
 		if (have_th)
@@ -1573,6 +1650,7 @@ int rq_server_cmd(int argc, char **argv)
 	}
 	if (have_th)
 		pthread_join(th, NULL);
+	busy_answers_wait(s);
 	fprintf(stderr, "rqlock server: exiting after %u connection(s)\n", conns);
 out:
 	if (s->listen_fd >= 0)

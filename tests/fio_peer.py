@@ -17,6 +17,10 @@ MODE:
   probe      a correct PROBE; prints the reply's hostname and version
   etaping    PROBE, then only SEND_ETA every 0.3 s until the server hangs up
              (at its idle timeout: pings are not activity); gives up after 60 s
+  latebusy   connect, stay silent 2.5 s (a fio client on a loaded machine,
+             between connect() and sending its job), then PROBE and JOB
+             (JOBFILE) as fio does, and read until the server's TEXT lines
+             end; prints the one saying busy (the server holds a run)
 
 Exit 0 when the exchange went as the mode expects (for slow: the server
 closed the connection), 1 otherwise.
@@ -27,7 +31,7 @@ import sys
 import time
 
 VER = 97
-OP = {'QUIT': 1, 'JOB': 3, 'SEND_ETA': 8, 'PROBE': 10, 'RUN': 16}
+OP = {'QUIT': 1, 'JOB': 3, 'TEXT': 5, 'SEND_ETA': 8, 'PROBE': 10, 'RUN': 16}
 
 
 def crc16(data):
@@ -159,6 +163,28 @@ def main():
             return 1
         print('closed after %.1f s of ETA pings' % (time.time() - t0))
         return 0
+    if mode == 'latebusy':
+        time.sleep(2.5)
+        text = open(sys.argv[3], 'rb').read() + b'\0'
+        job = struct.pack('<II', len(text), 1) + text
+        try:
+            s.sendall(packet(OP['PROBE'], probe_pdu(), tag=1) + fragments(OP['JOB'], job))
+        except (BrokenPipeError, ConnectionResetError) as e:
+            print('fio_peer: sending the job: %s (the server hung up first)' % e)
+            return 1
+        s.settimeout(20)
+        while True:
+            try:
+                r = recv_packet(s)
+            except (ConnectionResetError, socket.timeout) as e:
+                print('fio_peer: %s before a busy line' % e)
+                return 1
+            if r is None:
+                print('fio_peer: the server closed without a busy line')
+                return 1
+            if r[0] == OP['TEXT'] and b'busy, serving' in r[2]:
+                print(r[2][24:].rstrip(b'\0\n').decode())
+                return 0
     sys.exit('fio_peer: unknown mode ' + mode)
 
 

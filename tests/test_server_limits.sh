@@ -6,7 +6,8 @@
 # - --max-runtime: a run longer than the cap is stopped and its results sent;
 # - one peer cannot hold the server: a second `fio --client` while a first
 #   holds a long run is answered at once with "busy, serving HOST since T"
-#   (before: it waited silently until the first was done), and a client that
+#   (before: it waited silently until the first was done), even one that
+#   sends its job seconds after connecting, and a client that
 #   only sends SEND_ETA is dropped at the idle timeout (before: each ping
 #   reset it, forever);
 # - --name is the host name the client prints; the server's lock options,
@@ -79,6 +80,12 @@ kill -0 "$holder" 2>/dev/null || fail "the first run ended before the second cli
 grep -q 'busy, serving .* since ' "$TMP/second.out" || { cat "$TMP/second.out"; fail "the second client got no busy line"; }
 grep 'busy, serving' "$TMP/second.out"
 echo "second client answered busy after $(python3 -c "print('%.2f' % ($t1 - $t0))") s while the first ran"
+# a client slow between connect() and its job (a loaded machine) still reads the busy line:
+# before, the server hung up 1 s after answering, and fio, writing its job into the closed
+# socket, died of SIGPIPE without a word
+python3 "$SRCDIR/tests/fio_peer.py" "$A" latebusy "$TMP/ok.fio" >"$TMP/late.out" 2>&1 \
+	|| { cat "$TMP/late.out"; fail "a client 2.5 s late with its job got no busy line"; }
+cat "$TMP/late.out"
 wait "$holder" || { cat "$TMP/hold.out"; fail "the first client's run failed"; }
 # and the server serves again afterwards; its lock options, lockdep too, are in the results
 fio --output-format=json --client="$A" "$TMP/ok.fio" >"$TMP/after.json" 2>"$TMP/after.err" \
