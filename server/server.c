@@ -1070,6 +1070,7 @@ static void serve_conn(struct server *s, int fd, const char *peer)
 	free(c);
 }
 
+/* A connection handed to a thread: served (serve_thread) or answered busy (busy_thread). */
 struct serve_arg {
 	struct server *s;
 	int fd;
@@ -1126,15 +1127,9 @@ static void answer_busy(struct server *s, int fd, const char *peer, unsigned int
 	free(c);
 }
 
-struct busy_arg {
-	struct server *s;
-	int fd;
-	char peer[96];
-};
-
 static void *busy_thread(void *arg)
 {
-	struct busy_arg *a = arg;
+	struct serve_arg *a = arg;
 	struct server *s = a->s;
 
 	answer_busy(s, a->fd, a->peer, BUSY_LINGER_MS);
@@ -1148,7 +1143,7 @@ static void *busy_thread(void *arg)
 /* answer_busy() on a thread of its own, so a slow client holds no one up; 1 s here past the cap. */
 static void busy_answer(struct server *s, int fd, const char *peer)
 {
-	struct busy_arg *a = calloc(1, sizeof(*a));
+	struct serve_arg *a = calloc(1, sizeof(*a));
 	pthread_attr_t attr;
 	pthread_t th;
 	bool room;
