@@ -25,6 +25,10 @@
 #include <string.h>
 #include <time.h>
 
+#ifndef IOCB_FLAG_IOPRIO
+#define IOCB_FLAG_IOPRIO (1 << 1)	/* linux/aio_abi.h, 4.18 */
+#endif
+
 #include "devices/dev_internal.h"
 #include "lib/alloc.h"
 
@@ -155,6 +159,10 @@ static int aio_queue_rq(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_reques
 			io_prep_preadv(cb, dev->fd, rq->iov, rq->nr_segs, (long long)rq->offset);
 		else
 			io_prep_pwritev(cb, dev->fd, rq->iov, rq->nr_segs, (long long)rq->offset);
+	}
+	if (rq->bio->ioprio) {
+		cb->aio_reqprio = (short)rq->bio->ioprio;
+		cb->u.c.flags |= IOCB_FLAG_IOPRIO;
 	}
 	cb->data = rq;
 	c->batch[c->nr_batch++] = cb;

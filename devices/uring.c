@@ -201,6 +201,7 @@ static int uring_queue_rq(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_requ
 	}
 	if (slot >= 0)
 		sqe->flags |= IOSQE_FIXED_FILE;
+	sqe->ioprio = rq->bio->ioprio;		/* the prep calls cleared it */
 	io_uring_sqe_set_data(sqe, rq);
 	return RQ_Q_QUEUED;
 }

@@ -78,6 +78,14 @@ struct rq_bio {
 	uint64_t offset;		/* bytes */
 	uint32_t len;			/* bytes */
 	uint8_t op;			/* enum rq_op */
+	uint8_t prio_idx;		/* the submitter's: which of its priorities (its statistics) */
+	/*
+	 * The I/O priority asked for, the kernel's value (class << 13 | level;
+	 * 0: none), given to the kernel with the request (io_uring's
+	 * sqe->ioprio, libaio's aio_reqprio).  Bios of different priorities
+	 * never merge, as blk_rq_merge_ok() refuses them.
+	 */
+	uint16_t ioprio;
 	int32_t error;			/* 0 or -errno, set at end */
 	void *buf;
 	rq_bio_end_io_t *end_io;	/* the submitter's completion (required) */
