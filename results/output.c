@@ -36,6 +36,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,7 +85,23 @@ struct view {
 	unsigned int iodepth;
 	uint64_t lat_target_ns, lat_window_us;
 	double lat_percentile;
+	/*
+	 * dir[d].prio points here (view_wire()): the members' priorities,
+	 * merged.  Last, and left out of the view's memset and copy: an entry
+	 * is cleared when rq_prio_merge() adds it.
+	 */
+	struct rq_prio_stat prio_store[RQ_DDIR_NR][RQ_PRIOS_MAX];
 };
+#define VIEW_FIXED offsetof(struct view, prio_store)
+
+/* An empty view whose directions' priorities live in its own storage. */
+static void view_wire(struct view *v)
+{
+	for (int d = 0; d < RQ_DDIR_NR; d++) {
+		v->dir[d].prio = v->prio_store[d];
+		v->dir[d].nr_prios = 0;
+	}
+}
 
 /* fio's group_run_stats: one per reporting group */
 struct group {
@@ -232,6 +249,7 @@ static void view_add(struct view *v, const struct rq_job_report *m, bool full)
 			rq_lat_merge(&o->clat, &s->clat);
 			rq_lat_merge(&o->lat, &s->lat);
 			intended_merge(o, s);
+			rq_prio_merge(o, s);
 		}
 		sstat_add_sample(&v->bw[t], &s->bw);
 		sstat_add_sample(&v->iops[t], &s->iops);
@@ -270,7 +288,8 @@ static bool view_next(const struct rq_run_report *r, unsigned int *i, struct vie
 	for (b = a + 1; b < r->nr_jobs; b++)
 		if (!r->jobs[b].group_reporting || r->jobs[b].groupid != r->jobs[b - 1].groupid)
 			break;
-	memset(v, 0, sizeof(*v));
+	memset(v, 0, VIEW_FIXED);
+	view_wire(v);
 	for (unsigned int k = a; k < b; k++)
 		view_add(v, &r->jobs[k], full);
 	*i = b;
@@ -280,8 +299,9 @@ static bool view_next(const struct rq_run_report *r, unsigned int *i, struct vie
 /* fio's gen_mixed_ddir_stats_from_ts(): reads and writes of @v folded into @mix->dir[0]. */
 static void view_mixed(struct view *mix, const struct view *v)
 {
-	memcpy(mix, v, sizeof(*mix));
+	memcpy(mix, v, VIEW_FIXED);
 	memset(mix->dir, 0, sizeof(mix->dir));
+	view_wire(mix);
 	memset(mix->runtime_ms, 0, sizeof(mix->runtime_ms));
 	memset(mix->bw, 0, sizeof(mix->bw));
 	memset(mix->iops, 0, sizeof(mix->iops));
@@ -293,6 +313,7 @@ static void view_mixed(struct view *mix, const struct view *v)
 		rq_lat_merge(&mix->dir[0].clat, &s->clat);
 		rq_lat_merge(&mix->dir[0].lat, &s->lat);
 		intended_merge(&mix->dir[0], s);
+		rq_prio_merge(&mix->dir[0], s);
 		sstat_add(&mix->bw[0], v->bw[d].n, v->bw[d].min, v->bw[d].max, v->bw[d].mean, v->bw[d].S);
 		sstat_add(&mix->iops[0], v->iops[d].n, v->iops[d].min, v->iops[d].max, v->iops[d].mean,
 			  v->iops[d].S);
@@ -505,6 +526,41 @@ static void json_lat(struct ctx *c, const struct view *v, const char *key,
 	rq_json_obj_close(j);
 }
 
+/* fio's get_nr_prios_with_samples() */
+static unsigned int prios_with_samples(const struct rq_dir_report *dr)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < dr->nr_prios; i++)
+		n += dr->prio[i].lat.n != 0;
+	return n;
+}
+
+/*
+ * fio's "prios": each priority's clat (lat under lat_percentiles), when two
+ * or more have samples.
+ */
+static void json_prios(struct ctx *c, const struct view *v, const struct rq_dir_report *dr)
+{
+	struct rq_json *j = c->j;
+
+	if (prios_with_samples(dr) < 2)
+		return;
+	rq_json_arr_open(j, "prios");
+	for (unsigned int i = 0; i < dr->nr_prios; i++) {
+		const struct rq_prio_stat *p = &dr->prio[i];
+
+		if (!p->lat.n)
+			continue;
+		rq_json_obj_open(j, NULL);
+		rq_json_u64(j, "prioclass", p->ioprio >> RQ_IOPRIO_CLASS_SHIFT);
+		rq_json_u64(j, "prio", p->ioprio & ((1u << RQ_IOPRIO_CLASS_SHIFT) - 1));
+		json_lat(c, v, v->lat_pct ? "lat_ns" : "clat_ns", &p->lat, v->clat_pct || v->lat_pct);
+		rq_json_obj_close(j);
+	}
+	rq_json_arr_close(j);
+}
+
 /* fio's add_ddir_status_json() for a direction; @d < 0 is an idle one */
 static void json_dir(struct ctx *c, const struct view *v, const char *key, int d)
 {
@@ -532,6 +588,7 @@ static void json_dir(struct ctx *c, const struct view *v, const char *key, int d
 	json_lat(c, v, "slat_ns", &dr->slat, v->slat_pct);
 	json_lat(c, v, "clat_ns", &dr->clat, v->clat_pct);
 	json_lat(c, v, "lat_ns", &dr->lat, v->lat_pct);
+	json_prios(c, v, dr);
 	/* rqlock's own, rate-limited jobs only: always with percentiles (the point of it) */
 	if (dr->paced) {
 		json_lat(c, v, "lat_intended_ns", &dr->lat_intended, true);
@@ -958,6 +1015,36 @@ static void text_percentiles(struct rq_txt *t, const struct view *v, const char 
 	}
 }
 
+/*
+ * fio's per-priority lines, when two or more priorities have samples:
+ * their latencies (@pct false), or their percentiles with each one's share.
+ */
+static void text_prios(struct rq_txt *t, const struct view *v, const struct rq_dir_report *dr, bool pct)
+{
+	const char *type = v->lat_pct ? "lat" : "clat";
+	uint64_t all = v->lat_pct ? dr->lat.n : dr->clat.n;
+	char name[64];
+
+	if (prios_with_samples(dr) < 2)
+		return;
+	for (unsigned int i = 0; i < dr->nr_prios; i++) {
+		const struct rq_prio_stat *p = &dr->prio[i];
+		unsigned int cls = p->ioprio >> RQ_IOPRIO_CLASS_SHIFT;
+		unsigned int lvl = p->ioprio & ((1u << RQ_IOPRIO_CLASS_SHIFT) - 1);
+
+		if (!p->lat.n)
+			continue;
+		if (!pct) {
+			snprintf(name, sizeof(name), "%s prio %u/%u", type, cls, lvl);
+			text_lat(t, name, &p->lat);
+		} else {
+			snprintf(name, sizeof(name), "%s prio %u/%u (%.2f%% of IOs)", type, cls, lvl,
+				 all ? 100.0 * (double)p->lat.n / (double)all : 0.0);
+			text_percentiles(t, v, name, &p->lat);
+		}
+	}
+}
+
 /* fio's show_ddir_status() */
 static void text_dir(struct rq_txt *t, const struct ctx *c, const struct view *v, int d)
 {
@@ -983,6 +1070,7 @@ static void text_dir(struct rq_txt *t, const struct ctx *c, const struct view *v
 	text_lat(t, "slat", &dr->slat);
 	text_lat(t, "clat", &dr->clat);
 	text_lat(t, " lat", &dr->lat);
+	text_prios(t, v, dr, false);
 	if (dr->paced) {
 		text_lat(t, "lat_intended", &dr->lat_intended);
 		rq_txt_out(t, "    late_ios=%" PRIu64 ", max_lag (usec)=%.1f\n", dr->late_ios,
@@ -994,6 +1082,8 @@ static void text_dir(struct rq_txt *t, const struct ctx *c, const struct view *v
 		text_percentiles(t, v, "clat", &dr->clat);
 	if (v->lat_pct)
 		text_percentiles(t, v, "lat", &dr->lat);
+	if (v->clat_pct || v->lat_pct)
+		text_prios(t, v, dr, true);
 	if (dr->paced)
 		text_percentiles(t, v, "lat_intended", &dr->lat_intended);
 

@@ -90,6 +90,20 @@ struct rq_sample_stat {
 /* fio's iodepth_level buckets: 1, 2, 4, 8, 16, 32, >=64 */
 #define RQ_DEPTH_BUCKETS 7
 
+/*
+ * The I/Os of one priority (fio's clat_prio_stat): a job that gives a share
+ * of its I/Os another priority (cmdprio_percentage, cmdprio_bssplit) keeps
+ * each priority's latencies apart as well - lat's under lat_percentiles,
+ * else clat's, histogram as the direction's own - and fio shows them when
+ * two or more priorities have samples.  Entry 0 is the job's own priority.
+ */
+#define RQ_PRIOS_MAX 32			/* every class (0..3) and level (0..7) */
+#define RQ_IOPRIO_CLASS_SHIFT 13	/* the kernel's IOPRIO_PRIO_VALUE(class, level) */
+struct rq_prio_stat {
+	uint32_t ioprio;
+	struct rq_lat_stat lat;
+};
+
 /* What one job clone did in one direction. */
 struct rq_dir_report {
 	uint64_t total_ios;
@@ -110,7 +124,17 @@ struct rq_dir_report {
 	uint64_t late_ios, max_lag_ns;
 	struct rq_sample_stat bw;	/* KiB/s per 500 ms sample */
 	struct rq_sample_stat iops;	/* IOPS per 500 ms sample */
+	/* per priority (cmdprio): nr_prios entries, owned by the report's maker; 0 = none kept */
+	unsigned int nr_prios;
+	struct rq_prio_stat *prio;
 };
+
+/*
+ * Fold @src's priorities into @dst's, matched by ioprio (fio's
+ * sum_clat_prio_stats): @dst->prio must have room for RQ_PRIOS_MAX; past
+ * that, a priority is dropped.
+ */
+void rq_prio_merge(struct rq_dir_report *dst, const struct rq_dir_report *src);
 
 struct rq_job_report {
 	char name[128];

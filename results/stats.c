@@ -221,3 +221,22 @@ unsigned int rq_job_percentiles(const struct rq_job_report *m, double *out, unsi
 	qsort(out, n, sizeof(double), cmp_double);
 	return n;
 }
+
+void rq_prio_merge(struct rq_dir_report *dst, const struct rq_dir_report *src)
+{
+	for (unsigned int i = 0; i < src->nr_prios; i++) {
+		const struct rq_prio_stat *p = &src->prio[i];
+		unsigned int k;
+
+		for (k = 0; k < dst->nr_prios && dst->prio[k].ioprio != p->ioprio; k++)
+			;
+		if (k == dst->nr_prios) {
+			if (k == RQ_PRIOS_MAX)
+				continue;
+			memset(&dst->prio[k], 0, sizeof(dst->prio[k]));
+			dst->prio[k].ioprio = p->ioprio;
+			dst->nr_prios++;
+		}
+		rq_lat_merge(&dst->prio[k].lat, &p->lat);
+	}
+}
