@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "devices/device.h"
+#include "engine/cmdprio.h"
 #include "engine/engine.h"
 #include "engine/offsets.h"
 #include "engine/pace.h"
@@ -430,6 +431,24 @@ static void __attribute__((noinline)) account_checks(struct clone *c, struct rq_
 	}
 }
 
+/*
+ * The I/O's latency into its priority's statistics (cmdprio), as fio's
+ * add_clat_sample()/add_lat_sample(): total latency under lat_percentiles,
+ * else completion latency, with its histogram when percentiles are shown.
+ */
+static void prio_account(const struct rq_job *job, struct rq_lat_stat *s, const struct rq_bio *bio)
+{
+	if (job->lat_percentiles) {
+		if (!job->disable_lat)
+			rq_lat_add(s, bio->done_ns - bio->start_ns);
+	} else if (!job->disable_clat) {
+		if (job->clat_percentiles)
+			rq_lat_add(s, bio->done_ns - bio->issue_ns);
+		else
+			rq_lat_add_stat(s, bio->done_ns - bio->issue_ns);
+	}
+}
+
 /* A bio is back: check what it read, account it, note errors. */
 void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
 {
@@ -497,6 +516,8 @@ void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
 			else
 				rq_lat_add_stat(&d->lat, bio->done_ns - bio->start_ns);
 		}
+		if (__builtin_expect(d->nr_prios != 0, 0))
+			prio_account(job, &d->prio[bio->prio_idx].lat, bio);
 		if (bio->due_ns)
 			eng_pace_account(d, c->pace[bio->op].mean_gap_ns, bio->due_ns,
 					 bio->start_ns, bio->done_ns);
@@ -1163,7 +1184,7 @@ static inline bool fill_pick_new(struct clone *c, struct rq_bio *bio, int *opp, 
 	if (job->rate[op])
 		c->next_byte_ns[op] = (c->next_byte_ns[op] ? c->next_byte_ns[op] : cpu->now) +
 				      (uint64_t)bs * 1000000000ULL / job->rate[op];
-	if (op != RQ_OP_READ && job->verify != RQ_VERIFY_NONE && f->has_data &&
+	if ((c->serialize || (op != RQ_OP_READ && job->verify != RQ_VERIFY_NONE && f->has_data)) &&
 	    clone_overlaps_inflight(c, f, bio->offset, bs)) {
 		c->held = true;
 		c->held_op = op;
@@ -1361,6 +1382,8 @@ static inline __attribute__((always_inline)) unsigned int fill(struct clone *c, 
 		c->free_bios = bio->next;
 		bio->len = bs;
 		bio->op = (uint8_t)op;
+		if (!plain && __builtin_expect(c->cmdprio != NULL, 0))
+			eng_cmdprio_pick(c->cmdprio, bio, op, bs);
 		bio->private = c;
 		bio->owner_priv = f;
 		bio->error = 0;

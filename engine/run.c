@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "devices/device.h"
+#include "engine/cmdprio.h"
 #include "engine/engine.h"
 #include "engine/offsets.h"
 #include "engine/runner.h"
@@ -524,6 +525,7 @@ void rq_engine_free(struct rq_engine *e)
 		free(e->clones[i].bio_flags);
 		free(e->clones[i].tl);
 		free(e->clones[i].bio_tag);
+		eng_cmdprio_free(&e->clones[i]);
 		rq_vlog_free(&e->clones[i].vlog);
 		eng_vstate_free(&e->clones[i]);
 		if (eng_iolog_close(&e->clones[i]) < 0)

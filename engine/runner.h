@@ -178,6 +178,13 @@ struct clone {
 	uint64_t total_err;
 	/* load shaping */
 	int pending_op;			/* op chosen but held back by the rate, or -1 */
+	/*
+	 * serialize_overlap (fio's io_u_submit(), in_flight_overlap()): any
+	 * I/O overlapping one in flight is held (held, below) until that one
+	 * is back; set when the job changes data at iodepth > 1, as fio keeps
+	 * the option only then.
+	 */
+	bool serialize;
 	struct pace pace[RQ_DDIR_NR];	/* rate_iops, per direction */
 	uint64_t think_until_ns;
 	uint64_t spin_until_ns;		/* thinktime_spin: the worker spins, not sleeps, until then */
@@ -203,6 +210,7 @@ struct clone {
 	 */
 	uint64_t tw_last[2];
 	uint64_t bs_rng[2];		/* trimwrite: the write and trim size streams, seeded alike */
+	struct cmdprio *cmdprio;	/* cmdprio_*: each I/O's priority (cmdprio.h); NULL: none */
 	bool tw_pending;
 	struct clone_file *tw_f;
 	uint64_t tw_off;
@@ -214,7 +222,7 @@ struct clone {
 	struct rq_xsnap *xsnap;		/* experimental_verify: the generator at the start */
 	int xv_phase;			/* 0 writing (no log), 1 replaying, 2 replayed; -1 not used */
 	bool xv_stream;			/* one block size: read back each batch as it is drawn */
-	/* a write held back: it overlaps an I/O in flight (verify, see clone_hold_overlap()) */
+	/* an I/O held back: it overlaps one in flight (verify's writes, serialize_overlap: fill_pick_new()) */
 	bool held;
 	int held_op;
 	struct clone_file *held_f;

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "devices/device.h"
+#include "engine/cmdprio.h"
 #include "engine/engine.h"
 #include "engine/offsets.h"
 #include "engine/pace.h"
@@ -999,7 +1000,13 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 			atomic_fetch_add(&c->flow->weight, job->flow);
 	}
 	clone_report_init(c, job, index);
-	c->shaped = job->latency_target_ns || job->verify != RQ_VERIFY_NONE || job->verify_only ||
+	ret = eng_cmdprio_init(c, job, c->seed);
+	if (ret)
+		return ret;
+	/* fio keeps serialize_overlap only for a job that changes data at iodepth > 1, or replays */
+	c->serialize = job->serialize_overlap && job->iodepth > 1 &&
+		       (rq_rw_writes(job->rw) || rq_rw_trims(job->rw) || job->read_iolog[0]);
+	c->shaped = c->serialize || job->latency_target_ns || job->verify != RQ_VERIFY_NONE || job->verify_only ||
 		    job->thinktime_us || job->rate[0] || job->rate[1] || job->rate[2] || c->flow ||
 		    c->pace[0].mean_gap_ns || c->pace[1].mean_gap_ns || c->pace[2].mean_gap_ns;
 	/* read_iolog: the log's I/Os, through fill_pick_shaped(), until it is done */
@@ -1008,7 +1015,7 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 		c->shaped = true;
 		c->io_limit = c->replay->bytes;
 	}
-	c->plain = c->plain_rand && c->one_file && !c->shaped && job->iodepth_batch_submit <= 1 &&
+	c->plain = c->plain_rand && c->one_file && !c->shaped && !c->cmdprio && job->iodepth_batch_submit <= 1 &&
 		   !job->write_iolog[0] && !rq_rw_trimwrite(job->rw);	/* fill()'s plain copy pairs no trims */
 	return eng_iolog_open(c);
 }

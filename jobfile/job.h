@@ -283,6 +283,31 @@ struct rq_job {
 	bool fixedbufs;
 	bool registerfiles;
 	/*
+	 * serialize_overlap: an I/O overlapping one of the clone's in flight
+	 * waits for it (fio's in_flight_overlap(); with io_submit_mode=offload
+	 * fio also compares across jobs, which rqlock refuses where clones
+	 * could share a file).  io_submit_offload: io_submit_mode=offload.
+	 */
+	bool serialize_overlap;
+	bool io_submit_offload;
+	/*
+	 * cmdprio (fio's libaio and io_uring options, engines/cmdprio.c): a
+	 * share of the reads and of the writes goes at another I/O priority,
+	 * given to the kernel with each I/O, and each priority's latencies are
+	 * reported apart.  cmdprio_percentage at cmdprio_class/cmdprio, or
+	 * cmdprio_bssplit (never both): per block size, shares each at a
+	 * priority of its own or, without one, at cmdprio_class/cmdprio.
+	 */
+	uint32_t cmdprio_pct[2];	/* read, write: percent of the I/Os; 0 = none */
+	uint32_t cmdprio_class[2];	/* 1 RT, 2 BE, 3 IDLE; 0 = fio's default, RT */
+	uint32_t cmdprio_level[2];	/* 0..7 */
+	struct rq_cmdprio_split {
+		uint32_t bs;
+		uint32_t pct;		/* 1..100; entries of 0 % are dropped, as fio */
+		int32_t ioprio;		/* class << 13 | level; -1: cmdprio_class/cmdprio's */
+	} cmdprio_bssplit[2][RQ_MAX_BSSPLIT];	/* sorted by bs, as fio sorts them */
+	unsigned int nr_cmdprio_bssplit[2];
+	/*
 	 * ---- fio's logs (results/iolog.c writes them) ----
 	 * write_lat_log, write_bw_log, write_iops_log, write_hist_log: a bit
 	 * each in write_logs, and the name the files start with ("" = the
