@@ -110,6 +110,8 @@ struct opt {
 	const char *help;	/* K_IMPL: says what the option does and its default */
 };
 
+#define JF_ARRAY_LEN(a)	(sizeof(a) / sizeof((a)[0]))
+
 #define FIELD(m)	.off = offsetof(struct rq_job, m), \
 			.size = sizeof(((struct rq_job *)0)->m)
 
@@ -142,10 +144,10 @@ const char *jf_engine_of(const char *key);
 extern const struct opt_val jf_ioengine_vals[];
 bool jf_is_set(const struct sect *s, const char *name);
 void jf_mark(struct sect *s, const char *name);
+const struct opt *jf_opt_at(unsigned int i);
 const struct opt *jf_opt_find(const char *key);
 unsigned int jf_opt_idx(const struct opt *o);
-extern const struct opt jf_opts[];
-extern const unsigned int jf_nr_opts;
+unsigned int jf_nr_opts(void);
 
 /* showcmd.c: the options with their own --showcmd rendering (opt.show) */
 jf_shower jf_show_allow_file_create, jf_show_bsrange, jf_show_bssplit, jf_show_buffer_pattern,

@@ -209,11 +209,10 @@ static const struct opt_val file_service_vals[] = {
 #define W_TRIMV		"rqlock trims with rw=trim|randtrim|trimwrite|randtrimwrite, not verified blocks"
 
 /*
- * The options, in fio's spelling (fio's name is the canonical one, fio's
- * alias the alias).  K_IMPL entries come first; --showcmd walks them in
- * this order.
+ * The implemented options not yet in a section file of their own, in fio's
+ * spelling (fio's name is the canonical one, fio's alias the alias).
  */
-const struct opt jf_opts[] = {
+static const struct opt impl_opts[] = {
 	{
 		.name = "kb_base", .type = OPT_ENUM, .vals = kb_base_vals,
 		.set = jf_set_kb_base, .show = jf_show_kb_base, .prio = 1, .def = "1024",
@@ -856,7 +855,13 @@ const struct opt jf_opts[] = {
 		.help = "Keep adjusting the depth to latency_target for the whole run; 0 "
 			"ends the job once the depth is found (default: 0)",
 	},
+};
 
+/*
+ * The options fio knows that rqlock does not implement: accepted with a
+ * warning (INERT), accepted only at fio's default (ONLY), or refused (NOPE).
+ */
+static const struct opt unimpl_opts[] = {
 	/* accepted with a warning: they cannot change what rqlock does or reports */
 	INERT("openfiles", "rqlock keeps every file of a clone open; fio's limit only "
 	      "changes when files are opened and closed"),
@@ -993,9 +998,46 @@ const char *jf_engine_of(const char *key)
 	return NULL;
 }
 
-#define NR_OPTS (sizeof(jf_opts) / sizeof(jf_opts[0]))
-_Static_assert(NR_OPTS <= RQ_JOB_OPTS_MAX, "opts_set in job.h is too small");
-const unsigned int jf_nr_opts = NR_OPTS;
+static const unsigned int nr_impl_opts = JF_ARRAY_LEN(impl_opts);
+static const unsigned int nr_unimpl_opts = JF_ARRAY_LEN(unimpl_opts);
+
+/*
+ * The table is these sections, in this order: the implemented options by
+ * concern, then the ones rqlock refuses or ignores.  An option's index
+ * (its bit in sect.set and rq_job.opts_set) is its place in this walk,
+ * dense from 0; --showcmd, --cmdhelp and the man page list them so, and
+ * parse.c applies the defaults of one prio in this order.  The counts are
+ * pointers because a section file's count is no constant here; that the
+ * total fits RQ_JOB_OPTS_MAX is checked by apply_defaults() (parse.c) and
+ * by test_parser's test_table.
+ */
+static const struct {
+	const struct opt *opts;
+	const unsigned int *nr;
+} opt_sections[] = {
+	{ impl_opts, &nr_impl_opts },
+	{ unimpl_opts, &nr_unimpl_opts },
+};
+
+unsigned int jf_nr_opts(void)
+{
+	unsigned int n = 0;
+
+	for (size_t k = 0; k < JF_ARRAY_LEN(opt_sections); k++)
+		n += *opt_sections[k].nr;
+	return n;
+}
+
+/* The option at index @i, or NULL past the end. */
+const struct opt *jf_opt_at(unsigned int i)
+{
+	for (size_t k = 0; k < JF_ARRAY_LEN(opt_sections); k++) {
+		if (i < *opt_sections[k].nr)
+			return &opt_sections[k].opts[i];
+		i -= *opt_sections[k].nr;
+	}
+	return NULL;
+}
 
 static bool opt_is(const struct opt *o, const char *key)
 {
@@ -1004,17 +1046,28 @@ static bool opt_is(const struct opt *o, const char *key)
 
 const struct opt *jf_opt_find(const char *key)
 {
-	size_t i;
-
-	for (i = 0; i < NR_OPTS; i++)
-		if (opt_is(&jf_opts[i], key))
-			return &jf_opts[i];
+	for (size_t k = 0; k < JF_ARRAY_LEN(opt_sections); k++)
+		for (unsigned int i = 0; i < *opt_sections[k].nr; i++)
+			if (opt_is(&opt_sections[k].opts[i], key))
+				return &opt_sections[k].opts[i];
 	return NULL;
 }
 
+/* @o's index; jf_nr_opts() for an entry not in the table (never stored). */
 unsigned int jf_opt_idx(const struct opt *o)
 {
-	return (unsigned int)(o - jf_opts);
+	uintptr_t x = (uintptr_t)o;
+	unsigned int base = 0;
+
+	/* by address: the sections are distinct arrays, no pointer difference across them */
+	for (size_t k = 0; k < JF_ARRAY_LEN(opt_sections); k++) {
+		uintptr_t a = (uintptr_t)opt_sections[k].opts;
+
+		if (x >= a && x < a + *opt_sections[k].nr * sizeof(*o))
+			return base + (unsigned int)((x - a) / sizeof(*o));
+		base += *opt_sections[k].nr;
+	}
+	return base;
 }
 
 void jf_bit_set(uint8_t *set, unsigned int i)
@@ -1076,13 +1129,14 @@ const char *jf_closest(const char *key)
 {
 	const char *best = NULL;
 	unsigned int d, bd = 3;	/* farther than 2 edits is no hint */
-	size_t i;
 
-	for (i = 0; i < NR_OPTS; i++) {
-		d = dist(key, jf_opts[i].name);
-		if (d < bd) {
-			bd = d;
-			best = jf_opts[i].name;
+	for (size_t k = 0; k < JF_ARRAY_LEN(opt_sections); k++) {
+		for (unsigned int i = 0; i < *opt_sections[k].nr; i++) {
+			d = dist(key, opt_sections[k].opts[i].name);
+			if (d < bd) {
+				bd = d;
+				best = opt_sections[k].opts[i].name;
+			}
 		}
 	}
 	return best;

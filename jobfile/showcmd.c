@@ -356,14 +356,14 @@ int rq_jobs_showcmd(const struct rq_job_list *list, FILE *f)
 
 		fputs(i ? " \\\n    --name=" : "fio --name=", f);
 		put_word(f, j->name);
-		for (size_t k = 0; k < jf_nr_opts; k++) {
-			const struct opt *o = &jf_opts[k];
+		for (unsigned int k = 0; k < jf_nr_opts(); k++) {
+			const struct opt *o = jf_opt_at(k);
 			struct sbuf b = { .s = buf, .cap = sizeof(buf) };
 
 			if (o->kind != K_IMPL || !strcmp(o->name, "name"))
 				continue;
 			/* ioengine always: rqlock's default is not fio's */
-			if (!jf_bit_test(j->opts_set, (unsigned int)k) && strcmp(o->name, "ioengine"))
+			if (!jf_bit_test(j->opts_set, k) && strcmp(o->name, "ioengine"))
 				continue;
 			buf[0] = '\0';
 			if (o->show)

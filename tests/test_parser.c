@@ -908,8 +908,8 @@ static void test_unimplemented(void)
 {
 	char text[256], name[96];
 
-	for (size_t i = 0; i < jf_nr_opts; i++) {
-		const struct opt *o = &jf_opts[i];
+	for (unsigned int i = 0; i < jf_nr_opts(); i++) {
+		const struct opt *o = jf_opt_at(i);
 		struct res r = { 0 };
 
 		if (o->kind == K_IMPL)
@@ -1180,20 +1180,38 @@ static void test_logs(void)
 	free(r.err);
 }
 
+/*
+ * Every section of the registry: names and aliases unique across them, the
+ * index dense (it is the bit in opts_set) and within RQ_JOB_OPTS_MAX, the
+ * implemented sections before fio's others, each entry complete.
+ */
 static void test_table(void)
 {
-	size_t i, k;
+	unsigned int i, k, nr = jf_nr_opts();
+	bool unimpl_seen = false;
 
-	for (i = 0; i < jf_nr_opts; i++) {
-		const struct opt *o = &jf_opts[i];
-		size_t slots = o->nr ? o->nr : 1;
+	cur_case = "table size";
+	CHECK(nr > 0 && nr <= RQ_JOB_OPTS_MAX);
+	CHECK(jf_opt_at(nr) == NULL);
+	for (i = 0; i < nr; i++) {
+		const struct opt *o = jf_opt_at(i);
+		size_t slots;
 
+		cur_case = "table index";
+		CHECK(o != NULL);
+		if (!o)
+			continue;
 		cur_case = o->name;
-		for (k = 0; k < jf_nr_opts; k++) {
+		slots = o->nr ? o->nr : 1;
+		CHECK(jf_opt_idx(o) == i);
+		CHECK(jf_opt_find(o->name) == o);
+		CHECK(o->kind != K_IMPL || !unimpl_seen);
+		unimpl_seen |= o->kind != K_IMPL;
+		for (k = 0; k < nr; k++) {
 			if (k == i)
 				continue;
-			CHECK(!opt_is(&jf_opts[k], o->name));
-			CHECK(!o->alias || !opt_is(&jf_opts[k], o->alias));
+			CHECK(!opt_is(jf_opt_at(k), o->name));
+			CHECK(!o->alias || !opt_is(jf_opt_at(k), o->alias));
 		}
 		if (o->kind != K_IMPL) {
 			CHECK(o->why != NULL);
