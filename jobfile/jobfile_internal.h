@@ -127,6 +127,14 @@ extern const struct opt_val jf_dist_vals[];
 uint64_t jf_load(const struct rq_job *j, const struct opt *o, unsigned int idx);
 int jf_opt_apply(struct pctx *p, struct sect *s, const struct opt *o, char *v);
 extern const struct opt_val jf_rw_vals[];
+/* value.c, for the setters: the parsers return NULL or why the text is bad */
+const char *jf_digits(const char **sp, unsigned int base, uint64_t *out);
+const char *jf_parse_size(const char *v, unsigned int kb_base, uint64_t *out);
+const char *jf_parse_float(const char *v, double *out, unsigned int *decimals);
+const struct opt_val *jf_find_val(const struct opt_val *vals, const char *v);
+/* "bad value 'V' for option 'KEY': WHY" (or the valid values); -EINVAL */
+int jf_bad(struct pctx *p, const char *v, const char *why);
+int jf_bad_enum(struct pctx *p, const char *v, const struct opt_val *vals);
 
 /* value.c: the options with their own setter (opt.set) */
 jf_setter jf_set_allow_file_create, jf_set_bsrange, jf_set_bssplit, jf_set_buffer_pattern,
@@ -157,6 +165,13 @@ jf_shower jf_show_allow_file_create, jf_show_bsrange, jf_show_bssplit, jf_show_b
 	jf_show_rw, jf_show_rwmixread, jf_show_rwmixwrite, jf_show_verify_pattern, jf_show_write_log;
 
 /* showcmd.c */
+/* A bounded text buffer; output past its end is cut (never overflows). */
+struct sbuf {
+	char *s;
+	size_t len, cap;
+};
+
+void jf_bput(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const char *jf_val_name(const struct opt_val *vals, uint64_t v);
 
 #endif /* RQ_JOBFILE_INTERNAL_H */

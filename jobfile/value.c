@@ -20,7 +20,7 @@
 /* ------------------------------------------------------------- numbers */
 
 /* Decimal or hex digits at *sp; advances *sp.  NULL or why it failed. */
-static const char *digits(const char **sp, unsigned int base, uint64_t *out)
+const char *jf_digits(const char **sp, unsigned int base, uint64_t *out)
 {
 	const char *s = *sp;
 	uint64_t v = 0;
@@ -71,7 +71,7 @@ static const struct {
  * A byte count: decimal with an optional suffix, or 0x hex without one.
  * fio would read "4x" as 4 and "1.5k" as 1; both are refused here.
  */
-static const char *parse_size(const char *v, unsigned int kb_base, uint64_t *out)
+const char *jf_parse_size(const char *v, unsigned int kb_base, uint64_t *out)
 {
 	const char *s = v, *why;
 	uint64_t n, mult;
@@ -85,7 +85,7 @@ static const char *parse_size(const char *v, unsigned int kb_base, uint64_t *out
 		       "(only after $ncpus, $mb_memory or $pagesize)";
 	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
 		s += 2;
-		why = digits(&s, 16, &n);
+		why = jf_digits(&s, 16, &n);
 		if (why)
 			return why;
 		if (*s)
@@ -93,7 +93,7 @@ static const char *parse_size(const char *v, unsigned int kb_base, uint64_t *out
 		*out = n;
 		return NULL;
 	}
-	why = digits(&s, 10, &n);
+	why = jf_digits(&s, 10, &n);
 	if (why)
 		return why;
 	if (*s == '.')
@@ -145,7 +145,7 @@ static const char *parse_time_unit(const char *v, uint64_t unit_ns, uint64_t *ns
 
 	if (*s == '-')
 		return "negative values are not allowed";
-	why = digits(&s, 10, &n);
+	why = jf_digits(&s, 10, &n);
 	if (why)
 		return why;
 	if (*s == '.')
@@ -230,7 +230,7 @@ uint64_t jf_load(const struct rq_job *j, const struct opt *o, unsigned int idx)
 	return 0;
 }
 
-static int bad(struct pctx *p, const char *v, const char *why)
+int jf_bad(struct pctx *p, const char *v, const char *why)
 {
 	return jf_perr(p, "bad value '%.64s%s' for option '%s': %s", v,
 		    strlen(v) > 64 ? "..." : "", p->key, why);
@@ -245,7 +245,7 @@ long jf_cpus_configured(void)
 }
 
 /* A plain decimal number with an optional fraction: no sign, exponent, inf or nan. */
-static const char *parse_float(const char *v, double *out, unsigned int *decimals)
+const char *jf_parse_float(const char *v, double *out, unsigned int *decimals)
 {
 	const char *s = v, *dot = NULL;
 	char *end;
@@ -336,7 +336,7 @@ int jf_set_rwmixwrite(struct pctx *p, struct sect *s, uint64_t v, char *str)
 int jf_set_replay_align(struct pctx *p, struct sect *s, uint64_t v, char *str)
 {
 	if (v & (v - 1))
-		return bad(p, str, "a power of 2");
+		return jf_bad(p, str, "a power of 2");
 	s->job.replay_align = v;
 	return 0;
 }
@@ -357,7 +357,7 @@ int jf_set_replay_skip(struct pctx *p, struct sect *s, uint64_t v, char *str)
 		for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]) && strcmp(kinds[i].name, w); i++)
 			;
 		if (i == sizeof(kinds) / sizeof(kinds[0]))
-			return bad(p, w, "read, write, trim or sync, comma-separated");
+			return jf_bad(p, w, "read, write, trim or sync, comma-separated");
 		bits |= kinds[i].bit;
 	}
 	s->job.replay_skip = bits;
@@ -387,7 +387,7 @@ const struct opt_val jf_rw_vals[] = {
 	{ NULL, 0, NULL },
 };
 
-static int bad_enum(struct pctx *p, const char *v, const struct opt_val *vals)
+int jf_bad_enum(struct pctx *p, const char *v, const struct opt_val *vals)
 {
 	const struct opt_val *vp;
 	char valid[256];
@@ -405,7 +405,7 @@ static int bad_enum(struct pctx *p, const char *v, const struct opt_val *vals)
 	return jf_perr(p, "bad value '%.64s' for option '%s' (valid: %s)", v, p->key, valid);
 }
 
-static const struct opt_val *find_val(const struct opt_val *vals, const char *v)
+const struct opt_val *jf_find_val(const struct opt_val *vals, const char *v)
 {
 	for (; vals->name; vals++)
 		if (!strcmp(vals->name, v))
@@ -428,11 +428,11 @@ int jf_set_rw(struct pctx *p, struct sect *s, uint64_t v, char *str)
 	(void)v;
 	if (post)
 		*post++ = '\0';
-	vp = find_val(jf_rw_vals, str);
+	vp = jf_find_val(jf_rw_vals, str);
 	if (vp && vp->refuse)
 		return jf_perr(p, "%s=%s %s", p->key, str, vp->refuse);
 	if (!vp)
-		return bad_enum(p, str, jf_rw_vals);
+		return jf_bad_enum(p, str, jf_rw_vals);
 	s->job.rw = (enum rq_rw)vp->val;
 	s->job.rw_seq_nr = 0;
 	s->job.rw_seq_add = 0;
@@ -441,22 +441,22 @@ int jf_set_rw(struct pctx *p, struct sect *s, uint64_t v, char *str)
 	if (rq_rw_random(s->job.rw)) {
 		const char *d = post;
 
-		why = digits(&d, 10, &n);
+		why = jf_digits(&d, 10, &n);
 		if (!why && *d)
 			why = "expected a count of I/Os";
 		if (!why && (n < 1 || n > UINT32_MAX))
 			why = "must be from 1 to 4294967295";
 		if (why)
-			return bad(p, post, why);
+			return jf_bad(p, post, why);
 		s->job.rw_seq_nr = (unsigned int)n;
 		return 0;
 	}
 	/* fio's str_to_decimal takes a sign: rw=read:-8k goes backwards */
-	why = parse_size(post + (*post == '-'), s->kb_base, &n);
+	why = jf_parse_size(post + (*post == '-'), s->kb_base, &n);
 	if (!why && n > INT64_MAX)
 		why = "too large";
 	if (why)
-		return bad(p, post, why);
+		return jf_bad(p, post, why);
 	s->job.rw_seq_add = *post == '-' ? -(int64_t)n : (int64_t)n;
 	return 0;
 }
@@ -471,16 +471,16 @@ static int range_part(struct pctx *p, struct sect *s, char *part, uint32_t *lo, 
 	if (!sep)
 		sep = strchr(part, ':');
 	if (!sep)
-		return bad(p, part, "expected MIN-MAX");
+		return jf_bad(p, part, "expected MIN-MAX");
 	*sep = '\0';
-	why = parse_size(part, s->kb_base, &a);
+	why = jf_parse_size(part, s->kb_base, &a);
 	if (!why)
-		why = parse_size(sep + 1, s->kb_base, &b);
+		why = jf_parse_size(sep + 1, s->kb_base, &b);
 	if (!why && (a < 1 || b < 1 || a > BS_MAX || b > BS_MAX))
 		why = "block sizes must be from 1 to 16777216";
 	if (why) {
 		*sep = '-';
-		return bad(p, part, why);
+		return jf_bad(p, part, why);
 	}
 	*lo = (uint32_t)(a < b ? a : b);
 	*hi = (uint32_t)(a < b ? b : a);
@@ -503,7 +503,7 @@ int jf_set_bsrange(struct pctx *p, struct sect *s, uint64_t v, char *str)
 	/* "1k-4k," has an empty second part: reads only, as fio */
 	for (;;) {
 		if (nr == 3)
-			return bad(p, str, "at most R,W,T");
+			return jf_bad(p, str, "at most R,W,T");
 		parts[nr++] = c;
 		c = strchr(c, ',');
 		if (!c)
@@ -543,27 +543,27 @@ static int split_dir(struct pctx *p, struct sect *s, char *list, int dir)
 		if (next)
 			*next++ = '\0';
 		if (!*entry)
-			return bad(p, list, "an empty entry (fio ignores everything after one)");
+			return jf_bad(p, list, "an empty entry (fio ignores everything after one)");
 		if (nr == RQ_MAX_BSSPLIT)
-			return bad(p, list, "more than 64 block sizes");
+			return jf_bad(p, list, "more than 64 block sizes");
 		slash = strchr(entry, '/');
 		if (slash)
 			*slash++ = '\0';
-		why = parse_size(entry, s->kb_base, &bs);
+		why = jf_parse_size(entry, s->kb_base, &bs);
 		if (!why && (bs < 1 || bs > BS_MAX))
 			why = "block sizes must be from 1 to 16777216";
 		if (why)
-			return bad(p, entry, why);
+			return jf_bad(p, entry, why);
 		if (slash && *slash) {
 			const char *d = slash;
 
-			why = digits(&d, 10, &pct);
+			why = jf_digits(&d, 10, &pct);
 			if (why || *d)
 				why = "a share is a whole percentage";
 			if (!why && pct > 100)
 				why = "a share is at most 100";
 			if (why)
-				return bad(p, slash, why);
+				return jf_bad(p, slash, why);
 		}
 		e[nr].bs = (uint32_t)bs;
 		/* fio: no share, or a share of 0, is a blank that takes part of the rest */
@@ -578,7 +578,7 @@ static int split_dir(struct pctx *p, struct sect *s, char *list, int dir)
 	if (!nr)
 		return 0;	/* fio: an empty list leaves the direction as it was */
 	if (sum > 100)
-		return bad(p, list, "the shares add up to more than 100");
+		return jf_bad(p, list, "the shares add up to more than 100");
 	if (missing == 1 && nr == 1)
 		sum = 0;
 	for (i = 0; i < nr; i++)
@@ -625,7 +625,7 @@ int jf_set_bssplit(struct pctx *p, struct sect *s, uint64_t v, char *str)
 		if (t) {
 			*t++ = '\0';
 			if (strchr(t, ','))
-				return bad(p, t, "at most R,W,T");
+				return jf_bad(p, t, "at most R,W,T");
 		}
 		/* R,W: the write list stands for trims too */
 		copy = strdup(t ? t : w);
@@ -667,12 +667,12 @@ int jf_set_percentile_list(struct pctx *p, struct sect *s, uint64_t v, char *str
 		if (next)
 			*next++ = '\0';
 		if (nr == RQ_MAX_PERCENTILES)
-			return bad(p, str, "more than 20 percentiles");
-		why = parse_float(c, &x, &dec);
+			return jf_bad(p, str, "more than 20 percentiles");
+		why = jf_parse_float(c, &x, &dec);
 		if (!why && !(x > 0.0 && x <= 100.0))
 			why = "a percentile is above 0 and at most 100 (fio ends the list at a 0)";
 		if (why)
-			return bad(p, c, why);
+			return jf_bad(p, c, why);
 		s->job.percentile_list[nr++] = x;
 		if (dec > prec)
 			prec = dec;
@@ -703,11 +703,11 @@ int jf_set_cpus_allowed(struct pctx *p, struct sect *s, uint64_t v, char *str)
 		next = strchr(c, ',');
 		if (next)
 			*next++ = '\0';
-		why = digits(&d, 10, &a);
+		why = jf_digits(&d, 10, &a);
 		b = a;
 		if (!why && *d == '-') {
 			d++;
-			why = digits(&d, 10, &b);
+			why = jf_digits(&d, 10, &b);
 		}
 		if (!why && *d)
 			why = "expected CPU or FIRST-LAST";
@@ -716,7 +716,7 @@ int jf_set_cpus_allowed(struct pctx *p, struct sect *s, uint64_t v, char *str)
 		if (!why && b >= RQ_CPUMASK_WORDS * 64)
 			why = "CPUs above 1023 are not supported";
 		if (why)
-			return bad(p, c, why);
+			return jf_bad(p, c, why);
 		if ((long)b >= max)
 			return jf_perr(p, "option '%s': CPU %llu too large (this machine has %ld, as fio refuses)",
 				    p->key, (unsigned long long)b, max);
@@ -735,7 +735,7 @@ int jf_set_cpumask(struct pctx *p, struct sect *s, uint64_t v, char *str)
 
 	(void)str;
 	if (!v || v > UINT32_MAX)
-		return bad(p, str, "a mask of CPUs 0 to 31, not 0");
+		return jf_bad(p, str, "a mask of CPUs 0 to 31, not 0");
 	memset(s->job.cpus_allowed, 0, sizeof(s->job.cpus_allowed));
 	for (unsigned int i = 0; i < 32; i++) {
 		if (!(v >> i & 1))
@@ -786,23 +786,23 @@ static int zoned_dir(struct pctx *p, struct sect *s, char *list, int dir, bool a
 		if (next)
 			*next++ = '\0';
 		if (nr == RQ_MAX_ZONES)
-			return bad(p, list, "more than 256 zones");
+			return jf_bad(p, list, "more than 256 zones");
 		slash = strchr(entry, '/');
 		if (slash)
 			*slash++ = '\0';
-		why = parse_size(entry, s->kb_base, &a);
+		why = jf_parse_size(entry, s->kb_base, &a);
 		if (!why && a > 100)
 			why = "an access share is at most 100";
 		if (why)
-			return bad(p, entry, why);
+			return jf_bad(p, entry, why);
 		if (slash && *slash) {
 			const char *d = slash;
 
-			why = abs ? parse_size(slash, s->kb_base, &z) : digits(&d, 10, &z);
+			why = abs ? jf_parse_size(slash, s->kb_base, &z) : jf_digits(&d, 10, &z);
 			if (!why && !abs && *d)
 				why = "a zone's share is a whole percentage";
 			if (why)
-				return bad(p, slash, why);
+				return jf_bad(p, slash, why);
 			if (!abs && z > 100)
 				z = 100;	/* fio clamps it */
 		}
@@ -824,9 +824,9 @@ static int zoned_dir(struct pctx *p, struct sect *s, char *list, int dir, bool a
 	if (!nr)
 		return 0;
 	if (acc > 100 || sz > 100)
-		return bad(p, list, "the shares add up to more than 100");
+		return jf_bad(p, list, "the shares add up to more than 100");
 	if (acc < 100)
-		return bad(p, list, "the access shares must add up to 100 (fio refuses it)");
+		return jf_bad(p, list, "the access shares must add up to 100 (fio refuses it)");
 	if (sz_missing == 1 && nr == 1)
 		sz = 100;
 	for (i = 0; i < nr; i++)
@@ -876,7 +876,7 @@ static int set_zoned(struct pctx *p, struct sect *s, char *str, bool abs)
 	if (ret)
 		return ret;
 	if (!s->job.nr_zones[0] && !s->job.nr_zones[1])
-		return bad(p, str, "no zones given");
+		return jf_bad(p, str, "no zones given");
 	s->job.random_distribution = abs ? RQ_RAND_ZONED_ABS : RQ_RAND_ZONED;
 	s->job.rand_param = 0.0;
 	s->job.rand_center = -1.0;
@@ -901,25 +901,25 @@ int jf_set_random_distribution(struct pctx *p, struct sect *s, uint64_t v, char 
 		if (center)
 			*center++ = '\0';
 	}
-	vp = find_val(jf_dist_vals, str);
+	vp = jf_find_val(jf_dist_vals, str);
 	if (vp && vp->refuse)
 		return jf_perr(p, "%s=%s %s", p->key, str, vp->refuse);
 	if (!vp)
-		return bad_enum(p, str, jf_dist_vals);
+		return jf_bad_enum(p, str, jf_dist_vals);
 	if (vp->val == RQ_RAND_UNIFORM && post)
-		return bad(p, post, "random takes no parameter");
+		return jf_bad(p, post, "random takes no parameter");
 	if (vp->val == RQ_RAND_ZONED || vp->val == RQ_RAND_ZONED_ABS)
-		return bad(p, str, "zoned needs its zones: zoned:ACCESS%/SIZE%:...");
+		return jf_bad(p, str, "zoned needs its zones: zoned:ACCESS%/SIZE%:...");
 	if (vp->val == RQ_RAND_ZIPF)
 		x = 1.1;
 	else if (vp->val == RQ_RAND_PARETO)
 		x = 0.2;
-	if (post && (why = parse_float(post, &x, NULL)))
-		return bad(p, post, why);
-	if (center && (why = parse_float(center, &c, NULL)))
-		return bad(p, center, why);
+	if (post && (why = jf_parse_float(post, &x, NULL)))
+		return jf_bad(p, post, why);
+	if (center && (why = jf_parse_float(center, &c, NULL)))
+		return jf_bad(p, center, why);
 	if (center && c > 1.0)
-		return bad(p, center, "the center is from 0 to 1");
+		return jf_bad(p, center, "the center is from 0 to 1");
 	if (vp->val == RQ_RAND_ZIPF && x == 1.0)
 		why = "zipf theta must not be 1";
 	else if (vp->val == RQ_RAND_PARETO && !(x > 0.0 && x < 1.0))
@@ -927,7 +927,7 @@ int jf_set_random_distribution(struct pctx *p, struct sect *s, uint64_t v, char 
 	else if (vp->val == RQ_RAND_NORMAL && !(x >= 0.0 && x < 100.0))
 		why = "normal deviation is from 0 to below 100";
 	if (why)
-		return bad(p, post, why);
+		return jf_bad(p, post, why);
 	s->job.random_distribution = (enum rq_rand_dist)vp->val;
 	s->job.rand_param = x;
 	s->job.rand_center = c;
@@ -952,10 +952,10 @@ static int parse_pattern(struct pctx *p, unsigned char *out, size_t cap, unsigne
 			size_t n;
 
 			if (!end)
-				return bad(p, str, "a text without its closing '\"'");
+				return jf_bad(p, str, "a text without its closing '\"'");
 			n = (size_t)(end - c - 1);
 			if (n > cap - len)
-				return bad(p, str, "longer than 512 bytes");
+				return jf_bad(p, str, "longer than 512 bytes");
 			memcpy(out + len, c + 1, n);
 			len += n;
 			c = end + 1;
@@ -969,9 +969,9 @@ static int parse_pattern(struct pctx *p, unsigned char *out, size_t cap, unsigne
 			if (n >= 2 && h[n - 1] == '0' && (h[n] == 'x' || h[n] == 'X'))
 				n--;
 			if (!n)
-				return bad(p, str, "0x without hex digits");
+				return jf_bad(p, str, "0x without hex digits");
 			if ((n + 1) / 2 > cap - len)
-				return bad(p, str, "longer than 512 bytes");
+				return jf_bad(p, str, "longer than 512 bytes");
 			for (size_t i = 0; i < n;) {
 				/* an odd count: the first digit is a byte of its own, as fio */
 				size_t take = (i == 0 && (n & 1)) ? 1 : 2;
@@ -998,30 +998,30 @@ static int parse_pattern(struct pctx *p, unsigned char *out, size_t cap, unsigne
 			errno = 0;
 			x = strtoll(num, &end, 10);
 			if (end == num || errno || x > INT32_MAX || x < INT32_MIN)
-				return bad(p, str, "a number must fit in 32 bits");
+				return jf_bad(p, str, "a number must fit in 32 bits");
 			end = (char *)c + (end - num);
 			u = (unsigned int)(int)x;
 			if (!u) {
 				if (len == cap)
-					return bad(p, str, "longer than 512 bytes");
+					return jf_bad(p, str, "longer than 512 bytes");
 				out[len++] = 0;
 			}
 			for (; u; u >>= 8) {
 				if (len == cap)
-					return bad(p, str, "longer than 512 bytes");
+					return jf_bad(p, str, "longer than 512 bytes");
 				out[len++] = (unsigned char)(u & 0xff);
 			}
 			c = end;
 		} else if (*c == '%') {
-			return bad(p, str, "fio's %o (block offset) is not supported in rqlock");
+			return jf_bad(p, str, "fio's %o (block offset) is not supported in rqlock");
 		} else if (*c == '\'') {
-			return bad(p, str, "a pattern from a file is not supported in rqlock");
+			return jf_bad(p, str, "a pattern from a file is not supported in rqlock");
 		} else {
-			return bad(p, str, "expected \"text\", 0xHEX or a decimal number");
+			return jf_bad(p, str, "expected \"text\", 0xHEX or a decimal number");
 		}
 	}
 	if (!len)
-		return bad(p, str, "an empty pattern");
+		return jf_bad(p, str, "an empty pattern");
 	*lenp = (unsigned int)len;
 	return 0;
 }
@@ -1077,9 +1077,9 @@ int jf_set_ignore_error(struct pctx *p, struct sect *s, uint64_t v, char *str)
 				err = abs(atoi(e));
 			}
 			if (!err)
-				return bad(p, e, "unknown error: an errno name (EIO) or number");
+				return jf_bad(p, e, "unknown error: an errno name (EIO) or number");
 			if (nr == RQ_MAX_IGNORE)
-				return bad(p, kind, "more than 32 errors");
+				return jf_bad(p, kind, "more than 32 errors");
 			s->job.ignore_error[k][nr++] = err;
 		}
 		s->job.nr_ignore_error[k] = nr;
@@ -1087,7 +1087,7 @@ int jf_set_ignore_error(struct pctx *p, struct sect *s, uint64_t v, char *str)
 			s->job.continue_on_error |= coe_bit[k];
 	}
 	if (kind)
-		return bad(p, kind, "at most READ,WRITE,VERIFY");
+		return jf_bad(p, kind, "at most READ,WRITE,VERIFY");
 	return 0;
 }
 
@@ -1134,7 +1134,7 @@ int jf_set_flow(struct pctx *p, struct sect *s, uint64_t v, char *str)
 	errno = 0;
 	x = strtol(str, &end, 10);
 	if (end == str || *end || errno || x < INT32_MIN || x > INT32_MAX)
-		return bad(p, str, "a whole number, may be negative");
+		return jf_bad(p, str, "a whole number, may be negative");
 	s->job.flow = (int)x;
 	return 0;
 }
@@ -1146,11 +1146,11 @@ int jf_set_latency_percentile(struct pctx *p, struct sect *s, uint64_t v, char *
 	double x;
 
 	(void)v;
-	why = parse_float(str, &x, NULL);
+	why = jf_parse_float(str, &x, NULL);
 	if (!why && !(x > 0.0 && x <= 100.0))
 		why = "a percentile is above 0 and at most 100";
 	if (why)
-		return bad(p, str, why);
+		return jf_bad(p, str, why);
 	s->job.latency_percentile = x;
 	return 0;
 }
@@ -1165,14 +1165,14 @@ int jf_set_filesize(struct pctx *p, struct sect *s, uint64_t v, char *str)
 	(void)v;
 	if (dash)
 		*dash++ = '\0';
-	why = parse_size(str, s->kb_base, &lo);
+	why = jf_parse_size(str, s->kb_base, &lo);
 	if (why)
-		return bad(p, str, why);
+		return jf_bad(p, str, why);
 	hi = lo;
-	if (dash && (why = parse_size(dash, s->kb_base, &hi)))
-		return bad(p, dash, why);
+	if (dash && (why = jf_parse_size(dash, s->kb_base, &hi)))
+		return jf_bad(p, dash, why);
 	if (hi < lo)
-		return bad(p, dash, "the range ends below its start");
+		return jf_bad(p, dash, "the range ends below its start");
 	s->job.filesize_min = lo;
 	s->job.filesize_max = hi;
 	return 0;
@@ -1199,19 +1199,19 @@ static int num_one(struct pctx *p, struct sect *s, const struct opt *o,
 	if (o->type == OPT_TIME) {
 		why = parse_time_unit(v, o->unit, out);
 		if (why)
-			return bad(p, v, why);
+			return jf_bad(p, v, why);
 		*out /= o->div;
 		return 0;
 	}
-	why = parse_size(v, s->kb_base, out);
+	why = jf_parse_size(v, s->kb_base, out);
 	if (why)
-		return bad(p, v, why);
+		return jf_bad(p, v, why);
 	if (*out < o->min || *out > o->max) {
 		char range[64];
 
 		snprintf(range, sizeof(range), "must be from %llu to %llu",
 			 (unsigned long long)o->min, (unsigned long long)o->max);
-		return bad(p, v, range);
+		return jf_bad(p, v, range);
 	}
 	return 0;
 }
@@ -1223,14 +1223,14 @@ static int apply_pct(struct pctx *p, struct sect *s, const struct opt *o, char *
 	uint64_t n;
 	double pct;
 
-	why = digits(&d, 10, &n);
+	why = jf_digits(&d, 10, &n);
 	if (!why && *d != '%')
 		why = *d == '.' ? "a percentage is a whole number (fio reads 10.5% as 10 bytes)"
 				: "expected N%";
 	if (!why && n > 100)
 		why = "a percentage is at most 100";
 	if (why)
-		return bad(p, v, why);
+		return jf_bad(p, v, why);
 	pct = (double)n;
 	memcpy((char *)&s->job + o->pct_off, &pct, sizeof(pct));
 	store(s, o, 0, 0);
@@ -1256,7 +1256,7 @@ static int apply_num(struct pctx *p, struct sect *s, const struct opt *o, char *
 	for (c = v; *c; c++)
 		parts += *c == ',';
 	if (parts > (o->nr > 1 ? 3u : 1u))
-		return bad(p, v, o->nr > 1 ? "at most R,W,T" : "one value only");
+		return jf_bad(p, v, o->nr > 1 ? "at most R,W,T" : "one value only");
 	if (parts == 1) {
 		ret = num_one(p, s, o, v, &n);
 		if (ret)
@@ -1309,7 +1309,7 @@ static int apply_bool(struct pctx *p, struct sect *s, const struct opt *o, const
 	} else if (!strcmp(v, "0") || !strcmp(v, "1")) {
 		b = v[0] == '1';
 	} else {
-		return bad(p, v, "use 0 or 1");
+		return jf_bad(p, v, "use 0 or 1");
 	}
 	if (o->set)
 		return o->set(p, s, b, NULL);
@@ -1329,12 +1329,12 @@ static int apply_bool(struct pctx *p, struct sect *s, const struct opt *o, const
 
 static int apply_enum(struct pctx *p, struct sect *s, const struct opt *o, char *v)
 {
-	const struct opt_val *vp = find_val(o->vals, v);
+	const struct opt_val *vp = jf_find_val(o->vals, v);
 
 	if (vp && vp->refuse)
 		return jf_perr(p, "%s=%s %s", p->key, v, vp->refuse);
 	if (!vp)
-		return bad_enum(p, v, o->vals);
+		return jf_bad_enum(p, v, o->vals);
 	if (o->set)
 		return o->set(p, s, (uint64_t)vp->val, v);
 	store(s, o, 0, (uint64_t)(uint32_t)vp->val);
@@ -1365,14 +1365,14 @@ static int check_only(struct pctx *p, struct sect *s, const struct opt *o, const
 {
 	const char *val = v ? v : "1", *a = o->only;
 	uint64_t x, y;
-	bool num = !parse_size(val, s->kb_base, &x);
+	bool num = !jf_parse_size(val, s->kb_base, &x);
 
 	while (*a) {
 		size_t n = strcspn(a, "|");
 		char want[64];
 
 		snprintf(want, sizeof(want), "%.*s", (int)n, a);
-		if (!strcmp(want, val) || (num && !parse_size(want, s->kb_base, &y) && x == y))
+		if (!strcmp(want, val) || (num && !jf_parse_size(want, s->kb_base, &y) && x == y))
 			return 0;
 		a += n + (a[n] == '|');
 	}

@@ -98,7 +98,7 @@ static void test_numbers(void)
 			 size_cases[i].v, size_cases[i].kb_base);
 		cur_case = name;
 		v = 12345;
-		why = parse_size(size_cases[i].v, size_cases[i].kb_base, &v);
+		why = jf_parse_size(size_cases[i].v, size_cases[i].kb_base, &v);
 		CHECK(!why == size_cases[i].ok);
 		if (size_cases[i].ok)
 			CHECK(v == size_cases[i].want);
