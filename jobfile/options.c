@@ -19,12 +19,6 @@
 
 /* ------------------------------------------------------- value tables */
 
-static const struct opt_val kb_base_vals[] = {
-	{ "1024", 1024, NULL },
-	{ "1000", 1000, NULL },
-	{ NULL, 0, NULL },
-};
-
 const struct opt_val jf_ioengine_vals[] = {
 	{ "io_uring",		RQ_IOENGINE_IO_URING,	NULL },
 	{ "null",		RQ_IOENGINE_NULL,	NULL },
@@ -101,12 +95,6 @@ static const struct opt_val rate_process_vals[] = {
 	{ NULL, 0, NULL },
 };
 
-static const struct opt_val cpus_policy_vals[] = {
-	{ "shared",	0,	NULL },
-	{ "split",	1,	NULL },
-	{ NULL, 0, NULL },
-};
-
 static const struct opt_val unified_vals[] = {
 	{ "none",	0,	NULL },
 	{ "mixed",	1,	NULL },
@@ -114,18 +102,6 @@ static const struct opt_val unified_vals[] = {
 	{ "0",		0,	NULL },
 	{ "1",		1,	NULL },
 	{ "2",		2,	NULL },
-	{ NULL, 0, NULL },
-};
-
-static const struct opt_val coe_vals[] = {
-	{ "none",	RQ_COE_NONE,	NULL },
-	{ "read",	RQ_COE_READ,	NULL },
-	{ "write",	RQ_COE_WRITE,	NULL },
-	{ "io",		RQ_COE_IO,	NULL },
-	{ "verify",	RQ_COE_VERIFY,	NULL },
-	{ "all",	RQ_COE_ALL,	NULL },
-	{ "0",		RQ_COE_NONE,	NULL },
-	{ "1",		RQ_COE_ALL,	NULL },
 	{ NULL, 0, NULL },
 };
 
@@ -150,13 +126,6 @@ static const struct opt_val verify_vals[] = {
 	{ "xxhash",	0,	NOT_VERIFY },
 	{ "meta",	RQ_VERIFY_META,		NULL },
 	{ "null",	0,	NOT_VERIFY },
-	{ NULL, 0, NULL },
-};
-
-static const struct opt_val exit_what_vals[] = {
-	{ "group",	RQ_EXIT_GROUP,		NULL },
-	{ "stonewall",	RQ_EXIT_STONEWALL,	NULL },
-	{ "all",	RQ_EXIT_ALL,		NULL },
 	{ NULL, 0, NULL },
 };
 
@@ -214,24 +183,6 @@ static const struct opt_val file_service_vals[] = {
  */
 static const struct opt impl_opts[] = {
 	{
-		.name = "kb_base", .type = OPT_ENUM, .vals = kb_base_vals,
-		.set = jf_set_kb_base, .show = jf_show_kb_base, .prio = 1, .def = "1024",
-		.help = "Unit base of size suffixes: 1024 (k = 1024, KiB = 1000, "
-			"fio's compatibility mode) or 1000 (k = 1000, KiB = 1024); "
-			"applies to the whole section it is in (default: 1024)",
-	},
-	{
-		.name = "name", .type = OPT_STR, FIELD(name),
-		.help = "Job name in reports; in a job section it replaces the "
-			"section name, as in fio (default: the section name)",
-	},
-	{
-		.name = "description", .type = OPT_STR, .set = jf_set_description,
-		.show = jf_show_description,
-		.help = "Free text about the job, shown in the reports (its first 255 "
-			"bytes, as fio) (default: none)",
-	},
-	{
 		.name = "write_iolog", .type = OPT_STR, FIELD(write_iolog),
 		.help = "Write the I/Os issued to FILE in fio's iolog version 3 format "
 			"(FILE.N for clone N > 0) (default: none)",
@@ -274,11 +225,6 @@ static const struct opt impl_opts[] = {
 		.show = jf_show_replay_skip,
 		.help = "Actions of the log not replayed: a comma list of read, write, "
 			"trim, sync (default: none)",
-	},
-	{
-		.name = "wait_for", .type = OPT_STR, FIELD(wait_for),
-		.help = "Start only when the earlier job of this name has finished "
-			"(default: none)",
 	},
 	{
 		.name = "filename", .type = OPT_STR, FIELD(filename), .prio = -1,
@@ -362,11 +308,6 @@ static const struct opt impl_opts[] = {
 			"N% (default: 0)",
 	},
 	{
-		.name = "numjobs", .type = OPT_INT, FIELD(numjobs),
-		.min = 1, .max = 4096, .def = "1",
-		.help = "Clones of this job, 1 to 4096 (default: 1)",
-	},
-	{
 		.name = "rwmixread", .type = OPT_INT, .set = jf_set_rwmixread,
 		.show = jf_show_rwmixread, .min = 0, .max = 100, .def = "50",
 		.help = "Percent of reads in a mixed job; the later of rwmixread and "
@@ -377,22 +318,6 @@ static const struct opt impl_opts[] = {
 		.show = jf_show_rwmixwrite, .min = 0, .max = 100,
 		.help = "Percent of writes in a mixed job; sets rwmixread to 100 "
 			"minus it, the later of the two wins (default: 50)",
-	},
-	{
-		.name = "runtime", .alias = "timeout", .type = OPT_TIME,
-		FIELD(runtime_ns), .unit = NS_PER_SEC, .div = 1, .def = "0",
-		.help = "Run time limit, seconds unless suffixed; 0 is until size "
-			"is done (default: 0)",
-	},
-	{
-		.name = "time_based", .type = OPT_FLAG, FIELD(time_based), .def = "0",
-		.help = "Keep running for runtime even after size is done (default: 0)",
-	},
-	{
-		.name = "ramp_time", .type = OPT_TIME, FIELD(ramp_ns),
-		.unit = NS_PER_SEC, .div = 1, .def = "0",
-		.help = "Run this long before keeping stats, seconds unless "
-			"suffixed (default: 0)",
 	},
 	{
 		.name = "direct", .type = OPT_BOOL, FIELD(direct), .def = "0",
@@ -459,37 +384,6 @@ static const struct opt impl_opts[] = {
 		.help = "Seed of the random sequence (default: 0x89)",
 	},
 	{
-		.name = "cpus_allowed", .type = OPT_STR, .set = jf_set_cpus_allowed,
-		.show = jf_show_cpus,
-		.help = "CPUs the job's clones may run on, as 0-3,6 (default: all)",
-	},
-	{
-		.name = "cpumask", .type = OPT_INT, .set = jf_set_cpumask, .show = jf_show_cpumask,
-		.min = 0, .max = UINT32_MAX,
-		.help = "CPUs 0 to 31 the job may run on, one bit each (default: all)",
-	},
-	{
-		.name = "cpus_allowed_policy", .type = OPT_ENUM, FIELD(cpus_allowed_split),
-		.vals = cpus_policy_vals, .prio = 1, .def = "shared",
-		.help = "shared: clones share the CPUs; split: one CPU each in turn "
-			"(default: shared)",
-	},
-	{
-		.name = "group_reporting", .type = OPT_FLAG, FIELD(group_reporting),
-		.def = "0",
-		.help = "Report each group as one job (default: 0)",
-	},
-	{
-		.name = "stonewall", .alias = "wait_for_previous", .type = OPT_FLAG,
-		FIELD(stonewall), .bit = RQ_JOB_STONEWALL, .def = "0",
-		.help = "Wait for earlier jobs to finish, start a new group (default: 0)",
-	},
-	{
-		.name = "new_group", .type = OPT_FLAG, FIELD(stonewall),
-		.bit = RQ_JOB_NEW_GROUP, .def = "0",
-		.help = "Start a new reporting group without waiting (default: 0)",
-	},
-	{
 		.name = "percentile_list", .type = OPT_STR, .set = jf_set_percentile_list,
 		.show = jf_show_percentile_list,
 		.help = "Latency percentiles to report, P:P:..., at most 20 "
@@ -554,12 +448,6 @@ static const struct opt impl_opts[] = {
 		.min = 0, .max = UINT32_MAX, .def = "0",
 		.help = "Check after this many blocks are written; 0 is at the end "
 			"(default: 0)",
-	},
-	{
-		.name = "continue_on_error", .type = OPT_ENUM, FIELD(continue_on_error),
-		.vals = coe_vals, .def = "none",
-		.help = "Errors to go on after: none, read, write, io, verify, all "
-			"(default: none)",
 	},
 	{
 		.name = "hipri", .type = OPT_FLAG, FIELD(hipri), .engine = true, .def = "0",
@@ -665,41 +553,16 @@ static const struct opt impl_opts[] = {
 			"is larger than size; 0 is size (default: 0)",
 	},
 	{
-		.name = "loops", .type = OPT_INT, FIELD(loops), .min = 1, .max = UINT32_MAX,
-		.def = "1",
-		.help = "Run the job's I/O this many times over (default: 1)",
-	},
-	{
 		.name = "number_ios", .type = OPT_INT, FIELD(number_ios), .min = 0,
 		.max = UINT64_MAX, .def = "0",
 		.help = "Stop after this many I/Os even if size is not done; 0 is no "
 			"limit (default: 0)",
 	},
 	{
-		.name = "startdelay", .type = OPT_TIME, FIELD(startdelay_ns), .unit = NS_PER_SEC,
-		.div = 1, .def = "0",
-		.help = "Start the job this long after its group, seconds unless "
-			"suffixed (default: 0)",
-	},
-	{
 		.name = "rate", .type = OPT_SIZE, FIELD(rate[0]), .nr = 3, .min = 0,
 		.max = UINT64_MAX, .def = "0",
 		.help = "Bytes per second per clone, R,W,T as bs; 0 is no limit "
 			"(default: 0)",
-	},
-	{
-		.name = "exitall", .type = OPT_FLAG, FIELD(exitall), .def = "0",
-		.help = "When one job finishes, end all jobs (default: 0)",
-	},
-	{
-		.name = "exitall_on_error", .type = OPT_FLAG, FIELD(exitall_on_error), .def = "0",
-		.help = "When one job fails, end all jobs (default: 0)",
-	},
-	{
-		.name = "exit_what", .type = OPT_ENUM, FIELD(exit_what), .vals = exit_what_vals,
-		.def = "group",
-		.help = "Whom exitall ends: group (the job's reporting group), stonewall "
-			"(every job running) or all (later jobs never start) (default: group)",
 	},
 	{
 		.name = "gtod_reduce", .type = OPT_BOOL, FIELD(gtod_reduce), .set = jf_set_gtod_reduce,
@@ -750,12 +613,6 @@ static const struct opt impl_opts[] = {
 		.name = "zoneskip", .type = OPT_SIZE, FIELD(zoneskip), .min = 0, .max = UINT64_MAX,
 		.def = "0",
 		.help = "zonemode=strided: bytes skipped after each zone (default: 0)",
-	},
-	{
-		.name = "ignore_error", .type = OPT_STR, .set = jf_set_ignore_error,
-		.show = jf_show_ignore_error,
-		.help = "Errors a job goes on after, READ,WRITE,VERIFY lists of EIO:ENOSPC "
-			"or numbers (default: none)",
 	},
 	{
 		.name = "verify_interval", .type = OPT_INT, FIELD(verify_interval), .min = 64,
@@ -809,28 +666,6 @@ static const struct opt impl_opts[] = {
 	{
 		.name = "unlink", .type = OPT_BOOL, FIELD(unlink), .def = "0",
 		.help = "Remove the files rqlock laid out when the run is done (default: 0)",
-	},
-	{
-		.name = "flow", .type = OPT_STR, .set = jf_set_flow, .show = jf_show_flow,
-		.def = "0",
-		.help = "Weight in fio's token flow control: jobs sharing a flow_id "
-			"keep their I/O in the ratio of their weights (default: 0)",
-	},
-	{
-		.name = "flow_id", .type = OPT_INT, FIELD(flow_id), .min = 0, .max = UINT32_MAX,
-		.def = "0",
-		.help = "The flow a job's weight counts in (default: 0)",
-	},
-	{
-		.name = "flow_watermark", .type = OPT_INT, FIELD(flow_watermark), .min = 0,
-		.max = UINT32_MAX, .def = "1024",
-		.help = "Accepted as fio 3.33 accepts it; its flow rule (and rqlock's) "
-			"does not read it (default: 1024)",
-	},
-	{
-		.name = "flow_sleep", .type = OPT_INT, FIELD(flow_sleep_us), .min = 0,
-		.max = UINT32_MAX, .def = "0",
-		.help = "Microseconds a job waits when its flow is ahead (default: 0)",
 	},
 	{
 		.name = "latency_target", .type = OPT_TIME, FIELD(latency_target_ns),
@@ -1015,6 +850,7 @@ static const struct {
 	const struct opt *opts;
 	const unsigned int *nr;
 } opt_sections[] = {
+	{ jf_opts_job, &jf_nr_opts_job },
 	{ impl_opts, &nr_impl_opts },
 	{ unimpl_opts, &nr_unimpl_opts },
 };
@@ -1141,7 +977,6 @@ const char *jf_closest(const char *key)
 	}
 	return best;
 }
-
 
 const char *rq_ioengine_name(enum rq_ioengine e)
 {

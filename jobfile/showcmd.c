@@ -109,12 +109,6 @@ void jf_show_write_log(struct sbuf *b, const struct rq_job *j, const struct opt 
 	jf_bput(b, "%.*s", (int)o->size, (const char *)j + o->off);
 }
 
-void jf_show_description(struct sbuf *b, const struct rq_job *j, const struct opt *o)
-{
-	(void)o;
-	jf_bput(b, "%s", j->description);
-}
-
 void jf_show_replay_skip(struct sbuf *b, const struct rq_job *j, const struct opt *o)
 {
 	static const char *const names[] = { "read", "write", "trim", "sync" };
@@ -127,12 +121,6 @@ void jf_show_replay_skip(struct sbuf *b, const struct rq_job *j, const struct op
 			sep = ",";
 		}
 	}
-}
-
-void jf_show_kb_base(struct sbuf *b, const struct rq_job *j, const struct opt *o)
-{
-	(void)o;
-	jf_bput(b, "%u", j->kb_base);
 }
 
 void jf_show_rwmixread(struct sbuf *b, const struct rq_job *j, const struct opt *o)
@@ -176,12 +164,6 @@ void jf_show_cmd_type(struct sbuf *b, const struct rq_job *j, const struct opt *
 	jf_bput(b, "nvme");
 }
 
-void jf_show_flow(struct sbuf *b, const struct rq_job *j, const struct opt *o)
-{
-	(void)o;
-	jf_bput(b, "%d", j->flow);
-}
-
 void jf_show_latency_percentile(struct sbuf *b, const struct rq_job *j, const struct opt *o)
 {
 	(void)o;
@@ -202,29 +184,6 @@ void jf_show_buffer_pattern(struct sbuf *b, const struct rq_job *j, const struct
 	jf_bput(b, "0x");
 	for (unsigned int i = 0; i < j->buffer_pattern_len; i++)
 		jf_bput(b, "%02x", j->buffer_pattern[i]);
-}
-
-void jf_show_ignore_error(struct sbuf *b, const struct rq_job *j, const struct opt *o)
-{
-	int last = -1;
-
-	(void)o;
-	for (int k = 0; k < 3; k++)
-		if (j->nr_ignore_error[k])
-			last = k;
-	/* errno names where there are ones, READ,WRITE,VERIFY; empty lists at the end left off */
-	for (int k = 0; k <= last; k++) {
-		if (k)
-			jf_bput(b, ",");
-		for (unsigned int i = 0; i < j->nr_ignore_error[k]; i++) {
-			const char *n = strerrorname_np(j->ignore_error[k][i]);
-
-			if (n)
-				jf_bput(b, "%s%s", i ? ":" : "", n);
-			else
-				jf_bput(b, "%s%d", i ? ":" : "", j->ignore_error[k][i]);
-		}
-	}
 }
 
 void jf_show_bsrange(struct sbuf *b, const struct rq_job *j, const struct opt *o)
@@ -252,35 +211,6 @@ void jf_show_percentile_list(struct sbuf *b, const struct rq_job *j, const struc
 	(void)o;
 	for (unsigned int i = 0; i < j->nr_percentiles; i++)
 		jf_bput(b, "%s%.*f", i ? ":" : "", (int)j->percentile_precision, j->percentile_list[i]);
-}
-
-void jf_show_cpus(struct sbuf *b, const struct rq_job *j, const struct opt *o)
-{
-	unsigned int c = 0, n = 0;
-
-	(void)o;
-	while (c < RQ_CPUMASK_WORDS * 64) {
-		unsigned int first;
-
-		if (!(j->cpus_allowed[c / 64] >> (c % 64) & 1)) {
-			c++;
-			continue;
-		}
-		first = c;
-		while (c + 1 < RQ_CPUMASK_WORDS * 64 && (j->cpus_allowed[(c + 1) / 64] >> ((c + 1) % 64) & 1))
-			c++;
-		if (first == c)
-			jf_bput(b, "%s%u", n++ ? "," : "", first);
-		else
-			jf_bput(b, "%s%u-%u", n++ ? "," : "", first, c);
-		c++;
-	}
-}
-
-void jf_show_cpumask(struct sbuf *b, const struct rq_job *j, const struct opt *o)
-{
-	(void)o;
-	jf_bput(b, "0x%llx", (unsigned long long)(j->cpus_allowed[0] & 0xffffffffull));
 }
 
 void jf_show_random_distribution(struct sbuf *b, const struct rq_job *j, const struct opt *o)

@@ -270,30 +270,6 @@ const char *jf_parse_float(const char *v, double *out, unsigned int *decimals)
 
 /* -------------------------------------------- options with their own code */
 
-
-int jf_set_kb_base(struct pctx *p, struct sect *s, uint64_t v, char *str)
-{
-	(void)p;
-	(void)str;
-	s->kb_base = (unsigned int)v;
-	s->job.kb_base = (unsigned int)v;
-	return 0;
-}
-
-/* fio keeps any length and shows the first 255 bytes (FIO_JOBDESC_SIZE); so does rqlock. */
-int jf_set_description(struct pctx *p, struct sect *s, uint64_t v, char *str)
-{
-	size_t n = strlen(str);
-
-	(void)p;
-	(void)v;
-	if (n >= sizeof(s->job.description))
-		n = sizeof(s->job.description) - 1;
-	memcpy(s->job.description, str, n);
-	s->job.description[n] = '\0';
-	return 0;
-}
-
 /*
  * write_lat_log[=NAME] and its kin (fio's str_write_*_log_cb): the log is
  * on, NAME (or "" for a bare word: the job's name, decided by the engine
@@ -683,72 +659,6 @@ int jf_set_percentile_list(struct pctx *p, struct sect *s, uint64_t v, char *str
 	return 0;
 }
 
-static void cpu_set(struct rq_job *j, unsigned int cpu)
-{
-	j->cpus_allowed[cpu / 64] |= 1ull << (cpu % 64);
-}
-
-/* cpus_allowed=0-3,6: CPUs this job's clones may run on, as fio's set_cpus_allowed. */
-int jf_set_cpus_allowed(struct pctx *p, struct sect *s, uint64_t v, char *str)
-{
-	long max = jf_cpus_configured();
-	char *c = str, *next;
-
-	(void)v;
-	memset(s->job.cpus_allowed, 0, sizeof(s->job.cpus_allowed));
-	while (c) {
-		const char *d = c, *why;
-		uint64_t a, b;
-
-		next = strchr(c, ',');
-		if (next)
-			*next++ = '\0';
-		why = jf_digits(&d, 10, &a);
-		b = a;
-		if (!why && *d == '-') {
-			d++;
-			why = jf_digits(&d, 10, &b);
-		}
-		if (!why && *d)
-			why = "expected CPU or FIRST-LAST";
-		if (!why && b < a)
-			why = "a range must not go down";
-		if (!why && b >= RQ_CPUMASK_WORDS * 64)
-			why = "CPUs above 1023 are not supported";
-		if (why)
-			return jf_bad(p, c, why);
-		if ((long)b >= max)
-			return jf_perr(p, "option '%s': CPU %llu too large (this machine has %ld, as fio refuses)",
-				    p->key, (unsigned long long)b, max);
-		for (; a <= b; a++)
-			cpu_set(&s->job, (unsigned int)a);
-		c = next;
-	}
-	s->job.has_cpus_allowed = true;
-	return 0;
-}
-
-/* cpumask=N: a bit per CPU of the low 32, as fio's str_cpumask_cb. */
-int jf_set_cpumask(struct pctx *p, struct sect *s, uint64_t v, char *str)
-{
-	long max = jf_cpus_configured();
-
-	(void)str;
-	if (!v || v > UINT32_MAX)
-		return jf_bad(p, str, "a mask of CPUs 0 to 31, not 0");
-	memset(s->job.cpus_allowed, 0, sizeof(s->job.cpus_allowed));
-	for (unsigned int i = 0; i < 32; i++) {
-		if (!(v >> i & 1))
-			continue;
-		if ((long)i >= max)
-			return jf_perr(p, "option '%s': CPU %u too large (this machine has %ld, as fio refuses)",
-				    p->key, i, max);
-		cpu_set(&s->job, i);
-	}
-	s->job.has_cpus_allowed = true;
-	return 0;
-}
-
 const struct opt_val jf_dist_vals[] = {
 	{ "random",	RQ_RAND_UNIFORM,	NULL },
 	{ "zipf",	RQ_RAND_ZIPF,		NULL },
@@ -1041,56 +951,6 @@ int jf_set_buffer_pattern(struct pctx *p, struct sect *s, uint64_t v, char *str)
 			     &s->job.buffer_pattern_len, str);
 }
 
-/*
- * ignore_error=READ,WRITE,VERIFY: each a ':' list of errno names (EIO) or
- * numbers.  As fio's ignore_error_type: a non-empty list also turns on
- * continue_on_error for that kind, and then only the listed errors are
- * passed over.
- */
-int jf_set_ignore_error(struct pctx *p, struct sect *s, uint64_t v, char *str)
-{
-	static const int coe_bit[3] = { RQ_COE_READ, RQ_COE_WRITE, RQ_COE_VERIFY };
-	char *kind = str, *nk;
-
-	(void)v;
-	for (int k = 0; kind && k < 3; k++, kind = nk) {
-		char *e = kind, *ne;
-		unsigned int nr = 0;
-
-		nk = strchr(kind, ',');
-		if (nk)
-			*nk++ = '\0';
-		for (; e && *e; e = ne) {
-			int err = 0;
-
-			ne = strchr(e, ':');
-			if (ne)
-				*ne++ = '\0';
-			if (e[0] == 'E') {
-				for (int i = 1; i < 134 && !err; i++) {
-					const char *n = strerrorname_np(i);
-
-					if (n && !strcmp(n, e))
-						err = i;
-				}
-			} else {
-				err = abs(atoi(e));
-			}
-			if (!err)
-				return jf_bad(p, e, "unknown error: an errno name (EIO) or number");
-			if (nr == RQ_MAX_IGNORE)
-				return jf_bad(p, kind, "more than 32 errors");
-			s->job.ignore_error[k][nr++] = err;
-		}
-		s->job.nr_ignore_error[k] = nr;
-		if (nr)
-			s->job.continue_on_error |= coe_bit[k];
-	}
-	if (kind)
-		return jf_bad(p, kind, "at most READ,WRITE,VERIFY");
-	return 0;
-}
-
 /* gtod_reduce=1: fio's str_gtod_reduce_cb, fewer clock reads and fewer stats */
 int jf_set_gtod_reduce(struct pctx *p, struct sect *s, uint64_t v, char *str)
 {
@@ -1121,21 +981,6 @@ int jf_set_allow_file_create(struct pctx *p, struct sect *s, uint64_t v, char *s
 	(void)p;
 	(void)str;
 	s->job.no_file_create = !v;
-	return 0;
-}
-
-/* flow=N: a signed weight (fio's OPT_INT takes a sign) */
-int jf_set_flow(struct pctx *p, struct sect *s, uint64_t v, char *str)
-{
-	char *end;
-	long x;
-
-	(void)v;
-	errno = 0;
-	x = strtol(str, &end, 10);
-	if (end == str || *end || errno || x < INT32_MIN || x > INT32_MAX)
-		return jf_bad(p, str, "a whole number, may be negative");
-	s->job.flow = (int)x;
 	return 0;
 }
 

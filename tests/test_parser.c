@@ -1017,11 +1017,11 @@ static const struct {
 	  "[global]\nbs=4k\nioengine=null\n[a]\nrw=randread:8\nsize=1m\nruntime=90\nthinktime=2ms\n"
 	  "bssplit=4k/20:8k\ndescription=two words\n[b]\nsize=50%\ntime_based\nruntime=1m\n"
 	  "rwmixwrite=30\nbuffered=0\npercentile_list=50:99.5\nstonewall\n",
-	  "fio --name=a --description='two words' --rw=randread:8 --bs=4096,4096,4096 "
-	  "--bssplit=4096/20:8192/80,4096/20:8192/80,4096/20:8192/80 --ioengine=null --size=1048576 "
-	  "--runtime=90s --thinktime=2ms \\\n    --name=b --bs=4096,4096,4096 --ioengine=null --size=50% "
-	  "--rwmixwrite=30 --runtime=1m --time_based --buffered=0 --stonewall "
-	  "--percentile_list=50.0:99.5\n" },
+	  "fio --name=a --description='two words' --runtime=90s --rw=randread:8 "
+	  "--bs=4096,4096,4096 --bssplit=4096/20:8192/80,4096/20:8192/80,4096/20:8192/80 "
+	  "--ioengine=null --size=1048576 --thinktime=2ms \\\n    --name=b --runtime=1m "
+	  "--time_based --stonewall --bs=4096,4096,4096 --ioengine=null --size=50% "
+	  "--rwmixwrite=30 --buffered=0 --percentile_list=50.0:99.5\n" },
 };
 
 static void test_showcmd(void)
