@@ -126,7 +126,6 @@ long jf_cpus_configured(void);
 extern const struct opt_val jf_dist_vals[];
 uint64_t jf_load(const struct rq_job *j, const struct opt *o, unsigned int idx);
 int jf_opt_apply(struct pctx *p, struct sect *s, const struct opt *o, char *v);
-extern const struct opt_val jf_rw_vals[];
 /* value.c, for the setters: the parsers return NULL or why the text is bad */
 const char *jf_digits(const char **sp, unsigned int base, uint64_t *out);
 const char *jf_parse_size(const char *v, unsigned int kb_base, uint64_t *out);
@@ -137,15 +136,16 @@ int jf_bad(struct pctx *p, const char *v, const char *why);
 int jf_bad_enum(struct pctx *p, const char *v, const struct opt_val *vals);
 
 /* value.c: the options with their own setter (opt.set) */
-jf_setter jf_set_allow_file_create, jf_set_bsrange, jf_set_bssplit, jf_set_buffer_pattern,
-	jf_set_buffered, jf_set_cmd_type, jf_set_filesize, jf_set_gtod_reduce,
-	jf_set_latency_percentile, jf_set_percentile_list, jf_set_random_distribution,
-	jf_set_replay_align, jf_set_replay_skip, jf_set_rw, jf_set_rwmixread, jf_set_rwmixwrite,
+jf_setter jf_set_allow_file_create, jf_set_buffer_pattern, jf_set_filesize,
+	jf_set_gtod_reduce, jf_set_latency_percentile, jf_set_percentile_list,
+	jf_set_random_distribution, jf_set_replay_align, jf_set_replay_skip,
 	jf_set_verify_pattern_opt, jf_set_write_log;
 
 /* opt_*.c: the sections of the option table, listed in order by options.c */
 extern const struct opt jf_opts_job[];
 extern const unsigned int jf_nr_opts_job;
+extern const struct opt jf_opts_io[];
+extern const unsigned int jf_nr_opts_io;
 
 /* options.c */
 void jf_bit_set(uint8_t *set, unsigned int i);
@@ -161,11 +161,9 @@ unsigned int jf_opt_idx(const struct opt *o);
 unsigned int jf_nr_opts(void);
 
 /* showcmd.c: the options with their own --showcmd rendering (opt.show) */
-jf_shower jf_show_allow_file_create, jf_show_bsrange, jf_show_bssplit,
-	jf_show_buffer_pattern, jf_show_buffered, jf_show_cmd_type, jf_show_filesize,
+jf_shower jf_show_allow_file_create, jf_show_buffer_pattern, jf_show_filesize,
 	jf_show_latency_percentile, jf_show_percentile_list, jf_show_random_distribution,
-	jf_show_replay_skip, jf_show_rw, jf_show_rwmixread, jf_show_rwmixwrite,
-	jf_show_verify_pattern, jf_show_write_log;
+	jf_show_replay_skip, jf_show_verify_pattern, jf_show_write_log;
 
 /* showcmd.c */
 /* A bounded text buffer; output past its end is cut (never overflows). */

@@ -129,11 +129,6 @@ static const struct opt_val verify_vals[] = {
 	{ NULL, 0, NULL },
 };
 
-static const struct opt_val cmd_type_vals[] = {
-	{ "nvme",	0,	NULL },
-	{ NULL, 0, NULL },
-};
-
 static const struct opt_val zonemode_vals[] = {
 	{ "none",	RQ_ZONEMODE_NONE,	NULL },
 	{ "strided",	RQ_ZONEMODE_STRIDED,	NULL },
@@ -230,102 +225,6 @@ static const struct opt impl_opts[] = {
 		.name = "filename", .type = OPT_STR, FIELD(filename), .prio = -1,
 		.help = "File or device; several separated by ':', '\\:' is a "
 			"literal ':' (default: none)",
-	},
-	{
-		.name = "rw", .alias = "readwrite", .type = OPT_STR,
-		.vals = jf_rw_vals, .set = jf_set_rw, .show = jf_show_rw, .def = "read",
-		.help = "I/O pattern: read, write, randread, randwrite, "
-			"rw (or readwrite), randrw, trim, randtrim, trimwrite, randtrimwrite "
-			"(each trim followed by a write of its blocks); ':N' after a random pattern issues "
-			"N I/Os per random offset, after a sequential one skips N bytes "
-			"after each I/O (default: read)",
-	},
-	{
-		.name = "bs", .alias = "blocksize", .type = OPT_SIZE, FIELD(bs[0]),
-		.nr = 3, .min = 1, .max = BS_MAX, .def = "4k",
-		.help = "Block size, up to 16m: one value for reads, writes and trims, "
-			"or R,W,T; an empty part keeps that direction's value, the last "
-			"one given stands for the rest (default: 4k)",
-	},
-	{
-		.name = "bsrange", .alias = "blocksize_range", .type = OPT_STR,
-		.set = jf_set_bsrange, .show = jf_show_bsrange,
-		.help = "Block sizes drawn between MIN-MAX, per direction as R,W,T "
-			"(default: bs)",
-	},
-	{
-		.name = "bssplit", .type = OPT_STR, .set = jf_set_bssplit, .show = jf_show_bssplit,
-		.help = "Block sizes by share, BS/PCT:BS/PCT, per direction as R,W,T; "
-			"blank shares take equal parts of the rest (default: bs)",
-	},
-	{
-		.name = "ioengine", .type = OPT_ENUM, FIELD(ioengine),
-		.vals = jf_ioengine_vals, .def = "io_uring",
-		.help = "Backend: io_uring, libaio, io_uring_cmd or null; rqlock's "
-			"default is io_uring where fio's is psync (default: io_uring)",
-	},
-	{
-		.name = "iodepth", .type = OPT_INT, FIELD(iodepth),
-		.min = 1, .max = 65536, .def = "1",
-		.help = "I/Os kept in flight per job, 1 to 65536 (default: 1)",
-	},
-	{
-		.name = "iodepth_batch", .alias = "iodepth_batch_submit", .type = OPT_INT,
-		FIELD(iodepth_batch_submit), .min = 0, .max = 65536, .def = "1",
-		.help = "I/Os handed to the kernel in one go; 0 or more than iodepth "
-			"is iodepth (default: 1)",
-	},
-	{
-		.name = "iodepth_batch_complete_min", .alias = "iodepth_batch_complete",
-		.type = OPT_INT, FIELD(iodepth_batch_complete_min), .min = 0, .max = 65536,
-		.def = "1",
-		.help = "Fewest completions to wait for at once (default: 1)",
-	},
-	{
-		.name = "iodepth_batch_complete_max", .type = OPT_INT,
-		FIELD(iodepth_batch_complete_max), .min = 0, .max = 65536,
-		.help = "Most completions to reap at once; at least "
-			"iodepth_batch_complete_min (default: iodepth_batch_complete_min)",
-	},
-	{
-		.name = "size", .type = OPT_SIZE, FIELD(size), .pct = true,
-		.pct_off = offsetof(struct rq_job, size_pct), .min = 0, .max = UINT64_MAX,
-		.help = "Bytes of I/O per job, or N% of the file or device; 0 is all "
-			"of it (default: 0)",
-	},
-	{
-		.name = "offset", .alias = "fileoffset", .type = OPT_SIZE, FIELD(offset),
-		.pct = true, .pct_off = offsetof(struct rq_job, offset_pct),
-		.min = 0, .max = UINT64_MAX, .def = "0",
-		.help = "Byte offset where I/O starts, or N% of the file or device "
-			"(default: 0)",
-	},
-	{
-		.name = "offset_increment", .type = OPT_SIZE, FIELD(offset_increment),
-		.pct = true, .pct_off = offsetof(struct rq_job, offset_increment_pct),
-		.min = 0, .max = UINT64_MAX, .def = "0",
-		.help = "Clone k of numjobs starts at offset + k times this, bytes or "
-			"N% (default: 0)",
-	},
-	{
-		.name = "rwmixread", .type = OPT_INT, .set = jf_set_rwmixread,
-		.show = jf_show_rwmixread, .min = 0, .max = 100, .def = "50",
-		.help = "Percent of reads in a mixed job; the later of rwmixread and "
-			"rwmixwrite wins (default: 50)",
-	},
-	{
-		.name = "rwmixwrite", .type = OPT_INT, .set = jf_set_rwmixwrite,
-		.show = jf_show_rwmixwrite, .min = 0, .max = 100,
-		.help = "Percent of writes in a mixed job; sets rwmixread to 100 "
-			"minus it, the later of the two wins (default: 50)",
-	},
-	{
-		.name = "direct", .type = OPT_BOOL, FIELD(direct), .def = "0",
-		.help = "Use O_DIRECT (default: 0)",
-	},
-	{
-		.name = "buffered", .type = OPT_BOOL, .set = jf_set_buffered, .show = jf_show_buffered,
-		.help = "Opposite of direct: buffered=0 is direct=1 (default: 1)",
 	},
 	{
 		.name = "rate_iops", .type = OPT_INT, FIELD(rate_iops[0]), .nr = 3,
@@ -449,31 +348,6 @@ static const struct opt impl_opts[] = {
 		.help = "Check after this many blocks are written; 0 is at the end "
 			"(default: 0)",
 	},
-	{
-		.name = "hipri", .type = OPT_FLAG, FIELD(hipri), .engine = true, .def = "0",
-		.help = "io_uring: polled completions (default: 0)",
-	},
-	{
-		.name = "sqthread_poll", .type = OPT_FLAG, FIELD(sqthread_poll), .engine = true,
-		.def = "0",
-		.help = "io_uring: a kernel thread polls the submission queue (default: 0)",
-	},
-	{
-		.name = "fixedbufs", .type = OPT_FLAG, FIELD(fixedbufs), .engine = true,
-		.def = "0",
-		.help = "io_uring: registered buffers (default: 0)",
-	},
-	{
-		.name = "cmd_type", .type = OPT_ENUM, .vals = cmd_type_vals, .set = jf_set_cmd_type,
-		.show = jf_show_cmd_type,
-		.engine = true, .def = "nvme",
-		.help = "io_uring_cmd: the command set; nvme is the one there is (default: nvme)",
-	},
-	{
-		.name = "registerfiles", .type = OPT_FLAG, FIELD(registerfiles), .engine = true,
-		.def = "0",
-		.help = "io_uring: registered files (default: 0)",
-	},
 
 	/* fio's logs: results/iolog.c writes them, fio 3.33's names and lines */
 	{
@@ -547,18 +421,6 @@ static const struct opt impl_opts[] = {
 	},
 
 	{
-		.name = "io_size", .alias = "io_limit", .type = OPT_SIZE, FIELD(io_size),
-		.min = 0, .max = UINT64_MAX, .def = "0",
-		.help = "Bytes of I/O per loop, going round the region again when it "
-			"is larger than size; 0 is size (default: 0)",
-	},
-	{
-		.name = "number_ios", .type = OPT_INT, FIELD(number_ios), .min = 0,
-		.max = UINT64_MAX, .def = "0",
-		.help = "Stop after this many I/Os even if size is not done; 0 is no "
-			"limit (default: 0)",
-	},
-	{
 		.name = "rate", .type = OPT_SIZE, FIELD(rate[0]), .nr = 3, .min = 0,
 		.max = UINT64_MAX, .def = "0",
 		.help = "Bytes per second per clone, R,W,T as bs; 0 is no limit "
@@ -586,12 +448,6 @@ static const struct opt impl_opts[] = {
 		.name = "disable_bw_measurement", .alias = "disable_bw", .type = OPT_BOOL,
 		FIELD(disable_bw), .def = "0",
 		.help = "Take no bandwidth or IOPS samples (default: 0)",
-	},
-	{
-		.name = "ba", .alias = "blockalign", .type = OPT_SIZE, FIELD(blockalign[0]), .nr = 3,
-		.min = 0, .max = BS_MAX,
-		.help = "Random offsets are multiples of this, R,W,T as bs "
-			"(default: the smallest block size)",
 	},
 	{
 		.name = "zonemode", .type = OPT_ENUM, FIELD(zonemode), .vals = zonemode_vals,
@@ -851,6 +707,7 @@ static const struct {
 	const unsigned int *nr;
 } opt_sections[] = {
 	{ jf_opts_job, &jf_nr_opts_job },
+	{ jf_opts_io, &jf_nr_opts_io },
 	{ impl_opts, &nr_impl_opts },
 	{ unimpl_opts, &nr_unimpl_opts },
 };

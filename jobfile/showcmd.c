@@ -123,45 +123,10 @@ void jf_show_replay_skip(struct sbuf *b, const struct rq_job *j, const struct op
 	}
 }
 
-void jf_show_rwmixread(struct sbuf *b, const struct rq_job *j, const struct opt *o)
-{
-	(void)o;
-	jf_bput(b, "%u", j->rwmixread);
-}
-
-void jf_show_rwmixwrite(struct sbuf *b, const struct rq_job *j, const struct opt *o)
-{
-	(void)o;
-	jf_bput(b, "%u", 100 - j->rwmixread);
-}
-
-void jf_show_buffered(struct sbuf *b, const struct rq_job *j, const struct opt *o)
-{
-	(void)o;
-	jf_bput(b, "%u", !j->direct);
-}
-
-void jf_show_rw(struct sbuf *b, const struct rq_job *j, const struct opt *o)
-{
-	(void)o;
-	jf_bput(b, "%s", rq_rw_name(j->rw));
-	if (j->rw_seq_nr)
-		jf_bput(b, ":%u", j->rw_seq_nr);
-	else if (j->rw_seq_add)
-		jf_bput(b, ":%lld", (long long)j->rw_seq_add);
-}
-
 void jf_show_allow_file_create(struct sbuf *b, const struct rq_job *j, const struct opt *o)
 {
 	(void)o;
 	jf_bput(b, "%d", !j->no_file_create);
-}
-
-void jf_show_cmd_type(struct sbuf *b, const struct rq_job *j, const struct opt *o)
-{
-	(void)j;
-	(void)o;
-	jf_bput(b, "nvme");
 }
 
 void jf_show_latency_percentile(struct sbuf *b, const struct rq_job *j, const struct opt *o)
@@ -184,26 +149,6 @@ void jf_show_buffer_pattern(struct sbuf *b, const struct rq_job *j, const struct
 	jf_bput(b, "0x");
 	for (unsigned int i = 0; i < j->buffer_pattern_len; i++)
 		jf_bput(b, "%02x", j->buffer_pattern[i]);
-}
-
-void jf_show_bsrange(struct sbuf *b, const struct rq_job *j, const struct opt *o)
-{
-	(void)o;
-	jf_bput(b, "%u-%u,%u-%u,%u-%u", j->bs_min[0], j->bs_max[0], j->bs_min[1], j->bs_max[1],
-	     j->bs_min[2], j->bs_max[2]);
-}
-
-void jf_show_bssplit(struct sbuf *b, const struct rq_job *j, const struct opt *o)
-{
-	(void)o;
-	for (int d = 0; d < 3; d++) {
-		if (d)
-			jf_bput(b, ",");
-		if (!j->nr_bssplit[d])	/* an empty list keeps bs, as fio */
-			continue;
-		for (unsigned int i = 0; i < j->nr_bssplit[d]; i++)
-			jf_bput(b, "%s%u/%u", i ? ":" : "", j->bssplit[d][i].bs, j->bssplit[d][i].pct);
-	}
 }
 
 void jf_show_percentile_list(struct sbuf *b, const struct rq_job *j, const struct opt *o)
