@@ -123,7 +123,6 @@ void jf_pwarn(struct pctx *p, const char *fmt, ...) __attribute__((format(printf
 
 /* value.c */
 long jf_cpus_configured(void);
-extern const struct opt_val jf_dist_vals[];
 uint64_t jf_load(const struct rq_job *j, const struct opt *o, unsigned int idx);
 int jf_opt_apply(struct pctx *p, struct sect *s, const struct opt *o, char *v);
 /* value.c, for the setters: the parsers return NULL or why the text is bad */
@@ -137,15 +136,16 @@ int jf_bad_enum(struct pctx *p, const char *v, const struct opt_val *vals);
 
 /* value.c: the options with their own setter (opt.set) */
 jf_setter jf_set_allow_file_create, jf_set_buffer_pattern, jf_set_filesize,
-	jf_set_gtod_reduce, jf_set_latency_percentile, jf_set_percentile_list,
-	jf_set_random_distribution, jf_set_replay_align, jf_set_replay_skip,
-	jf_set_verify_pattern_opt, jf_set_write_log;
+	jf_set_gtod_reduce, jf_set_latency_percentile, jf_set_percentile_list, jf_set_replay_align,
+	jf_set_replay_skip, jf_set_verify_pattern_opt, jf_set_write_log;
 
 /* opt_*.c: the sections of the option table, listed in order by options.c */
 extern const struct opt jf_opts_job[];
 extern const unsigned int jf_nr_opts_job;
 extern const struct opt jf_opts_io[];
 extern const unsigned int jf_nr_opts_io;
+extern const struct opt jf_opts_random[];
+extern const unsigned int jf_nr_opts_random;
 
 /* options.c */
 void jf_bit_set(uint8_t *set, unsigned int i);
@@ -162,8 +162,8 @@ unsigned int jf_nr_opts(void);
 
 /* showcmd.c: the options with their own --showcmd rendering (opt.show) */
 jf_shower jf_show_allow_file_create, jf_show_buffer_pattern, jf_show_filesize,
-	jf_show_latency_percentile, jf_show_percentile_list, jf_show_random_distribution,
-	jf_show_replay_skip, jf_show_verify_pattern, jf_show_write_log;
+	jf_show_latency_percentile, jf_show_percentile_list, jf_show_replay_skip,
+	jf_show_verify_pattern, jf_show_write_log;
 
 /* showcmd.c */
 /* A bounded text buffer; output past its end is cut (never overflows). */

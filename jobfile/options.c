@@ -82,13 +82,6 @@ const struct opt_val jf_ioengine_vals[] = {
 	{ NULL, 0, NULL },
 };
 
-static const struct opt_val random_generator_vals[] = {
-	{ "tausworthe",		0,	NULL },
-	{ "lfsr",		1,	NULL },
-	{ "tausworthe64",	0,	NULL },
-	{ NULL, 0, NULL },
-};
-
 static const struct opt_val rate_process_vals[] = {
 	{ "linear",	0,	NULL },
 	{ "poisson",	1,	NULL },
@@ -252,35 +245,6 @@ static const struct opt impl_opts[] = {
 		.name = "thinktime_blocks", .type = OPT_INT, FIELD(thinktime_blocks),
 		.min = 1, .max = UINT32_MAX, .def = "1",
 		.help = "I/Os between pauses of thinktime (default: 1)",
-	},
-	{
-		.name = "random_distribution", .type = OPT_STR, .vals = jf_dist_vals,
-		.set = jf_set_random_distribution, .show = jf_show_random_distribution,
-		.def = "random",
-		.help = "Random offsets: random, zipf[:theta], pareto[:h] or "
-			"normal[:sigma], each with an optional :center (default: random)",
-	},
-	{
-		.name = "norandommap", .type = OPT_FLAG, FIELD(norandommap), .def = "0",
-		.help = "Draw random offsets freely instead of each block once a "
-			"pass (default: 0)",
-	},
-	{
-		.name = "random_generator", .type = OPT_ENUM, FIELD(lfsr),
-		.vals = random_generator_vals, .def = "tausworthe",
-		.help = "Uniform random offsets: tausworthe or tausworthe64 (a random map, "
-			"or free draws with norandommap), or lfsr (every block once a pass, "
-			"no map) (default: tausworthe)",
-	},
-	{
-		.name = "randrepeat", .type = OPT_BOOL, FIELD(randrepeat), .def = "1",
-		.help = "The same random sequence on every run; off when randseed "
-			"is given, as fio (default: 1)",
-	},
-	{
-		.name = "randseed", .type = OPT_SIZE, FIELD(randseed),
-		.min = 0, .max = UINT64_MAX, .def = "0x89",
-		.help = "Seed of the random sequence (default: 0x89)",
 	},
 	{
 		.name = "percentile_list", .type = OPT_STR, .set = jf_set_percentile_list,
@@ -708,6 +672,7 @@ static const struct {
 } opt_sections[] = {
 	{ jf_opts_job, &jf_nr_opts_job },
 	{ jf_opts_io, &jf_nr_opts_io },
+	{ jf_opts_random, &jf_nr_opts_random },
 	{ impl_opts, &nr_impl_opts },
 	{ unimpl_opts, &nr_unimpl_opts },
 };

@@ -158,32 +158,6 @@ void jf_show_percentile_list(struct sbuf *b, const struct rq_job *j, const struc
 		jf_bput(b, "%s%.*f", i ? ":" : "", (int)j->percentile_precision, j->percentile_list[i]);
 }
 
-void jf_show_random_distribution(struct sbuf *b, const struct rq_job *j, const struct opt *o)
-{
-	(void)o;
-	jf_bput(b, "%s", jf_val_name(jf_dist_vals, j->random_distribution));
-	if (j->random_distribution == RQ_RAND_ZONED || j->random_distribution == RQ_RAND_ZONED_ABS) {
-		bool abs = j->random_distribution == RQ_RAND_ZONED_ABS;
-
-		/* the zones as fio resolves them, reads then writes */
-		for (int d = 0; d < 2; d++) {
-			jf_bput(b, "%s", d ? "," : ":");
-			for (unsigned int i = 0; i < j->nr_zones[d]; i++) {
-				jf_bput(b, "%s%u/", i ? ":" : "", j->zones[d][i].access);
-				if (abs)
-					jf_bput(b, "%llu", (unsigned long long)j->zones[d][i].size);
-				else
-					jf_bput(b, "%u", j->zones[d][i].size_pct);
-			}
-		}
-		return;
-	}
-	if (j->random_distribution != RQ_RAND_UNIFORM)
-		jf_bput(b, ":%g", j->rand_param);
-	if (j->random_distribution != RQ_RAND_UNIFORM && j->rand_center >= 0.0)
-		jf_bput(b, ":%g", j->rand_center);
-}
-
 void jf_show_verify_pattern(struct sbuf *b, const struct rq_job *j, const struct opt *o)
 {
 	(void)o;
