@@ -82,12 +82,6 @@ const struct opt_val jf_ioengine_vals[] = {
 	{ NULL, 0, NULL },
 };
 
-static const struct opt_val rate_process_vals[] = {
-	{ "linear",	0,	NULL },
-	{ "poisson",	1,	NULL },
-	{ NULL, 0, NULL },
-};
-
 static const struct opt_val unified_vals[] = {
 	{ "none",	0,	NULL },
 	{ "mixed",	1,	NULL },
@@ -218,33 +212,6 @@ static const struct opt impl_opts[] = {
 		.name = "filename", .type = OPT_STR, FIELD(filename), .prio = -1,
 		.help = "File or device; several separated by ':', '\\:' is a "
 			"literal ':' (default: none)",
-	},
-	{
-		.name = "rate_iops", .type = OPT_INT, FIELD(rate_iops[0]), .nr = 3,
-		.min = 0, .max = UINT32_MAX, .def = "0",
-		.help = "I/Os per second per clone, R,W,T as bs; 0 is no limit (default: 0)",
-	},
-	{
-		.name = "rate_process", .type = OPT_ENUM, FIELD(rate_poisson),
-		.vals = rate_process_vals, .def = "linear",
-		.help = "How rate_iops spaces I/Os: linear or poisson (default: linear)",
-	},
-	{
-		.name = "thinktime", .type = OPT_TIME, FIELD(thinktime_us),
-		.unit = NS_PER_US, .div = NS_PER_US, .def = "0",
-		.help = "Pause after thinktime_blocks I/Os, microseconds unless "
-			"suffixed (default: 0)",
-	},
-	{
-		.name = "thinktime_spin", .type = OPT_TIME, FIELD(thinktime_spin_us),
-		.unit = NS_PER_US, .div = NS_PER_US, .def = "0",
-		.help = "Part of thinktime spent spinning, at most thinktime, "
-			"microseconds unless suffixed (default: 0)",
-	},
-	{
-		.name = "thinktime_blocks", .type = OPT_INT, FIELD(thinktime_blocks),
-		.min = 1, .max = UINT32_MAX, .def = "1",
-		.help = "I/Os between pauses of thinktime (default: 1)",
 	},
 	{
 		.name = "percentile_list", .type = OPT_STR, .set = jf_set_percentile_list,
@@ -385,12 +352,6 @@ static const struct opt impl_opts[] = {
 	},
 
 	{
-		.name = "rate", .type = OPT_SIZE, FIELD(rate[0]), .nr = 3, .min = 0,
-		.max = UINT64_MAX, .def = "0",
-		.help = "Bytes per second per clone, R,W,T as bs; 0 is no limit "
-			"(default: 0)",
-	},
-	{
 		.name = "gtod_reduce", .type = OPT_BOOL, FIELD(gtod_reduce), .set = jf_set_gtod_reduce,
 		.def = "0",
 		.help = "Keep no latencies, bandwidth samples or percentiles (sets the "
@@ -486,29 +447,6 @@ static const struct opt impl_opts[] = {
 	{
 		.name = "unlink", .type = OPT_BOOL, FIELD(unlink), .def = "0",
 		.help = "Remove the files rqlock laid out when the run is done (default: 0)",
-	},
-	{
-		.name = "latency_target", .type = OPT_TIME, FIELD(latency_target_ns),
-		.unit = NS_PER_US, .div = 1, .def = "0",
-		.help = "Search for the deepest queue (up to iodepth) whose latency_percentile "
-			"of I/Os completes within this, as fio's; microseconds unless "
-			"suffixed; 0 is no search (default: 0)",
-	},
-	{
-		.name = "latency_window", .type = OPT_TIME, FIELD(latency_window_ns),
-		.unit = NS_PER_US, .div = 1, .def = "0",
-		.help = "Time the latency is judged over before the depth moves, "
-			"microseconds unless suffixed; 0 judges each round (default: 0)",
-	},
-	{
-		.name = "latency_percentile", .type = OPT_STR, .set = jf_set_latency_percentile,
-		.show = jf_show_latency_percentile, .def = "100",
-		.help = "Share of I/Os that must meet latency_target (default: 100)",
-	},
-	{
-		.name = "latency_run", .type = OPT_BOOL, FIELD(latency_run), .def = "0",
-		.help = "Keep adjusting the depth to latency_target for the whole run; 0 "
-			"ends the job once the depth is found (default: 0)",
 	},
 };
 
@@ -673,6 +611,7 @@ static const struct {
 	{ jf_opts_job, &jf_nr_opts_job },
 	{ jf_opts_io, &jf_nr_opts_io },
 	{ jf_opts_random, &jf_nr_opts_random },
+	{ jf_opts_pace, &jf_nr_opts_pace },
 	{ impl_opts, &nr_impl_opts },
 	{ unimpl_opts, &nr_unimpl_opts },
 };

@@ -129,12 +129,6 @@ void jf_show_allow_file_create(struct sbuf *b, const struct rq_job *j, const str
 	jf_bput(b, "%d", !j->no_file_create);
 }
 
-void jf_show_latency_percentile(struct sbuf *b, const struct rq_job *j, const struct opt *o)
-{
-	(void)o;
-	jf_bput(b, "%g", j->latency_percentile);
-}
-
 void jf_show_filesize(struct sbuf *b, const struct rq_job *j, const struct opt *o)
 {
 	(void)o;

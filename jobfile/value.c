@@ -510,22 +510,6 @@ int jf_set_allow_file_create(struct pctx *p, struct sect *s, uint64_t v, char *s
 	return 0;
 }
 
-/* latency_percentile=P, in (0, 100] */
-int jf_set_latency_percentile(struct pctx *p, struct sect *s, uint64_t v, char *str)
-{
-	const char *why;
-	double x;
-
-	(void)v;
-	why = jf_parse_float(str, &x, NULL);
-	if (!why && !(x > 0.0 && x <= 100.0))
-		why = "a percentile is above 0 and at most 100";
-	if (why)
-		return jf_bad(p, str, why);
-	s->job.latency_percentile = x;
-	return 0;
-}
-
 /* filesize=SIZE or MIN-MAX (each file drawn in the range, as fio) */
 int jf_set_filesize(struct pctx *p, struct sect *s, uint64_t v, char *str)
 {
