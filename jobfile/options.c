@@ -116,24 +116,6 @@ static const struct opt_val verify_vals[] = {
 	{ NULL, 0, NULL },
 };
 
-static const struct opt_val zonemode_vals[] = {
-	{ "none",	RQ_ZONEMODE_NONE,	NULL },
-	{ "strided",	RQ_ZONEMODE_STRIDED,	NULL },
-	{ "zbd",	RQ_ZONEMODE_ZBD,	NULL },
-	{ NULL, 0, NULL },
-};
-
-static const struct opt_val file_service_vals[] = {
-	{ "roundrobin",	RQ_FS_ROUNDROBIN,	NULL },
-	{ "sequential",	RQ_FS_SEQUENTIAL,	NULL },
-	{ "random",	RQ_FS_RANDOM,		NULL },
-	{ "zipf",	0,	"is not supported in rqlock (roundrobin, sequential and random are)" },
-	{ "pareto",	0,	"is not supported in rqlock (roundrobin, sequential and random are)" },
-	{ "normal",	0,	"is not supported in rqlock (roundrobin, sequential and random are)" },
-	{ "gauss",	0,	"is not supported in rqlock (roundrobin, sequential and random are)" },
-	{ NULL, 0, NULL },
-};
-
 /* Options fio knows that rqlock does not implement, by what it does with them. */
 #define INERT(n, w)		{ .name = n, .kind = K_INERT, .why = w }
 #define INERT_A(n, a, w)	{ .name = n, .alias = a, .kind = K_INERT, .why = w }
@@ -207,11 +189,6 @@ static const struct opt impl_opts[] = {
 		.show = jf_show_replay_skip,
 		.help = "Actions of the log not replayed: a comma list of read, write, "
 			"trim, sync (default: none)",
-	},
-	{
-		.name = "filename", .type = OPT_STR, FIELD(filename), .prio = -1,
-		.help = "File or device; several separated by ':', '\\:' is a "
-			"literal ':' (default: none)",
 	},
 	{
 		.name = "percentile_list", .type = OPT_STR, .set = jf_set_percentile_list,
@@ -375,27 +352,6 @@ static const struct opt impl_opts[] = {
 		.help = "Take no bandwidth or IOPS samples (default: 0)",
 	},
 	{
-		.name = "zonemode", .type = OPT_ENUM, FIELD(zonemode), .vals = zonemode_vals,
-		.def = "none",
-		.help = "none; strided: zonesize bytes of I/O (random too) in a zone of zonerange "
-			"bytes, then the next zone, zoneskip further; zbd "
-			"(zoned devices) is parsed and refused at run time (default: none)",
-	},
-	{
-		.name = "zonesize", .type = OPT_SIZE, FIELD(zonesize), .min = 0, .max = UINT64_MAX,
-		.def = "0",
-		.help = "zonemode=strided: bytes of I/O in a zone (default: 0)",
-	},
-	{
-		.name = "zonerange", .type = OPT_SIZE, FIELD(zonerange), .min = 0, .max = UINT64_MAX,
-		.help = "zonemode=strided: size of a zone (default: zonesize)",
-	},
-	{
-		.name = "zoneskip", .type = OPT_SIZE, FIELD(zoneskip), .min = 0, .max = UINT64_MAX,
-		.def = "0",
-		.help = "zonemode=strided: bytes skipped after each zone (default: 0)",
-	},
-	{
 		.name = "verify_interval", .type = OPT_INT, FIELD(verify_interval), .min = 64,
 		.max = BS_MAX,
 		.help = "A verify header every this many bytes of a block (default: bs)",
@@ -410,43 +366,6 @@ static const struct opt impl_opts[] = {
 		.show = jf_show_buffer_pattern,
 		.help = "Data written when not verifying, as verify_pattern "
 			"(default: rqlock's offset stamps)",
-	},
-	{
-		.name = "directory", .type = OPT_STR, FIELD(directory),
-		.help = "Directory of the job's files; ':' separates several, the files "
-			"go round them (default: the current directory)",
-	},
-	{
-		.name = "filesize", .type = OPT_STR, .set = jf_set_filesize, .show = jf_show_filesize,
-		.help = "Size of each file, or MIN-MAX drawn per file (default: size / nrfiles)",
-	},
-	{
-		.name = "nrfiles", .alias = "nr_files", .type = OPT_INT, FIELD(nrfiles),
-		.min = 1, .max = 65536, .def = "1",
-		.help = "Files per job clone, laid out by rqlock when filename is not "
-			"given (default: 1)",
-	},
-	{
-		.name = "filename_format", .type = OPT_STR, FIELD(filename_format),
-		.def = "$jobname.$jobnum.$filenum",
-		.help = "Names of laid-out files: $jobname, $jobnum, $filenum, $clientuid "
-			"(default: $jobname.$jobnum.$filenum)",
-	},
-	{
-		.name = "file_service_type", .type = OPT_ENUM, FIELD(file_service),
-		.vals = file_service_vals, .def = "roundrobin",
-		.help = "Which file the next I/O goes to: roundrobin, sequential or "
-			"random (default: roundrobin)",
-	},
-	{
-		.name = "allow_file_create", .type = OPT_BOOL, .set = jf_set_allow_file_create,
-		.show = jf_show_allow_file_create, .def = "1",
-		.help = "Lay out a file that does not exist; 0 refuses the job instead "
-			"(default: 1)",
-	},
-	{
-		.name = "unlink", .type = OPT_BOOL, FIELD(unlink), .def = "0",
-		.help = "Remove the files rqlock laid out when the run is done (default: 0)",
 	},
 };
 
@@ -612,6 +531,7 @@ static const struct {
 	{ jf_opts_io, &jf_nr_opts_io },
 	{ jf_opts_random, &jf_nr_opts_random },
 	{ jf_opts_pace, &jf_nr_opts_pace },
+	{ jf_opts_file, &jf_nr_opts_file },
 	{ impl_opts, &nr_impl_opts },
 	{ unimpl_opts, &nr_unimpl_opts },
 };

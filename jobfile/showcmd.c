@@ -123,20 +123,6 @@ void jf_show_replay_skip(struct sbuf *b, const struct rq_job *j, const struct op
 	}
 }
 
-void jf_show_allow_file_create(struct sbuf *b, const struct rq_job *j, const struct opt *o)
-{
-	(void)o;
-	jf_bput(b, "%d", !j->no_file_create);
-}
-
-void jf_show_filesize(struct sbuf *b, const struct rq_job *j, const struct opt *o)
-{
-	(void)o;
-	jf_bput(b, "%llu", (unsigned long long)j->filesize_min);
-	if (j->filesize_max != j->filesize_min)
-		jf_bput(b, "-%llu", (unsigned long long)j->filesize_max);
-}
-
 void jf_show_buffer_pattern(struct sbuf *b, const struct rq_job *j, const struct opt *o)
 {
 	(void)o;

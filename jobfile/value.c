@@ -501,38 +501,6 @@ int jf_set_gtod_reduce(struct pctx *p, struct sect *s, uint64_t v, char *str)
 	return 0;
 }
 
-/* allow_file_create, kept inverted so that a zeroed job allows it */
-int jf_set_allow_file_create(struct pctx *p, struct sect *s, uint64_t v, char *str)
-{
-	(void)p;
-	(void)str;
-	s->job.no_file_create = !v;
-	return 0;
-}
-
-/* filesize=SIZE or MIN-MAX (each file drawn in the range, as fio) */
-int jf_set_filesize(struct pctx *p, struct sect *s, uint64_t v, char *str)
-{
-	char *dash = strchr(str, '-');
-	uint64_t lo, hi;
-	const char *why;
-
-	(void)v;
-	if (dash)
-		*dash++ = '\0';
-	why = jf_parse_size(str, s->kb_base, &lo);
-	if (why)
-		return jf_bad(p, str, why);
-	hi = lo;
-	if (dash && (why = jf_parse_size(dash, s->kb_base, &hi)))
-		return jf_bad(p, dash, why);
-	if (hi < lo)
-		return jf_bad(p, dash, "the range ends below its start");
-	s->job.filesize_min = lo;
-	s->job.filesize_max = hi;
-	return 0;
-}
-
 /* fio: a pattern without verify= set (here or above) means verify=pattern. */
 
 int jf_set_verify_pattern_opt(struct pctx *p, struct sect *s, uint64_t v, char *str)
