@@ -135,8 +135,8 @@ int jf_bad(struct pctx *p, const char *v, const char *why);
 int jf_bad_enum(struct pctx *p, const char *v, const struct opt_val *vals);
 
 /* value.c: the options with their own setter (opt.set) */
-jf_setter jf_set_buffer_pattern, jf_set_gtod_reduce, jf_set_percentile_list,
-	jf_set_replay_align, jf_set_replay_skip, jf_set_verify_pattern_opt, jf_set_write_log;
+jf_setter jf_set_gtod_reduce, jf_set_percentile_list, jf_set_replay_align,
+	jf_set_replay_skip, jf_set_write_log;
 
 /* opt_*.c: the sections of the option table, listed in order by options.c */
 extern const struct opt jf_opts_job[];
@@ -149,6 +149,8 @@ extern const struct opt jf_opts_pace[];
 extern const unsigned int jf_nr_opts_pace;
 extern const struct opt jf_opts_file[];
 extern const unsigned int jf_nr_opts_file;
+extern const struct opt jf_opts_verify[];
+extern const unsigned int jf_nr_opts_verify;
 
 /* options.c */
 void jf_bit_set(uint8_t *set, unsigned int i);
@@ -164,8 +166,7 @@ unsigned int jf_opt_idx(const struct opt *o);
 unsigned int jf_nr_opts(void);
 
 /* showcmd.c: the options with their own --showcmd rendering (opt.show) */
-jf_shower jf_show_buffer_pattern, jf_show_percentile_list, jf_show_replay_skip,
-	jf_show_verify_pattern, jf_show_write_log;
+jf_shower jf_show_percentile_list, jf_show_replay_skip, jf_show_write_log;
 
 /* showcmd.c */
 /* A bounded text buffer; output past its end is cut (never overflows). */

@@ -92,30 +92,6 @@ static const struct opt_val unified_vals[] = {
 	{ NULL, 0, NULL },
 };
 
-#define NOT_VERIFY "is not supported in rqlock (crc32c, md5, meta and pattern are)"
-static const struct opt_val verify_vals[] = {
-	{ "0",		RQ_VERIFY_NONE,		NULL },
-	{ "crc32c",	RQ_VERIFY_CRC32C,	NULL },
-	{ "crc32c-intel", RQ_VERIFY_CRC32C,	NULL },
-	{ "md5",	RQ_VERIFY_MD5,		NULL },
-	{ "pattern",	RQ_VERIFY_PATTERN,	NULL },
-	{ "crc64",	0,	NOT_VERIFY },
-	{ "crc32",	0,	NOT_VERIFY },
-	{ "crc16",	0,	NOT_VERIFY },
-	{ "crc7",	0,	NOT_VERIFY },
-	{ "sha1",	0,	NOT_VERIFY },
-	{ "sha256",	0,	NOT_VERIFY },
-	{ "sha512",	0,	NOT_VERIFY },
-	{ "sha3-224",	0,	NOT_VERIFY },
-	{ "sha3-256",	0,	NOT_VERIFY },
-	{ "sha3-384",	0,	NOT_VERIFY },
-	{ "sha3-512",	0,	NOT_VERIFY },
-	{ "xxhash",	0,	NOT_VERIFY },
-	{ "meta",	RQ_VERIFY_META,		NULL },
-	{ "null",	0,	NOT_VERIFY },
-	{ NULL, 0, NULL },
-};
-
 /* Options fio knows that rqlock does not implement, by what it does with them. */
 #define INERT(n, w)		{ .name = n, .kind = K_INERT, .why = w }
 #define INERT_A(n, a, w)	{ .name = n, .alias = a, .kind = K_INERT, .why = w }
@@ -214,48 +190,6 @@ static const struct opt impl_opts[] = {
 		.help = "none: reads and writes apart; mixed: together; both "
 			"(default: none)",
 	},
-	{
-		.name = "verify", .type = OPT_ENUM, FIELD(verify), .vals = verify_vals,
-		.def = "0",
-		.help = "Check written data on read back: 0, crc32c, md5 or pattern "
-			"(default: 0)",
-	},
-	{
-		.name = "verify_pattern", .type = OPT_STR, .set = jf_set_verify_pattern_opt,
-		.show = jf_show_verify_pattern,
-		.help = "Data pattern of verify: \"text\", 0xHEX, numbers; sets "
-			"verify=pattern unless verify is given (default: none)",
-	},
-	{
-		.name = "do_verify", .type = OPT_BOOL, FIELD(do_verify), .def = "1",
-		.help = "Read back and check after writing when verify is set (default: 1)",
-	},
-	{
-		.name = "verify_only", .type = OPT_BOOL, FIELD(verify_only), .def = "0",
-		.help = "Write nothing: replay the job's offsets and sizes from its seed and "
-			"check what an earlier run of it wrote (default: 0)",
-	},
-	{
-		.name = "verify_state_save", .type = OPT_BOOL, FIELD(verify_state_save), .def = "1",
-		.help = "A job that writes with verify= leaves local-JOB-N-verify.state: how far "
-			"its writes got, for verify_state_load (default: 1)",
-	},
-	{
-		.name = "verify_state_load", .type = OPT_BOOL, FIELD(verify_state_load), .def = "0",
-		.help = "Read local-JOB-N-verify.state and check only the writes it says "
-			"completed (default: 0)",
-	},
-	{
-		.name = "experimental_verify", .type = OPT_BOOL, FIELD(experimental_verify), .def = "0",
-		.help = "Keep no log of writes: read back by replaying the job's offsets from "
-			"its seed (default: 0)",
-	},
-	{
-		.name = "verify_backlog", .type = OPT_INT, FIELD(verify_backlog),
-		.min = 0, .max = UINT32_MAX, .def = "0",
-		.help = "Check after this many blocks are written; 0 is at the end "
-			"(default: 0)",
-	},
 
 	/* fio's logs: results/iolog.c writes them, fio 3.33's names and lines */
 	{
@@ -350,22 +284,6 @@ static const struct opt impl_opts[] = {
 		.name = "disable_bw_measurement", .alias = "disable_bw", .type = OPT_BOOL,
 		FIELD(disable_bw), .def = "0",
 		.help = "Take no bandwidth or IOPS samples (default: 0)",
-	},
-	{
-		.name = "verify_interval", .type = OPT_INT, FIELD(verify_interval), .min = 64,
-		.max = BS_MAX,
-		.help = "A verify header every this many bytes of a block (default: bs)",
-	},
-	{
-		.name = "verify_offset", .type = OPT_INT, FIELD(verify_offset), .min = 0,
-		.max = BS_MAX, .def = "0",
-		.help = "Put the verify header this far into each interval (default: 0)",
-	},
-	{
-		.name = "buffer_pattern", .type = OPT_STR, .set = jf_set_buffer_pattern,
-		.show = jf_show_buffer_pattern,
-		.help = "Data written when not verifying, as verify_pattern "
-			"(default: rqlock's offset stamps)",
 	},
 };
 
@@ -532,6 +450,7 @@ static const struct {
 	{ jf_opts_random, &jf_nr_opts_random },
 	{ jf_opts_pace, &jf_nr_opts_pace },
 	{ jf_opts_file, &jf_nr_opts_file },
+	{ jf_opts_verify, &jf_nr_opts_verify },
 	{ impl_opts, &nr_impl_opts },
 	{ unimpl_opts, &nr_unimpl_opts },
 };

@@ -123,27 +123,11 @@ void jf_show_replay_skip(struct sbuf *b, const struct rq_job *j, const struct op
 	}
 }
 
-void jf_show_buffer_pattern(struct sbuf *b, const struct rq_job *j, const struct opt *o)
-{
-	(void)o;
-	jf_bput(b, "0x");
-	for (unsigned int i = 0; i < j->buffer_pattern_len; i++)
-		jf_bput(b, "%02x", j->buffer_pattern[i]);
-}
-
 void jf_show_percentile_list(struct sbuf *b, const struct rq_job *j, const struct opt *o)
 {
 	(void)o;
 	for (unsigned int i = 0; i < j->nr_percentiles; i++)
 		jf_bput(b, "%s%.*f", i ? ":" : "", (int)j->percentile_precision, j->percentile_list[i]);
-}
-
-void jf_show_verify_pattern(struct sbuf *b, const struct rq_job *j, const struct opt *o)
-{
-	(void)o;
-	jf_bput(b, "0x");
-	for (unsigned int i = 0; i < j->verify_pattern_len; i++)
-		jf_bput(b, "%02x", j->verify_pattern[i]);
 }
 
 /* ------------------------------------------------------------ --showcmd */

@@ -380,113 +380,6 @@ int jf_set_percentile_list(struct pctx *p, struct sect *s, uint64_t v, char *str
 	return 0;
 }
 
-/*
- * verify_pattern, as fio's lib/pattern.c: a sequence of "text" (double
- * quotes, no escapes), 0x hex bytes, and decimal integers (stored little
- * endian in as few bytes as they need, 0 as one byte, negatives as 4).
- * fio's %o (offset) and 'file' items are refused.
- */
-static int parse_pattern(struct pctx *p, unsigned char *out, size_t cap, unsigned int *lenp,
-			 char *str)
-{
-	size_t len = 0;
-	const char *c = str;
-
-	while (*c) {
-		if (*c == '"') {
-			const char *end = strchr(c + 1, '"');
-			size_t n;
-
-			if (!end)
-				return jf_bad(p, str, "a text without its closing '\"'");
-			n = (size_t)(end - c - 1);
-			if (n > cap - len)
-				return jf_bad(p, str, "longer than 512 bytes");
-			memcpy(out + len, c + 1, n);
-			len += n;
-			c = end + 1;
-		} else if (c[0] == '0' && (c[1] == 'x' || c[1] == 'X')) {
-			const char *h = c + 2;
-			size_t n = 0;
-
-			while (isxdigit((unsigned char)h[n]))
-				n++;
-			/* "0xff0x14": the next 0x starts a new item, as fio looks back for it */
-			if (n >= 2 && h[n - 1] == '0' && (h[n] == 'x' || h[n] == 'X'))
-				n--;
-			if (!n)
-				return jf_bad(p, str, "0x without hex digits");
-			if ((n + 1) / 2 > cap - len)
-				return jf_bad(p, str, "longer than 512 bytes");
-			for (size_t i = 0; i < n;) {
-				/* an odd count: the first digit is a byte of its own, as fio */
-				size_t take = (i == 0 && (n & 1)) ? 1 : 2;
-				unsigned int b = 0;
-
-				for (size_t k = 0; k < take; k++) {
-					int d = tolower((unsigned char)h[i + k]);
-
-					b = b * 16 + (unsigned int)(isdigit(d) ? d - '0' : d - 'a' + 10);
-				}
-				out[len++] = (unsigned char)b;
-				i += take;
-			}
-			c = h + n;
-		} else if (isdigit((unsigned char)*c) || *c == '-') {
-			/* fio stops a decimal where a 0x item starts: "10x04" is 1, then 0x04 */
-			const char *hex = strcasestr(c, "0x");
-			char num[32], *end;
-			size_t n = hex ? (size_t)(hex - c) : strlen(c);
-			long long x;
-			unsigned int u;
-
-			snprintf(num, sizeof(num), "%.*s", (int)(n < sizeof(num) ? n : sizeof(num) - 1), c);
-			errno = 0;
-			x = strtoll(num, &end, 10);
-			if (end == num || errno || x > INT32_MAX || x < INT32_MIN)
-				return jf_bad(p, str, "a number must fit in 32 bits");
-			end = (char *)c + (end - num);
-			u = (unsigned int)(int)x;
-			if (!u) {
-				if (len == cap)
-					return jf_bad(p, str, "longer than 512 bytes");
-				out[len++] = 0;
-			}
-			for (; u; u >>= 8) {
-				if (len == cap)
-					return jf_bad(p, str, "longer than 512 bytes");
-				out[len++] = (unsigned char)(u & 0xff);
-			}
-			c = end;
-		} else if (*c == '%') {
-			return jf_bad(p, str, "fio's %o (block offset) is not supported in rqlock");
-		} else if (*c == '\'') {
-			return jf_bad(p, str, "a pattern from a file is not supported in rqlock");
-		} else {
-			return jf_bad(p, str, "expected \"text\", 0xHEX or a decimal number");
-		}
-	}
-	if (!len)
-		return jf_bad(p, str, "an empty pattern");
-	*lenp = (unsigned int)len;
-	return 0;
-}
-
-static int set_verify_pattern(struct pctx *p, struct sect *s, uint64_t v, char *str)
-{
-	(void)v;
-	return parse_pattern(p, s->job.verify_pattern, sizeof(s->job.verify_pattern),
-			     &s->job.verify_pattern_len, str);
-}
-
-/* buffer_pattern: the data written when not verifying, fio's pattern syntax */
-int jf_set_buffer_pattern(struct pctx *p, struct sect *s, uint64_t v, char *str)
-{
-	(void)v;
-	return parse_pattern(p, s->job.buffer_pattern, sizeof(s->job.buffer_pattern),
-			     &s->job.buffer_pattern_len, str);
-}
-
 /* gtod_reduce=1: fio's str_gtod_reduce_cb, fewer clock reads and fewer stats */
 int jf_set_gtod_reduce(struct pctx *p, struct sect *s, uint64_t v, char *str)
 {
@@ -499,17 +392,6 @@ int jf_set_gtod_reduce(struct pctx *p, struct sect *s, uint64_t v, char *str)
 	s->job.disable_bw = true;
 	s->job.clat_percentiles = s->job.lat_percentiles = s->job.slat_percentiles = false;
 	return 0;
-}
-
-/* fio: a pattern without verify= set (here or above) means verify=pattern. */
-
-int jf_set_verify_pattern_opt(struct pctx *p, struct sect *s, uint64_t v, char *str)
-{
-	int ret = set_verify_pattern(p, s, v, str);
-
-	if (!ret && !jf_is_set(s, "verify"))
-		s->job.verify = RQ_VERIFY_PATTERN;
-	return ret;
 }
 
 /* ----------------------------------------------------- applying values */
