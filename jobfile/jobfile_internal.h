@@ -134,10 +134,6 @@ const struct opt_val *jf_find_val(const struct opt_val *vals, const char *v);
 int jf_bad(struct pctx *p, const char *v, const char *why);
 int jf_bad_enum(struct pctx *p, const char *v, const struct opt_val *vals);
 
-/* value.c: the options with their own setter (opt.set) */
-jf_setter jf_set_gtod_reduce, jf_set_percentile_list, jf_set_replay_align,
-	jf_set_replay_skip, jf_set_write_log;
-
 /* opt_*.c: the sections of the option table, listed in order by options.c */
 extern const struct opt jf_opts_job[];
 extern const unsigned int jf_nr_opts_job;
@@ -151,6 +147,8 @@ extern const struct opt jf_opts_file[];
 extern const unsigned int jf_nr_opts_file;
 extern const struct opt jf_opts_verify[];
 extern const unsigned int jf_nr_opts_verify;
+extern const struct opt jf_opts_log[];
+extern const unsigned int jf_nr_opts_log;
 
 /* options.c */
 void jf_bit_set(uint8_t *set, unsigned int i);
@@ -164,9 +162,6 @@ const struct opt *jf_opt_at(unsigned int i);
 const struct opt *jf_opt_find(const char *key);
 unsigned int jf_opt_idx(const struct opt *o);
 unsigned int jf_nr_opts(void);
-
-/* showcmd.c: the options with their own --showcmd rendering (opt.show) */
-jf_shower jf_show_percentile_list, jf_show_replay_skip, jf_show_write_log;
 
 /* showcmd.c */
 /* A bounded text buffer; output past its end is cut (never overflows). */

@@ -82,16 +82,6 @@ const struct opt_val jf_ioengine_vals[] = {
 	{ NULL, 0, NULL },
 };
 
-static const struct opt_val unified_vals[] = {
-	{ "none",	0,	NULL },
-	{ "mixed",	1,	NULL },
-	{ "both",	2,	NULL },
-	{ "0",		0,	NULL },
-	{ "1",		1,	NULL },
-	{ "2",		2,	NULL },
-	{ NULL, 0, NULL },
-};
-
 /* Options fio knows that rqlock does not implement, by what it does with them. */
 #define INERT(n, w)		{ .name = n, .kind = K_INERT, .why = w }
 #define INERT_A(n, a, w)	{ .name = n, .alias = a, .kind = K_INERT, .why = w }
@@ -116,176 +106,6 @@ static const struct opt_val unified_vals[] = {
 #define W_SS		"rqlock runs to runtime or size; steady-state detection could only end a job earlier"
 #define W_ZBD		"it only matters with zonemode=zbd, which rqlock refuses when it runs"
 #define W_TRIMV		"rqlock trims with rw=trim|randtrim|trimwrite|randtrimwrite, not verified blocks"
-
-/*
- * The implemented options not yet in a section file of their own, in fio's
- * spelling (fio's name is the canonical one, fio's alias the alias).
- */
-static const struct opt impl_opts[] = {
-	{
-		.name = "write_iolog", .type = OPT_STR, FIELD(write_iolog),
-		.help = "Write the I/Os issued to FILE in fio's iolog version 3 format "
-			"(FILE.N for clone N > 0) (default: none)",
-	},
-	{
-		.name = "read_iolog", .type = OPT_STR, FIELD(read_iolog),
-		.help = "Replay the I/Os of fio's iolog (version 2 or 3) instead of "
-			"drawing them; FILE:FILE... gives the clones one log each in turn "
-			"(default: none)",
-	},
-	{
-		.name = "replay_no_stall", .type = OPT_BOOL, FIELD(replay_no_stall), .def = "0",
-		.help = "Replay as fast as the queue depth allows, ignoring the log's "
-			"times (default: 0)",
-	},
-	{
-		.name = "replay_time_scale", .type = OPT_INT, FIELD(replay_time_scale),
-		.min = 1, .max = UINT32_MAX, .def = "100",
-		.help = "Replay at this percent of the log's rate: 200 is twice as fast "
-			"(default: 100)",
-	},
-	{
-		.name = "replay_redirect", .type = OPT_STR, FIELD(replay_redirect),
-		.help = "Replay every I/O of the log on this one file or device "
-			"(default: the files the log names)",
-	},
-	{
-		.name = "replay_scale", .type = OPT_INT, FIELD(replay_scale),
-		.min = 1, .max = UINT64_MAX, .def = "1",
-		.help = "Divide the log's offsets by this (default: 1)",
-	},
-	{
-		.name = "replay_align", .type = OPT_INT, FIELD(replay_align),
-		.min = 0, .max = UINT64_MAX, .def = "0", .set = jf_set_replay_align,
-		.help = "Round the log's offsets down to this power of 2, after "
-			"replay_scale; 0 is none (default: 0)",
-	},
-	{
-		.name = "replay_skip", .type = OPT_STR, .set = jf_set_replay_skip,
-		.show = jf_show_replay_skip,
-		.help = "Actions of the log not replayed: a comma list of read, write, "
-			"trim, sync (default: none)",
-	},
-	{
-		.name = "percentile_list", .type = OPT_STR, .set = jf_set_percentile_list,
-		.show = jf_show_percentile_list,
-		.help = "Latency percentiles to report, P:P:..., at most 20 "
-			"(default: fio's 17, 1 to 99.99)",
-	},
-	{
-		.name = "clat_percentiles", .type = OPT_BOOL, FIELD(clat_percentiles), .def = "1",
-		.help = "Report completion latency percentiles (default: 1)",
-	},
-	{
-		.name = "lat_percentiles", .type = OPT_BOOL, FIELD(lat_percentiles), .def = "0",
-		.help = "Report total latency percentiles (default: 0)",
-	},
-	{
-		.name = "slat_percentiles", .type = OPT_BOOL, FIELD(slat_percentiles), .def = "0",
-		.help = "Report submission latency percentiles (default: 0)",
-	},
-	{
-		.name = "unified_rw_reporting", .type = OPT_ENUM, FIELD(unified_rw_reporting),
-		.vals = unified_vals, .def = "none",
-		.help = "none: reads and writes apart; mixed: together; both "
-			"(default: none)",
-	},
-
-	/* fio's logs: results/iolog.c writes them, fio 3.33's names and lines */
-	{
-		.name = "write_lat_log", .type = OPT_NAME, FIELD(lat_log_file), .bit = RQ_JOB_LOG_LAT,
-		.set = jf_set_write_log, .show = jf_show_write_log,
-		.help = "Write per-I/O latency logs NAME_lat, NAME_slat and NAME_clat "
-			"(.N.log, N the clone's number); a bare word names them after "
-			"the job (default: none)",
-	},
-	{
-		.name = "write_bw_log", .type = OPT_NAME, FIELD(bw_log_file), .bit = RQ_JOB_LOG_BW,
-		.set = jf_set_write_log, .show = jf_show_write_log,
-		.help = "Write a bandwidth log NAME_bw, KiB/s (default: none)",
-	},
-	{
-		.name = "write_iops_log", .type = OPT_NAME, FIELD(iops_log_file), .bit = RQ_JOB_LOG_IOPS,
-		.set = jf_set_write_log, .show = jf_show_write_log,
-		.help = "Write an IOPS log NAME_iops (default: none)",
-	},
-	{
-		.name = "write_hist_log", .type = OPT_NAME, FIELD(hist_log_file), .bit = RQ_JOB_LOG_HIST,
-		.set = jf_set_write_log, .show = jf_show_write_log,
-		.help = "Write completion-latency histograms NAME_clat_hist every "
-			"log_hist_msec, fiologparser_hist.py's input (default: none)",
-	},
-	{
-		.name = "log_avg_msec", .type = OPT_INT, FIELD(log_avg_msec),
-		.min = 0, .max = UINT32_MAX, .def = "0",
-		.help = "Average log values over windows of this many ms; 0 logs "
-			"every I/O (default: 0)",
-	},
-	{
-		.name = "log_hist_msec", .type = OPT_INT, FIELD(log_hist_msec),
-		.min = 0, .max = UINT32_MAX, .def = "0",
-		.help = "A histogram line every this many ms; 0 writes none (default: 0)",
-	},
-	{
-		.name = "log_hist_coarseness", .type = OPT_INT, FIELD(log_hist_coarseness),
-		.min = 0, .max = 6, .def = "0",
-		.help = "Merge 2^N histogram buckets into one, 0 to 6 (default: 0)",
-	},
-	{
-		.name = "log_max_value", .type = OPT_BOOL, FIELD(log_max_value), .def = "0",
-		.help = "Averaged windows log their maximum, not their mean (default: 0)",
-	},
-	{
-		.name = "log_offset", .type = OPT_BOOL, FIELD(log_offset), .def = "0",
-		.help = "Log lines carry the I/O's offset (default: 0)",
-	},
-	{
-		.name = "log_prio", .type = OPT_BOOL, FIELD(log_prio), .def = "0",
-		.help = "The last column is the I/O priority as 0x%04x, not the RT "
-			"flag; rqlock's is always 0 (default: 0)",
-	},
-	{
-		.name = "log_store_compressed", .type = OPT_BOOL, FIELD(log_store_compressed),
-		.def = "0",
-		.help = "Store logs zlib-compressed as fio does (NAME.log.fz, fio's binary "
-			"samples); rqlock run --inflate-log prints one (default: 0)",
-	},
-	{
-		.name = "log_compression", .type = OPT_SIZE, FIELD(log_compression),
-		.min = 0, .max = 512ULL << 20, .def = "0",
-		.help = "Bytes of samples per compressed chunk of a stored .fz log; rqlock "
-			"keeps samples uncompressed in memory (default: 0)",
-	},
-	{
-		.name = "per_job_logs", .type = OPT_BOOL, FIELD(per_job_logs), .def = "1",
-		.help = "The clone's number in log file names; 0 shares one file "
-			"(default: 1)",
-	},
-
-	{
-		.name = "gtod_reduce", .type = OPT_BOOL, FIELD(gtod_reduce), .set = jf_set_gtod_reduce,
-		.def = "0",
-		.help = "Keep no latencies, bandwidth samples or percentiles (sets the "
-			"disable_* options, as fio) (default: 0)",
-	},
-	{
-		.name = "disable_lat", .type = OPT_BOOL, FIELD(disable_lat), .def = "0",
-		.help = "Keep no total latency (default: 0)",
-	},
-	{
-		.name = "disable_clat", .type = OPT_BOOL, FIELD(disable_clat), .def = "0",
-		.help = "Keep no completion latency (default: 0)",
-	},
-	{
-		.name = "disable_slat", .type = OPT_BOOL, FIELD(disable_slat), .def = "0",
-		.help = "Keep no submission latency (default: 0)",
-	},
-	{
-		.name = "disable_bw_measurement", .alias = "disable_bw", .type = OPT_BOOL,
-		FIELD(disable_bw), .def = "0",
-		.help = "Take no bandwidth or IOPS samples (default: 0)",
-	},
-};
 
 /*
  * The options fio knows that rqlock does not implement: accepted with a
@@ -428,7 +248,6 @@ const char *jf_engine_of(const char *key)
 	return NULL;
 }
 
-static const unsigned int nr_impl_opts = JF_ARRAY_LEN(impl_opts);
 static const unsigned int nr_unimpl_opts = JF_ARRAY_LEN(unimpl_opts);
 
 /*
@@ -451,7 +270,7 @@ static const struct {
 	{ jf_opts_pace, &jf_nr_opts_pace },
 	{ jf_opts_file, &jf_nr_opts_file },
 	{ jf_opts_verify, &jf_nr_opts_verify },
-	{ impl_opts, &nr_impl_opts },
+	{ jf_opts_log, &jf_nr_opts_log },
 	{ unimpl_opts, &nr_unimpl_opts },
 };
 

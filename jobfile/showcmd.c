@@ -104,32 +104,6 @@ static void show_by_type(struct sbuf *b, const struct rq_job *j, const struct op
 	}
 }
 
-void jf_show_write_log(struct sbuf *b, const struct rq_job *j, const struct opt *o)
-{
-	jf_bput(b, "%.*s", (int)o->size, (const char *)j + o->off);
-}
-
-void jf_show_replay_skip(struct sbuf *b, const struct rq_job *j, const struct opt *o)
-{
-	static const char *const names[] = { "read", "write", "trim", "sync" };
-	const char *sep = "";
-
-	(void)o;
-	for (unsigned int i = 0; i < 4; i++) {
-		if (j->replay_skip & (1u << i)) {
-			jf_bput(b, "%s%s", sep, names[i]);
-			sep = ",";
-		}
-	}
-}
-
-void jf_show_percentile_list(struct sbuf *b, const struct rq_job *j, const struct opt *o)
-{
-	(void)o;
-	for (unsigned int i = 0; i < j->nr_percentiles; i++)
-		jf_bput(b, "%s%.*f", i ? ":" : "", (int)j->percentile_precision, j->percentile_list[i]);
-}
-
 /* ------------------------------------------------------------ --showcmd */
 
 /* Shell-safe: bare when it is, else in single quotes. */

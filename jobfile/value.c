@@ -270,59 +270,6 @@ const char *jf_parse_float(const char *v, double *out, unsigned int *decimals)
 
 /* -------------------------------------------- options with their own code */
 
-/*
- * write_lat_log[=NAME] and its kin (fio's str_write_*_log_cb): the log is
- * on, NAME (or "" for a bare word: the job's name, decided by the engine
- * as fio's make_log_name) into the option's field, the option's bit in
- * write_logs.
- */
-int jf_set_write_log(struct pctx *p, struct sect *s, uint64_t v, char *str)
-{
-	const struct opt *o = jf_opt_find(p->key);
-	size_t n = strlen(str);
-
-	(void)v;
-	if (!o || !o->size || !o->bit)
-		return jf_perr(p, "option '%s' has a bad table entry", p->key);
-	if (n >= o->size)
-		return jf_perr(p, "value of option '%s' is longer than %zu bytes", p->key, o->size - 1);
-	memcpy((char *)&s->job + o->off, str, n + 1);
-	s->job.write_logs |= (unsigned int)o->bit;
-	return 0;
-}
-
-/* replay_align: a power of 2, as fio's .pow2 */
-int jf_set_replay_align(struct pctx *p, struct sect *s, uint64_t v, char *str)
-{
-	if (v & (v - 1))
-		return jf_bad(p, str, "a power of 2");
-	s->job.replay_align = v;
-	return 0;
-}
-
-/* replay_skip=read,write,trim,sync: the bits of the actions not replayed */
-int jf_set_replay_skip(struct pctx *p, struct sect *s, uint64_t v, char *str)
-{
-	static const struct { const char *name; unsigned int bit; } kinds[] = {
-		{ "read", RQ_REPLAY_SKIP_READ }, { "write", RQ_REPLAY_SKIP_WRITE },
-		{ "trim", RQ_REPLAY_SKIP_TRIM }, { "sync", RQ_REPLAY_SKIP_SYNC },
-	};
-	unsigned int bits = 0;
-
-	(void)v;
-	for (char *w = strtok(str, ","); w; w = strtok(NULL, ",")) {
-		size_t i;
-
-		for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]) && strcmp(kinds[i].name, w); i++)
-			;
-		if (i == sizeof(kinds) / sizeof(kinds[0]))
-			return jf_bad(p, w, "read, write, trim or sync, comma-separated");
-		bits |= kinds[i].bit;
-	}
-	s->job.replay_skip = bits;
-	return 0;
-}
-
 int jf_bad_enum(struct pctx *p, const char *v, const struct opt_val *vals)
 {
 	const struct opt_val *vp;
@@ -347,51 +294,6 @@ const struct opt_val *jf_find_val(const struct opt_val *vals, const char *v)
 		if (!strcmp(vals->name, v))
 			return vals;
 	return NULL;
-}
-
-/* percentile_list=P:P:..., at most 20, each in (0, 100]; fio sorts them for output. */
-int jf_set_percentile_list(struct pctx *p, struct sect *s, uint64_t v, char *str)
-{
-	unsigned int nr = 0, prec = 0, dec;
-	char *c = str, *next;
-	double x;
-
-	(void)v;
-	while (c) {
-		const char *why;
-
-		next = strchr(c, ':');
-		if (next)
-			*next++ = '\0';
-		if (nr == RQ_MAX_PERCENTILES)
-			return jf_bad(p, str, "more than 20 percentiles");
-		why = jf_parse_float(c, &x, &dec);
-		if (!why && !(x > 0.0 && x <= 100.0))
-			why = "a percentile is above 0 and at most 100 (fio ends the list at a 0)";
-		if (why)
-			return jf_bad(p, c, why);
-		s->job.percentile_list[nr++] = x;
-		if (dec > prec)
-			prec = dec;
-		c = next;
-	}
-	s->job.nr_percentiles = nr;
-	s->job.percentile_precision = prec;
-	return 0;
-}
-
-/* gtod_reduce=1: fio's str_gtod_reduce_cb, fewer clock reads and fewer stats */
-int jf_set_gtod_reduce(struct pctx *p, struct sect *s, uint64_t v, char *str)
-{
-	(void)p;
-	(void)str;
-	s->job.gtod_reduce = v != 0;
-	if (!v)
-		return 0;	/* fio leaves the others alone */
-	s->job.disable_lat = s->job.disable_clat = s->job.disable_slat = true;
-	s->job.disable_bw = true;
-	s->job.clat_percentiles = s->job.lat_percentiles = s->job.slat_percentiles = false;
-	return 0;
 }
 
 /* ----------------------------------------------------- applying values */

@@ -8,6 +8,7 @@
 #define RQ_PARSER_TEST_H
 
 #include "../jobfile/options.c"
+#include "../jobfile/opt_log.c"
 #include "../jobfile/opt_verify.c"
 #include "../jobfile/opt_file.c"
 #include "../jobfile/opt_pace.c"
