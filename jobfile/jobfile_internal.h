@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * jobfile_internal.h - shared by the parser's files only (jobfile/).
+ * jobfile_internal.h - shared by the parser's files only (jobfile/): the
+ * option table's entry (struct opt) and what the files export to each
+ * other, grouped by the file that defines it.
  */
 #ifndef RQ_JOBFILE_INTERNAL_H
 #define RQ_JOBFILE_INTERNAL_H
@@ -121,10 +123,43 @@ struct opt {
 int jf_perr(struct pctx *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void jf_pwarn(struct pctx *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/*
+ * options.c: the table, a registry of sections.  An option's index is its
+ * place over the sections in order, dense 0..jf_nr_opts()-1 (at most
+ * RQ_JOB_OPTS_MAX): its bit in sect.set and rq_job.opts_set.
+ */
+const struct opt *jf_opt_at(unsigned int i);	/* NULL past the end */
+unsigned int jf_nr_opts(void);
+const struct opt *jf_opt_find(const char *key);	/* by name or alias; NULL: unknown */
+unsigned int jf_opt_idx(const struct opt *o);
+const char *jf_closest(const char *key);
+const char *jf_engine_of(const char *key);
+void jf_bit_set(uint8_t *set, unsigned int i);
+bool jf_bit_test(const uint8_t *set, unsigned int i);
+bool jf_is_set(const struct sect *s, const char *name);
+void jf_mark(struct sect *s, const char *name);
+extern const struct opt_val jf_ioengine_vals[];
+
+/* opt_*.c: the implemented options by concern, the sections options.c lists in order */
+extern const struct opt jf_opts_job[];		/* opt_job.c: job description and control */
+extern const unsigned int jf_nr_opts_job;
+extern const struct opt jf_opts_io[];		/* opt_io.c: what I/O is issued */
+extern const unsigned int jf_nr_opts_io;
+extern const struct opt jf_opts_random[];	/* opt_random.c: where random I/O goes */
+extern const unsigned int jf_nr_opts_random;
+extern const struct opt jf_opts_pace[];		/* opt_pace.c: how fast */
+extern const unsigned int jf_nr_opts_pace;
+extern const struct opt jf_opts_file[];		/* opt_file.c: files and their layout */
+extern const unsigned int jf_nr_opts_file;
+extern const struct opt jf_opts_verify[];	/* opt_verify.c: verify, data patterns */
+extern const unsigned int jf_nr_opts_verify;
+extern const struct opt jf_opts_log[];		/* opt_log.c: iologs, logs, reporting */
+extern const unsigned int jf_nr_opts_log;
+
 /* value.c */
-long jf_cpus_configured(void);
-uint64_t jf_load(const struct rq_job *j, const struct opt *o, unsigned int idx);
 int jf_opt_apply(struct pctx *p, struct sect *s, const struct opt *o, char *v);
+uint64_t jf_load(const struct rq_job *j, const struct opt *o, unsigned int idx);
+long jf_cpus_configured(void);
 /* value.c, for the setters: the parsers return NULL or why the text is bad */
 const char *jf_digits(const char **sp, unsigned int base, uint64_t *out);
 const char *jf_parse_size(const char *v, unsigned int kb_base, uint64_t *out);
@@ -133,35 +168,6 @@ const struct opt_val *jf_find_val(const struct opt_val *vals, const char *v);
 /* "bad value 'V' for option 'KEY': WHY" (or the valid values); -EINVAL */
 int jf_bad(struct pctx *p, const char *v, const char *why);
 int jf_bad_enum(struct pctx *p, const char *v, const struct opt_val *vals);
-
-/* opt_*.c: the sections of the option table, listed in order by options.c */
-extern const struct opt jf_opts_job[];
-extern const unsigned int jf_nr_opts_job;
-extern const struct opt jf_opts_io[];
-extern const unsigned int jf_nr_opts_io;
-extern const struct opt jf_opts_random[];
-extern const unsigned int jf_nr_opts_random;
-extern const struct opt jf_opts_pace[];
-extern const unsigned int jf_nr_opts_pace;
-extern const struct opt jf_opts_file[];
-extern const unsigned int jf_nr_opts_file;
-extern const struct opt jf_opts_verify[];
-extern const unsigned int jf_nr_opts_verify;
-extern const struct opt jf_opts_log[];
-extern const unsigned int jf_nr_opts_log;
-
-/* options.c */
-void jf_bit_set(uint8_t *set, unsigned int i);
-bool jf_bit_test(const uint8_t *set, unsigned int i);
-const char *jf_closest(const char *key);
-const char *jf_engine_of(const char *key);
-extern const struct opt_val jf_ioengine_vals[];
-bool jf_is_set(const struct sect *s, const char *name);
-void jf_mark(struct sect *s, const char *name);
-const struct opt *jf_opt_at(unsigned int i);
-const struct opt *jf_opt_find(const char *key);
-unsigned int jf_opt_idx(const struct opt *o);
-unsigned int jf_nr_opts(void);
 
 /* showcmd.c */
 /* A bounded text buffer; output past its end is cut (never overflows). */

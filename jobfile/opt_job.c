@@ -3,10 +3,10 @@
  * opt_job.c - the options that describe a job and control when it runs and
  * ends: kb_base, name, description, wait_for, numjobs, runtime, time_based,
  * ramp_time, CPU placement, groups and stonewalls, loops, startdelay,
- * exitall, continue_on_error, ignore_error and fio's flow control.  Their
- * section of the option table with the setters and --showcmd renderings of
- * exactly these options, and the value tables only they use, so that an
- * option and its code are read in one place, as fio keeps them.
+ * exitall, continue_on_error, ignore_error and fio's flow control.  Holds
+ * their section of the option table, the setters and --showcmd renderings
+ * of exactly these options and the value tables only they use, so that an
+ * option and its code read in one place, as fio keeps them.
  */
 #include <errno.h>
 #include <stdlib.h>

@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * options.c - the declarative table of every fio 3.33 option: name, type, field,
- * default, help; and the lookups on it (see parse.c).
+ * options.c - the option table's registry: the sections of the declarative
+ * table of every fio 3.33 option, in order (the implemented options by
+ * concern, each section in its opt_*.c file beside its setters, then the
+ * options fio knows that rqlock ignores or refuses, which are here), and
+ * the lookups over all of them (jf_opt_at, jf_opt_find, jf_opt_idx,
+ * jf_closest, jf_is_set, jf_mark); with the ioengine values parse.c shares
+ * and the options of fio engines rqlock lacks (see parse.c).
  */
 #include <ctype.h>
 #include <errno.h>

@@ -2,11 +2,14 @@
 /*
  * parse.c - fio job-file parser: sections, include, ${VAR} and arithmetic,
  * and the public entry points.  The parser is jobfile/: options.c (the
- * table), value.c (values and setters), showcmd.c and this file.
+ * table's registry of sections and its lookups), opt_*.c (the implemented
+ * options by concern, each beside its setters), value.c (values),
+ * showcmd.c and this file.
  *
  * Reads fio 3.33 job files into struct rq_job_list.  Every option fio 3.33
- * knows lives in one declarative table (opts[] in options.c): name, alias, type,
- * the field it fills, its default and a help text that states the default.
+ * knows lives in one declarative table, read through jf_opt_at(): name,
+ * alias, type, the field it fills, its default and a help text that states
+ * the default.
  * Defaults are applied by running each .def string through the same code
  * as a job file value, so the table is the only place a default is written.
  * Options rqlock does not implement are in the same table: refused with an
@@ -123,6 +126,14 @@ static int warn_fio(struct pctx *p, const char *fmt, ...)
 	return 0;
 }
 
+/*
+ * Integer arithmetic as bc does it with scale=0, which fio runs on a value
+ * after replacing $ncpus, $mb_memory or $pagesize in it: + - * / % ^,
+ * parentheses, unary minus; division truncates toward zero.  A recursive
+ * descent over a string of at most a line; every level that recurses
+ * (parentheses, unary minus, ^) counts, and past CALC_DEPTH the value is
+ * refused, so no input can exhaust the stack.
+ */
 #define CALC_DEPTH 64
 
 struct calc {

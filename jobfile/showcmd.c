@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * showcmd.c - --showcmd: every option a job set, printed back with its resolved
- * value as one fio command line.
+ * value as one fio command line.  Holds the walk over the option table and
+ * the rendering by type (sizes in bytes, times in their exactest unit,
+ * enums by name); an option with its own rendering (opt.show) has it beside
+ * its setter in its opt_*.c section, written with jf_bput().
  */
 #include <ctype.h>
 #include <errno.h>

@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * value.c - option values: numbers, sizes, times, and the setters of options
- * with their own code; applying a value to a section (see parse.c).
+ * value.c - the generic value machinery of the option table: numbers,
+ * sizes, times and decimals as fio reads them, storing a value in the job
+ * field an entry names (and jf_load to read it back), the error messages,
+ * and jf_opt_apply(), which applies a value by the option's type or hands
+ * it to the option's own setter.  The setters themselves live beside
+ * their options in the opt_*.c sections; the parsers and error helpers
+ * they share are exported here with jf_ names (see parse.c).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -170,14 +175,6 @@ static __attribute__((unused)) const char *parse_time(const char *v, uint64_t *n
 	return parse_time_unit(v, NS_PER_SEC, ns);
 }
 
-/*
- * Integer arithmetic as bc does it with scale=0, which fio runs on a value
- * after replacing $ncpus, $mb_memory or $pagesize in it: + - * / % ^,
- * parentheses, unary minus; division truncates toward zero.  A recursive
- * descent over a string of at most a line; every level that recurses
- * (parentheses, unary minus, ^) counts, and past CALC_DEPTH the value is
- * refused, so no input can exhaust the stack.
- */
 /* ------------------------------------------------------------- storing */
 
 static void store(struct sect *s, const struct opt *o, unsigned int idx, uint64_t v)
@@ -268,7 +265,7 @@ const char *jf_parse_float(const char *v, double *out, unsigned int *decimals)
 	return NULL;
 }
 
-/* -------------------------------------------- options with their own code */
+/* ---------------------------------------------------------- enum values */
 
 int jf_bad_enum(struct pctx *p, const char *v, const struct opt_val *vals)
 {
