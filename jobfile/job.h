@@ -31,7 +31,7 @@ enum rq_rw {
 };
 
 enum rq_ioengine {
-	RQ_IOENGINE_IO_URING,	/* default: io_uring (fio's default is psync; see jobfile/options.c) */
+	RQ_IOENGINE_IO_URING,	/* default: io_uring (fio's default is psync; see jobfile/opt_io.c) */
 	RQ_IOENGINE_NULL,	/* fio's null engine: no I/O, no file */
 	RQ_IOENGINE_LIBAIO,	/* libaio on files and block devices */
 	RQ_IOENGINE_IO_URING_CMD,	/* NVMe passthrough on /dev/ngXnY */

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * jobfile_internal.h - shared by the parser's files only (jobfile/).
+ * jobfile_internal.h - shared by the parser's files only (jobfile/): the
+ * option table's entry (struct opt) and what the files export to each
+ * other, grouped by the file that defines it.
  */
 #ifndef RQ_JOBFILE_INTERNAL_H
 #define RQ_JOBFILE_INTERNAL_H
@@ -110,6 +112,8 @@ struct opt {
 	const char *help;	/* K_IMPL: says what the option does and its default */
 };
 
+#define JF_ARRAY_LEN(a)	(sizeof(a) / sizeof((a)[0]))
+
 #define FIELD(m)	.off = offsetof(struct rq_job, m), \
 			.size = sizeof(((struct rq_job *)0)->m)
 
@@ -119,42 +123,60 @@ struct opt {
 int jf_perr(struct pctx *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void jf_pwarn(struct pctx *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* value.c */
-long jf_cpus_configured(void);
-extern const struct opt_val jf_dist_vals[];
-uint64_t jf_load(const struct rq_job *j, const struct opt *o, unsigned int idx);
-int jf_opt_apply(struct pctx *p, struct sect *s, const struct opt *o, char *v);
-extern const struct opt_val jf_rw_vals[];
-
-/* value.c: the options with their own setter (opt.set) */
-jf_setter jf_set_allow_file_create, jf_set_bsrange, jf_set_bssplit, jf_set_buffer_pattern,
-	jf_set_buffered, jf_set_cmd_type, jf_set_cpumask, jf_set_cpus_allowed,
-	jf_set_description, jf_set_filesize, jf_set_flow, jf_set_gtod_reduce,
-	jf_set_ignore_error, jf_set_kb_base, jf_set_latency_percentile, jf_set_percentile_list,
-	jf_set_random_distribution, jf_set_replay_align, jf_set_replay_skip, jf_set_rw, jf_set_rwmixread, jf_set_rwmixwrite,
-	jf_set_verify_pattern_opt, jf_set_write_log;
-
-/* options.c */
-void jf_bit_set(uint8_t *set, unsigned int i);
-bool jf_bit_test(const uint8_t *set, unsigned int i);
+/*
+ * options.c: the table, a registry of sections.  An option's index is its
+ * place over the sections in order, dense 0..jf_nr_opts()-1 (at most
+ * RQ_JOB_OPTS_MAX): its bit in sect.set and rq_job.opts_set.
+ */
+const struct opt *jf_opt_at(unsigned int i);	/* NULL past the end */
+unsigned int jf_nr_opts(void);
+const struct opt *jf_opt_find(const char *key);	/* by name or alias; NULL: unknown */
+unsigned int jf_opt_idx(const struct opt *o);
 const char *jf_closest(const char *key);
 const char *jf_engine_of(const char *key);
-extern const struct opt_val jf_ioengine_vals[];
+void jf_bit_set(uint8_t *set, unsigned int i);
+bool jf_bit_test(const uint8_t *set, unsigned int i);
 bool jf_is_set(const struct sect *s, const char *name);
 void jf_mark(struct sect *s, const char *name);
-const struct opt *jf_opt_find(const char *key);
-unsigned int jf_opt_idx(const struct opt *o);
-extern const struct opt jf_opts[];
-extern const unsigned int jf_nr_opts;
+extern const struct opt_val jf_ioengine_vals[];
 
-/* showcmd.c: the options with their own --showcmd rendering (opt.show) */
-jf_shower jf_show_allow_file_create, jf_show_bsrange, jf_show_bssplit, jf_show_buffer_pattern,
-	jf_show_buffered, jf_show_cmd_type, jf_show_cpumask, jf_show_cpus, jf_show_description,
-	jf_show_filesize, jf_show_flow, jf_show_ignore_error, jf_show_kb_base,
-	jf_show_latency_percentile, jf_show_percentile_list, jf_show_random_distribution, jf_show_replay_skip,
-	jf_show_rw, jf_show_rwmixread, jf_show_rwmixwrite, jf_show_verify_pattern, jf_show_write_log;
+/* opt_*.c: the implemented options by concern, the sections options.c lists in order */
+extern const struct opt jf_opts_job[];		/* opt_job.c: job description and control */
+extern const unsigned int jf_nr_opts_job;
+extern const struct opt jf_opts_io[];		/* opt_io.c: what I/O is issued */
+extern const unsigned int jf_nr_opts_io;
+extern const struct opt jf_opts_random[];	/* opt_random.c: where random I/O goes */
+extern const unsigned int jf_nr_opts_random;
+extern const struct opt jf_opts_pace[];		/* opt_pace.c: how fast */
+extern const unsigned int jf_nr_opts_pace;
+extern const struct opt jf_opts_file[];		/* opt_file.c: files and their layout */
+extern const unsigned int jf_nr_opts_file;
+extern const struct opt jf_opts_verify[];	/* opt_verify.c: verify, data patterns */
+extern const unsigned int jf_nr_opts_verify;
+extern const struct opt jf_opts_log[];		/* opt_log.c: iologs, logs, reporting */
+extern const unsigned int jf_nr_opts_log;
+
+/* value.c */
+int jf_opt_apply(struct pctx *p, struct sect *s, const struct opt *o, char *v);
+uint64_t jf_load(const struct rq_job *j, const struct opt *o, unsigned int idx);
+long jf_cpus_configured(void);
+/* value.c, for the setters: the parsers return NULL or why the text is bad */
+const char *jf_digits(const char **sp, unsigned int base, uint64_t *out);
+const char *jf_parse_size(const char *v, unsigned int kb_base, uint64_t *out);
+const char *jf_parse_float(const char *v, double *out, unsigned int *decimals);
+const struct opt_val *jf_find_val(const struct opt_val *vals, const char *v);
+/* "bad value 'V' for option 'KEY': WHY" (or the valid values); -EINVAL */
+int jf_bad(struct pctx *p, const char *v, const char *why);
+int jf_bad_enum(struct pctx *p, const char *v, const struct opt_val *vals);
 
 /* showcmd.c */
+/* A bounded text buffer; output past its end is cut (never overflows). */
+struct sbuf {
+	char *s;
+	size_t len, cap;
+};
+
+void jf_bput(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const char *jf_val_name(const struct opt_val *vals, uint64_t v);
 
 #endif /* RQ_JOBFILE_INTERNAL_H */

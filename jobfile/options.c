@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * options.c - the declarative table of every fio 3.33 option: name, type, field,
- * default, help; and the lookups on it (see parse.c).
+ * options.c - the option table's registry: the sections of the declarative
+ * table of every fio 3.33 option, in order (the implemented options by
+ * concern, each section in its opt_*.c file beside its setters, then the
+ * options fio knows that rqlock ignores or refuses, which are here), and
+ * the lookups over all of them (jf_opt_at, jf_opt_find, jf_opt_idx,
+ * jf_closest, jf_is_set, jf_mark); with the ioengine values parse.c shares
+ * and the options of fio engines rqlock lacks (see parse.c).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -18,12 +23,6 @@
 #include "jobfile/jobfile_internal.h"
 
 /* ------------------------------------------------------- value tables */
-
-static const struct opt_val kb_base_vals[] = {
-	{ "1024", 1024, NULL },
-	{ "1000", 1000, NULL },
-	{ NULL, 0, NULL },
-};
 
 const struct opt_val jf_ioengine_vals[] = {
 	{ "io_uring",		RQ_IOENGINE_IO_URING,	NULL },
@@ -88,101 +87,6 @@ const struct opt_val jf_ioengine_vals[] = {
 	{ NULL, 0, NULL },
 };
 
-static const struct opt_val random_generator_vals[] = {
-	{ "tausworthe",		0,	NULL },
-	{ "lfsr",		1,	NULL },
-	{ "tausworthe64",	0,	NULL },
-	{ NULL, 0, NULL },
-};
-
-static const struct opt_val rate_process_vals[] = {
-	{ "linear",	0,	NULL },
-	{ "poisson",	1,	NULL },
-	{ NULL, 0, NULL },
-};
-
-static const struct opt_val cpus_policy_vals[] = {
-	{ "shared",	0,	NULL },
-	{ "split",	1,	NULL },
-	{ NULL, 0, NULL },
-};
-
-static const struct opt_val unified_vals[] = {
-	{ "none",	0,	NULL },
-	{ "mixed",	1,	NULL },
-	{ "both",	2,	NULL },
-	{ "0",		0,	NULL },
-	{ "1",		1,	NULL },
-	{ "2",		2,	NULL },
-	{ NULL, 0, NULL },
-};
-
-static const struct opt_val coe_vals[] = {
-	{ "none",	RQ_COE_NONE,	NULL },
-	{ "read",	RQ_COE_READ,	NULL },
-	{ "write",	RQ_COE_WRITE,	NULL },
-	{ "io",		RQ_COE_IO,	NULL },
-	{ "verify",	RQ_COE_VERIFY,	NULL },
-	{ "all",	RQ_COE_ALL,	NULL },
-	{ "0",		RQ_COE_NONE,	NULL },
-	{ "1",		RQ_COE_ALL,	NULL },
-	{ NULL, 0, NULL },
-};
-
-#define NOT_VERIFY "is not supported in rqlock (crc32c, md5, meta and pattern are)"
-static const struct opt_val verify_vals[] = {
-	{ "0",		RQ_VERIFY_NONE,		NULL },
-	{ "crc32c",	RQ_VERIFY_CRC32C,	NULL },
-	{ "crc32c-intel", RQ_VERIFY_CRC32C,	NULL },
-	{ "md5",	RQ_VERIFY_MD5,		NULL },
-	{ "pattern",	RQ_VERIFY_PATTERN,	NULL },
-	{ "crc64",	0,	NOT_VERIFY },
-	{ "crc32",	0,	NOT_VERIFY },
-	{ "crc16",	0,	NOT_VERIFY },
-	{ "crc7",	0,	NOT_VERIFY },
-	{ "sha1",	0,	NOT_VERIFY },
-	{ "sha256",	0,	NOT_VERIFY },
-	{ "sha512",	0,	NOT_VERIFY },
-	{ "sha3-224",	0,	NOT_VERIFY },
-	{ "sha3-256",	0,	NOT_VERIFY },
-	{ "sha3-384",	0,	NOT_VERIFY },
-	{ "sha3-512",	0,	NOT_VERIFY },
-	{ "xxhash",	0,	NOT_VERIFY },
-	{ "meta",	RQ_VERIFY_META,		NULL },
-	{ "null",	0,	NOT_VERIFY },
-	{ NULL, 0, NULL },
-};
-
-static const struct opt_val exit_what_vals[] = {
-	{ "group",	RQ_EXIT_GROUP,		NULL },
-	{ "stonewall",	RQ_EXIT_STONEWALL,	NULL },
-	{ "all",	RQ_EXIT_ALL,		NULL },
-	{ NULL, 0, NULL },
-};
-
-static const struct opt_val cmd_type_vals[] = {
-	{ "nvme",	0,	NULL },
-	{ NULL, 0, NULL },
-};
-
-static const struct opt_val zonemode_vals[] = {
-	{ "none",	RQ_ZONEMODE_NONE,	NULL },
-	{ "strided",	RQ_ZONEMODE_STRIDED,	NULL },
-	{ "zbd",	RQ_ZONEMODE_ZBD,	NULL },
-	{ NULL, 0, NULL },
-};
-
-static const struct opt_val file_service_vals[] = {
-	{ "roundrobin",	RQ_FS_ROUNDROBIN,	NULL },
-	{ "sequential",	RQ_FS_SEQUENTIAL,	NULL },
-	{ "random",	RQ_FS_RANDOM,		NULL },
-	{ "zipf",	0,	"is not supported in rqlock (roundrobin, sequential and random are)" },
-	{ "pareto",	0,	"is not supported in rqlock (roundrobin, sequential and random are)" },
-	{ "normal",	0,	"is not supported in rqlock (roundrobin, sequential and random are)" },
-	{ "gauss",	0,	"is not supported in rqlock (roundrobin, sequential and random are)" },
-	{ NULL, 0, NULL },
-};
-
 /* Options fio knows that rqlock does not implement, by what it does with them. */
 #define INERT(n, w)		{ .name = n, .kind = K_INERT, .why = w }
 #define INERT_A(n, a, w)	{ .name = n, .alias = a, .kind = K_INERT, .why = w }
@@ -209,654 +113,10 @@ static const struct opt_val file_service_vals[] = {
 #define W_TRIMV		"rqlock trims with rw=trim|randtrim|trimwrite|randtrimwrite, not verified blocks"
 
 /*
- * The options, in fio's spelling (fio's name is the canonical one, fio's
- * alias the alias).  K_IMPL entries come first; --showcmd walks them in
- * this order.
+ * The options fio knows that rqlock does not implement: accepted with a
+ * warning (INERT), accepted only at fio's default (ONLY), or refused (NOPE).
  */
-const struct opt jf_opts[] = {
-	{
-		.name = "kb_base", .type = OPT_ENUM, .vals = kb_base_vals,
-		.set = jf_set_kb_base, .show = jf_show_kb_base, .prio = 1, .def = "1024",
-		.help = "Unit base of size suffixes: 1024 (k = 1024, KiB = 1000, "
-			"fio's compatibility mode) or 1000 (k = 1000, KiB = 1024); "
-			"applies to the whole section it is in (default: 1024)",
-	},
-	{
-		.name = "name", .type = OPT_STR, FIELD(name),
-		.help = "Job name in reports; in a job section it replaces the "
-			"section name, as in fio (default: the section name)",
-	},
-	{
-		.name = "description", .type = OPT_STR, .set = jf_set_description,
-		.show = jf_show_description,
-		.help = "Free text about the job, shown in the reports (its first 255 "
-			"bytes, as fio) (default: none)",
-	},
-	{
-		.name = "write_iolog", .type = OPT_STR, FIELD(write_iolog),
-		.help = "Write the I/Os issued to FILE in fio's iolog version 3 format "
-			"(FILE.N for clone N > 0) (default: none)",
-	},
-	{
-		.name = "read_iolog", .type = OPT_STR, FIELD(read_iolog),
-		.help = "Replay the I/Os of fio's iolog (version 2 or 3) instead of "
-			"drawing them; FILE:FILE... gives the clones one log each in turn "
-			"(default: none)",
-	},
-	{
-		.name = "replay_no_stall", .type = OPT_BOOL, FIELD(replay_no_stall), .def = "0",
-		.help = "Replay as fast as the queue depth allows, ignoring the log's "
-			"times (default: 0)",
-	},
-	{
-		.name = "replay_time_scale", .type = OPT_INT, FIELD(replay_time_scale),
-		.min = 1, .max = UINT32_MAX, .def = "100",
-		.help = "Replay at this percent of the log's rate: 200 is twice as fast "
-			"(default: 100)",
-	},
-	{
-		.name = "replay_redirect", .type = OPT_STR, FIELD(replay_redirect),
-		.help = "Replay every I/O of the log on this one file or device "
-			"(default: the files the log names)",
-	},
-	{
-		.name = "replay_scale", .type = OPT_INT, FIELD(replay_scale),
-		.min = 1, .max = UINT64_MAX, .def = "1",
-		.help = "Divide the log's offsets by this (default: 1)",
-	},
-	{
-		.name = "replay_align", .type = OPT_INT, FIELD(replay_align),
-		.min = 0, .max = UINT64_MAX, .def = "0", .set = jf_set_replay_align,
-		.help = "Round the log's offsets down to this power of 2, after "
-			"replay_scale; 0 is none (default: 0)",
-	},
-	{
-		.name = "replay_skip", .type = OPT_STR, .set = jf_set_replay_skip,
-		.show = jf_show_replay_skip,
-		.help = "Actions of the log not replayed: a comma list of read, write, "
-			"trim, sync (default: none)",
-	},
-	{
-		.name = "wait_for", .type = OPT_STR, FIELD(wait_for),
-		.help = "Start only when the earlier job of this name has finished "
-			"(default: none)",
-	},
-	{
-		.name = "filename", .type = OPT_STR, FIELD(filename), .prio = -1,
-		.help = "File or device; several separated by ':', '\\:' is a "
-			"literal ':' (default: none)",
-	},
-	{
-		.name = "rw", .alias = "readwrite", .type = OPT_STR,
-		.vals = jf_rw_vals, .set = jf_set_rw, .show = jf_show_rw, .def = "read",
-		.help = "I/O pattern: read, write, randread, randwrite, "
-			"rw (or readwrite), randrw, trim, randtrim, trimwrite, randtrimwrite "
-			"(each trim followed by a write of its blocks); ':N' after a random pattern issues "
-			"N I/Os per random offset, after a sequential one skips N bytes "
-			"after each I/O (default: read)",
-	},
-	{
-		.name = "bs", .alias = "blocksize", .type = OPT_SIZE, FIELD(bs[0]),
-		.nr = 3, .min = 1, .max = BS_MAX, .def = "4k",
-		.help = "Block size, up to 16m: one value for reads, writes and trims, "
-			"or R,W,T; an empty part keeps that direction's value, the last "
-			"one given stands for the rest (default: 4k)",
-	},
-	{
-		.name = "bsrange", .alias = "blocksize_range", .type = OPT_STR,
-		.set = jf_set_bsrange, .show = jf_show_bsrange,
-		.help = "Block sizes drawn between MIN-MAX, per direction as R,W,T "
-			"(default: bs)",
-	},
-	{
-		.name = "bssplit", .type = OPT_STR, .set = jf_set_bssplit, .show = jf_show_bssplit,
-		.help = "Block sizes by share, BS/PCT:BS/PCT, per direction as R,W,T; "
-			"blank shares take equal parts of the rest (default: bs)",
-	},
-	{
-		.name = "ioengine", .type = OPT_ENUM, FIELD(ioengine),
-		.vals = jf_ioengine_vals, .def = "io_uring",
-		.help = "Backend: io_uring, libaio, io_uring_cmd or null; rqlock's "
-			"default is io_uring where fio's is psync (default: io_uring)",
-	},
-	{
-		.name = "iodepth", .type = OPT_INT, FIELD(iodepth),
-		.min = 1, .max = 65536, .def = "1",
-		.help = "I/Os kept in flight per job, 1 to 65536 (default: 1)",
-	},
-	{
-		.name = "iodepth_batch", .alias = "iodepth_batch_submit", .type = OPT_INT,
-		FIELD(iodepth_batch_submit), .min = 0, .max = 65536, .def = "1",
-		.help = "I/Os handed to the kernel in one go; 0 or more than iodepth "
-			"is iodepth (default: 1)",
-	},
-	{
-		.name = "iodepth_batch_complete_min", .alias = "iodepth_batch_complete",
-		.type = OPT_INT, FIELD(iodepth_batch_complete_min), .min = 0, .max = 65536,
-		.def = "1",
-		.help = "Fewest completions to wait for at once (default: 1)",
-	},
-	{
-		.name = "iodepth_batch_complete_max", .type = OPT_INT,
-		FIELD(iodepth_batch_complete_max), .min = 0, .max = 65536,
-		.help = "Most completions to reap at once; at least "
-			"iodepth_batch_complete_min (default: iodepth_batch_complete_min)",
-	},
-	{
-		.name = "size", .type = OPT_SIZE, FIELD(size), .pct = true,
-		.pct_off = offsetof(struct rq_job, size_pct), .min = 0, .max = UINT64_MAX,
-		.help = "Bytes of I/O per job, or N% of the file or device; 0 is all "
-			"of it (default: 0)",
-	},
-	{
-		.name = "offset", .alias = "fileoffset", .type = OPT_SIZE, FIELD(offset),
-		.pct = true, .pct_off = offsetof(struct rq_job, offset_pct),
-		.min = 0, .max = UINT64_MAX, .def = "0",
-		.help = "Byte offset where I/O starts, or N% of the file or device "
-			"(default: 0)",
-	},
-	{
-		.name = "offset_increment", .type = OPT_SIZE, FIELD(offset_increment),
-		.pct = true, .pct_off = offsetof(struct rq_job, offset_increment_pct),
-		.min = 0, .max = UINT64_MAX, .def = "0",
-		.help = "Clone k of numjobs starts at offset + k times this, bytes or "
-			"N% (default: 0)",
-	},
-	{
-		.name = "numjobs", .type = OPT_INT, FIELD(numjobs),
-		.min = 1, .max = 4096, .def = "1",
-		.help = "Clones of this job, 1 to 4096 (default: 1)",
-	},
-	{
-		.name = "rwmixread", .type = OPT_INT, .set = jf_set_rwmixread,
-		.show = jf_show_rwmixread, .min = 0, .max = 100, .def = "50",
-		.help = "Percent of reads in a mixed job; the later of rwmixread and "
-			"rwmixwrite wins (default: 50)",
-	},
-	{
-		.name = "rwmixwrite", .type = OPT_INT, .set = jf_set_rwmixwrite,
-		.show = jf_show_rwmixwrite, .min = 0, .max = 100,
-		.help = "Percent of writes in a mixed job; sets rwmixread to 100 "
-			"minus it, the later of the two wins (default: 50)",
-	},
-	{
-		.name = "runtime", .alias = "timeout", .type = OPT_TIME,
-		FIELD(runtime_ns), .unit = NS_PER_SEC, .div = 1, .def = "0",
-		.help = "Run time limit, seconds unless suffixed; 0 is until size "
-			"is done (default: 0)",
-	},
-	{
-		.name = "time_based", .type = OPT_FLAG, FIELD(time_based), .def = "0",
-		.help = "Keep running for runtime even after size is done (default: 0)",
-	},
-	{
-		.name = "ramp_time", .type = OPT_TIME, FIELD(ramp_ns),
-		.unit = NS_PER_SEC, .div = 1, .def = "0",
-		.help = "Run this long before keeping stats, seconds unless "
-			"suffixed (default: 0)",
-	},
-	{
-		.name = "direct", .type = OPT_BOOL, FIELD(direct), .def = "0",
-		.help = "Use O_DIRECT (default: 0)",
-	},
-	{
-		.name = "buffered", .type = OPT_BOOL, .set = jf_set_buffered, .show = jf_show_buffered,
-		.help = "Opposite of direct: buffered=0 is direct=1 (default: 1)",
-	},
-	{
-		.name = "rate_iops", .type = OPT_INT, FIELD(rate_iops[0]), .nr = 3,
-		.min = 0, .max = UINT32_MAX, .def = "0",
-		.help = "I/Os per second per clone, R,W,T as bs; 0 is no limit (default: 0)",
-	},
-	{
-		.name = "rate_process", .type = OPT_ENUM, FIELD(rate_poisson),
-		.vals = rate_process_vals, .def = "linear",
-		.help = "How rate_iops spaces I/Os: linear or poisson (default: linear)",
-	},
-	{
-		.name = "thinktime", .type = OPT_TIME, FIELD(thinktime_us),
-		.unit = NS_PER_US, .div = NS_PER_US, .def = "0",
-		.help = "Pause after thinktime_blocks I/Os, microseconds unless "
-			"suffixed (default: 0)",
-	},
-	{
-		.name = "thinktime_spin", .type = OPT_TIME, FIELD(thinktime_spin_us),
-		.unit = NS_PER_US, .div = NS_PER_US, .def = "0",
-		.help = "Part of thinktime spent spinning, at most thinktime, "
-			"microseconds unless suffixed (default: 0)",
-	},
-	{
-		.name = "thinktime_blocks", .type = OPT_INT, FIELD(thinktime_blocks),
-		.min = 1, .max = UINT32_MAX, .def = "1",
-		.help = "I/Os between pauses of thinktime (default: 1)",
-	},
-	{
-		.name = "random_distribution", .type = OPT_STR, .vals = jf_dist_vals,
-		.set = jf_set_random_distribution, .show = jf_show_random_distribution,
-		.def = "random",
-		.help = "Random offsets: random, zipf[:theta], pareto[:h] or "
-			"normal[:sigma], each with an optional :center (default: random)",
-	},
-	{
-		.name = "norandommap", .type = OPT_FLAG, FIELD(norandommap), .def = "0",
-		.help = "Draw random offsets freely instead of each block once a "
-			"pass (default: 0)",
-	},
-	{
-		.name = "random_generator", .type = OPT_ENUM, FIELD(lfsr),
-		.vals = random_generator_vals, .def = "tausworthe",
-		.help = "Uniform random offsets: tausworthe or tausworthe64 (a random map, "
-			"or free draws with norandommap), or lfsr (every block once a pass, "
-			"no map) (default: tausworthe)",
-	},
-	{
-		.name = "randrepeat", .type = OPT_BOOL, FIELD(randrepeat), .def = "1",
-		.help = "The same random sequence on every run; off when randseed "
-			"is given, as fio (default: 1)",
-	},
-	{
-		.name = "randseed", .type = OPT_SIZE, FIELD(randseed),
-		.min = 0, .max = UINT64_MAX, .def = "0x89",
-		.help = "Seed of the random sequence (default: 0x89)",
-	},
-	{
-		.name = "cpus_allowed", .type = OPT_STR, .set = jf_set_cpus_allowed,
-		.show = jf_show_cpus,
-		.help = "CPUs the job's clones may run on, as 0-3,6 (default: all)",
-	},
-	{
-		.name = "cpumask", .type = OPT_INT, .set = jf_set_cpumask, .show = jf_show_cpumask,
-		.min = 0, .max = UINT32_MAX,
-		.help = "CPUs 0 to 31 the job may run on, one bit each (default: all)",
-	},
-	{
-		.name = "cpus_allowed_policy", .type = OPT_ENUM, FIELD(cpus_allowed_split),
-		.vals = cpus_policy_vals, .prio = 1, .def = "shared",
-		.help = "shared: clones share the CPUs; split: one CPU each in turn "
-			"(default: shared)",
-	},
-	{
-		.name = "group_reporting", .type = OPT_FLAG, FIELD(group_reporting),
-		.def = "0",
-		.help = "Report each group as one job (default: 0)",
-	},
-	{
-		.name = "stonewall", .alias = "wait_for_previous", .type = OPT_FLAG,
-		FIELD(stonewall), .bit = RQ_JOB_STONEWALL, .def = "0",
-		.help = "Wait for earlier jobs to finish, start a new group (default: 0)",
-	},
-	{
-		.name = "new_group", .type = OPT_FLAG, FIELD(stonewall),
-		.bit = RQ_JOB_NEW_GROUP, .def = "0",
-		.help = "Start a new reporting group without waiting (default: 0)",
-	},
-	{
-		.name = "percentile_list", .type = OPT_STR, .set = jf_set_percentile_list,
-		.show = jf_show_percentile_list,
-		.help = "Latency percentiles to report, P:P:..., at most 20 "
-			"(default: fio's 17, 1 to 99.99)",
-	},
-	{
-		.name = "clat_percentiles", .type = OPT_BOOL, FIELD(clat_percentiles), .def = "1",
-		.help = "Report completion latency percentiles (default: 1)",
-	},
-	{
-		.name = "lat_percentiles", .type = OPT_BOOL, FIELD(lat_percentiles), .def = "0",
-		.help = "Report total latency percentiles (default: 0)",
-	},
-	{
-		.name = "slat_percentiles", .type = OPT_BOOL, FIELD(slat_percentiles), .def = "0",
-		.help = "Report submission latency percentiles (default: 0)",
-	},
-	{
-		.name = "unified_rw_reporting", .type = OPT_ENUM, FIELD(unified_rw_reporting),
-		.vals = unified_vals, .def = "none",
-		.help = "none: reads and writes apart; mixed: together; both "
-			"(default: none)",
-	},
-	{
-		.name = "verify", .type = OPT_ENUM, FIELD(verify), .vals = verify_vals,
-		.def = "0",
-		.help = "Check written data on read back: 0, crc32c, md5 or pattern "
-			"(default: 0)",
-	},
-	{
-		.name = "verify_pattern", .type = OPT_STR, .set = jf_set_verify_pattern_opt,
-		.show = jf_show_verify_pattern,
-		.help = "Data pattern of verify: \"text\", 0xHEX, numbers; sets "
-			"verify=pattern unless verify is given (default: none)",
-	},
-	{
-		.name = "do_verify", .type = OPT_BOOL, FIELD(do_verify), .def = "1",
-		.help = "Read back and check after writing when verify is set (default: 1)",
-	},
-	{
-		.name = "verify_only", .type = OPT_BOOL, FIELD(verify_only), .def = "0",
-		.help = "Write nothing: replay the job's offsets and sizes from its seed and "
-			"check what an earlier run of it wrote (default: 0)",
-	},
-	{
-		.name = "verify_state_save", .type = OPT_BOOL, FIELD(verify_state_save), .def = "1",
-		.help = "A job that writes with verify= leaves local-JOB-N-verify.state: how far "
-			"its writes got, for verify_state_load (default: 1)",
-	},
-	{
-		.name = "verify_state_load", .type = OPT_BOOL, FIELD(verify_state_load), .def = "0",
-		.help = "Read local-JOB-N-verify.state and check only the writes it says "
-			"completed (default: 0)",
-	},
-	{
-		.name = "experimental_verify", .type = OPT_BOOL, FIELD(experimental_verify), .def = "0",
-		.help = "Keep no log of writes: read back by replaying the job's offsets from "
-			"its seed (default: 0)",
-	},
-	{
-		.name = "verify_backlog", .type = OPT_INT, FIELD(verify_backlog),
-		.min = 0, .max = UINT32_MAX, .def = "0",
-		.help = "Check after this many blocks are written; 0 is at the end "
-			"(default: 0)",
-	},
-	{
-		.name = "continue_on_error", .type = OPT_ENUM, FIELD(continue_on_error),
-		.vals = coe_vals, .def = "none",
-		.help = "Errors to go on after: none, read, write, io, verify, all "
-			"(default: none)",
-	},
-	{
-		.name = "hipri", .type = OPT_FLAG, FIELD(hipri), .engine = true, .def = "0",
-		.help = "io_uring: polled completions (default: 0)",
-	},
-	{
-		.name = "sqthread_poll", .type = OPT_FLAG, FIELD(sqthread_poll), .engine = true,
-		.def = "0",
-		.help = "io_uring: a kernel thread polls the submission queue (default: 0)",
-	},
-	{
-		.name = "fixedbufs", .type = OPT_FLAG, FIELD(fixedbufs), .engine = true,
-		.def = "0",
-		.help = "io_uring: registered buffers (default: 0)",
-	},
-	{
-		.name = "cmd_type", .type = OPT_ENUM, .vals = cmd_type_vals, .set = jf_set_cmd_type,
-		.show = jf_show_cmd_type,
-		.engine = true, .def = "nvme",
-		.help = "io_uring_cmd: the command set; nvme is the one there is (default: nvme)",
-	},
-	{
-		.name = "registerfiles", .type = OPT_FLAG, FIELD(registerfiles), .engine = true,
-		.def = "0",
-		.help = "io_uring: registered files (default: 0)",
-	},
-
-	/* fio's logs: results/iolog.c writes them, fio 3.33's names and lines */
-	{
-		.name = "write_lat_log", .type = OPT_NAME, FIELD(lat_log_file), .bit = RQ_JOB_LOG_LAT,
-		.set = jf_set_write_log, .show = jf_show_write_log,
-		.help = "Write per-I/O latency logs NAME_lat, NAME_slat and NAME_clat "
-			"(.N.log, N the clone's number); a bare word names them after "
-			"the job (default: none)",
-	},
-	{
-		.name = "write_bw_log", .type = OPT_NAME, FIELD(bw_log_file), .bit = RQ_JOB_LOG_BW,
-		.set = jf_set_write_log, .show = jf_show_write_log,
-		.help = "Write a bandwidth log NAME_bw, KiB/s (default: none)",
-	},
-	{
-		.name = "write_iops_log", .type = OPT_NAME, FIELD(iops_log_file), .bit = RQ_JOB_LOG_IOPS,
-		.set = jf_set_write_log, .show = jf_show_write_log,
-		.help = "Write an IOPS log NAME_iops (default: none)",
-	},
-	{
-		.name = "write_hist_log", .type = OPT_NAME, FIELD(hist_log_file), .bit = RQ_JOB_LOG_HIST,
-		.set = jf_set_write_log, .show = jf_show_write_log,
-		.help = "Write completion-latency histograms NAME_clat_hist every "
-			"log_hist_msec, fiologparser_hist.py's input (default: none)",
-	},
-	{
-		.name = "log_avg_msec", .type = OPT_INT, FIELD(log_avg_msec),
-		.min = 0, .max = UINT32_MAX, .def = "0",
-		.help = "Average log values over windows of this many ms; 0 logs "
-			"every I/O (default: 0)",
-	},
-	{
-		.name = "log_hist_msec", .type = OPT_INT, FIELD(log_hist_msec),
-		.min = 0, .max = UINT32_MAX, .def = "0",
-		.help = "A histogram line every this many ms; 0 writes none (default: 0)",
-	},
-	{
-		.name = "log_hist_coarseness", .type = OPT_INT, FIELD(log_hist_coarseness),
-		.min = 0, .max = 6, .def = "0",
-		.help = "Merge 2^N histogram buckets into one, 0 to 6 (default: 0)",
-	},
-	{
-		.name = "log_max_value", .type = OPT_BOOL, FIELD(log_max_value), .def = "0",
-		.help = "Averaged windows log their maximum, not their mean (default: 0)",
-	},
-	{
-		.name = "log_offset", .type = OPT_BOOL, FIELD(log_offset), .def = "0",
-		.help = "Log lines carry the I/O's offset (default: 0)",
-	},
-	{
-		.name = "log_prio", .type = OPT_BOOL, FIELD(log_prio), .def = "0",
-		.help = "The last column is the I/O priority as 0x%04x, not the RT "
-			"flag; rqlock's is always 0 (default: 0)",
-	},
-	{
-		.name = "log_store_compressed", .type = OPT_BOOL, FIELD(log_store_compressed),
-		.def = "0",
-		.help = "Store logs zlib-compressed as fio does (NAME.log.fz, fio's binary "
-			"samples); rqlock run --inflate-log prints one (default: 0)",
-	},
-	{
-		.name = "log_compression", .type = OPT_SIZE, FIELD(log_compression),
-		.min = 0, .max = 512ULL << 20, .def = "0",
-		.help = "Bytes of samples per compressed chunk of a stored .fz log; rqlock "
-			"keeps samples uncompressed in memory (default: 0)",
-	},
-	{
-		.name = "per_job_logs", .type = OPT_BOOL, FIELD(per_job_logs), .def = "1",
-		.help = "The clone's number in log file names; 0 shares one file "
-			"(default: 1)",
-	},
-
-	{
-		.name = "io_size", .alias = "io_limit", .type = OPT_SIZE, FIELD(io_size),
-		.min = 0, .max = UINT64_MAX, .def = "0",
-		.help = "Bytes of I/O per loop, going round the region again when it "
-			"is larger than size; 0 is size (default: 0)",
-	},
-	{
-		.name = "loops", .type = OPT_INT, FIELD(loops), .min = 1, .max = UINT32_MAX,
-		.def = "1",
-		.help = "Run the job's I/O this many times over (default: 1)",
-	},
-	{
-		.name = "number_ios", .type = OPT_INT, FIELD(number_ios), .min = 0,
-		.max = UINT64_MAX, .def = "0",
-		.help = "Stop after this many I/Os even if size is not done; 0 is no "
-			"limit (default: 0)",
-	},
-	{
-		.name = "startdelay", .type = OPT_TIME, FIELD(startdelay_ns), .unit = NS_PER_SEC,
-		.div = 1, .def = "0",
-		.help = "Start the job this long after its group, seconds unless "
-			"suffixed (default: 0)",
-	},
-	{
-		.name = "rate", .type = OPT_SIZE, FIELD(rate[0]), .nr = 3, .min = 0,
-		.max = UINT64_MAX, .def = "0",
-		.help = "Bytes per second per clone, R,W,T as bs; 0 is no limit "
-			"(default: 0)",
-	},
-	{
-		.name = "exitall", .type = OPT_FLAG, FIELD(exitall), .def = "0",
-		.help = "When one job finishes, end all jobs (default: 0)",
-	},
-	{
-		.name = "exitall_on_error", .type = OPT_FLAG, FIELD(exitall_on_error), .def = "0",
-		.help = "When one job fails, end all jobs (default: 0)",
-	},
-	{
-		.name = "exit_what", .type = OPT_ENUM, FIELD(exit_what), .vals = exit_what_vals,
-		.def = "group",
-		.help = "Whom exitall ends: group (the job's reporting group), stonewall "
-			"(every job running) or all (later jobs never start) (default: group)",
-	},
-	{
-		.name = "gtod_reduce", .type = OPT_BOOL, FIELD(gtod_reduce), .set = jf_set_gtod_reduce,
-		.def = "0",
-		.help = "Keep no latencies, bandwidth samples or percentiles (sets the "
-			"disable_* options, as fio) (default: 0)",
-	},
-	{
-		.name = "disable_lat", .type = OPT_BOOL, FIELD(disable_lat), .def = "0",
-		.help = "Keep no total latency (default: 0)",
-	},
-	{
-		.name = "disable_clat", .type = OPT_BOOL, FIELD(disable_clat), .def = "0",
-		.help = "Keep no completion latency (default: 0)",
-	},
-	{
-		.name = "disable_slat", .type = OPT_BOOL, FIELD(disable_slat), .def = "0",
-		.help = "Keep no submission latency (default: 0)",
-	},
-	{
-		.name = "disable_bw_measurement", .alias = "disable_bw", .type = OPT_BOOL,
-		FIELD(disable_bw), .def = "0",
-		.help = "Take no bandwidth or IOPS samples (default: 0)",
-	},
-	{
-		.name = "ba", .alias = "blockalign", .type = OPT_SIZE, FIELD(blockalign[0]), .nr = 3,
-		.min = 0, .max = BS_MAX,
-		.help = "Random offsets are multiples of this, R,W,T as bs "
-			"(default: the smallest block size)",
-	},
-	{
-		.name = "zonemode", .type = OPT_ENUM, FIELD(zonemode), .vals = zonemode_vals,
-		.def = "none",
-		.help = "none; strided: zonesize bytes of I/O (random too) in a zone of zonerange "
-			"bytes, then the next zone, zoneskip further; zbd "
-			"(zoned devices) is parsed and refused at run time (default: none)",
-	},
-	{
-		.name = "zonesize", .type = OPT_SIZE, FIELD(zonesize), .min = 0, .max = UINT64_MAX,
-		.def = "0",
-		.help = "zonemode=strided: bytes of I/O in a zone (default: 0)",
-	},
-	{
-		.name = "zonerange", .type = OPT_SIZE, FIELD(zonerange), .min = 0, .max = UINT64_MAX,
-		.help = "zonemode=strided: size of a zone (default: zonesize)",
-	},
-	{
-		.name = "zoneskip", .type = OPT_SIZE, FIELD(zoneskip), .min = 0, .max = UINT64_MAX,
-		.def = "0",
-		.help = "zonemode=strided: bytes skipped after each zone (default: 0)",
-	},
-	{
-		.name = "ignore_error", .type = OPT_STR, .set = jf_set_ignore_error,
-		.show = jf_show_ignore_error,
-		.help = "Errors a job goes on after, READ,WRITE,VERIFY lists of EIO:ENOSPC "
-			"or numbers (default: none)",
-	},
-	{
-		.name = "verify_interval", .type = OPT_INT, FIELD(verify_interval), .min = 64,
-		.max = BS_MAX,
-		.help = "A verify header every this many bytes of a block (default: bs)",
-	},
-	{
-		.name = "verify_offset", .type = OPT_INT, FIELD(verify_offset), .min = 0,
-		.max = BS_MAX, .def = "0",
-		.help = "Put the verify header this far into each interval (default: 0)",
-	},
-	{
-		.name = "buffer_pattern", .type = OPT_STR, .set = jf_set_buffer_pattern,
-		.show = jf_show_buffer_pattern,
-		.help = "Data written when not verifying, as verify_pattern "
-			"(default: rqlock's offset stamps)",
-	},
-	{
-		.name = "directory", .type = OPT_STR, FIELD(directory),
-		.help = "Directory of the job's files; ':' separates several, the files "
-			"go round them (default: the current directory)",
-	},
-	{
-		.name = "filesize", .type = OPT_STR, .set = jf_set_filesize, .show = jf_show_filesize,
-		.help = "Size of each file, or MIN-MAX drawn per file (default: size / nrfiles)",
-	},
-	{
-		.name = "nrfiles", .alias = "nr_files", .type = OPT_INT, FIELD(nrfiles),
-		.min = 1, .max = 65536, .def = "1",
-		.help = "Files per job clone, laid out by rqlock when filename is not "
-			"given (default: 1)",
-	},
-	{
-		.name = "filename_format", .type = OPT_STR, FIELD(filename_format),
-		.def = "$jobname.$jobnum.$filenum",
-		.help = "Names of laid-out files: $jobname, $jobnum, $filenum, $clientuid "
-			"(default: $jobname.$jobnum.$filenum)",
-	},
-	{
-		.name = "file_service_type", .type = OPT_ENUM, FIELD(file_service),
-		.vals = file_service_vals, .def = "roundrobin",
-		.help = "Which file the next I/O goes to: roundrobin, sequential or "
-			"random (default: roundrobin)",
-	},
-	{
-		.name = "allow_file_create", .type = OPT_BOOL, .set = jf_set_allow_file_create,
-		.show = jf_show_allow_file_create, .def = "1",
-		.help = "Lay out a file that does not exist; 0 refuses the job instead "
-			"(default: 1)",
-	},
-	{
-		.name = "unlink", .type = OPT_BOOL, FIELD(unlink), .def = "0",
-		.help = "Remove the files rqlock laid out when the run is done (default: 0)",
-	},
-	{
-		.name = "flow", .type = OPT_STR, .set = jf_set_flow, .show = jf_show_flow,
-		.def = "0",
-		.help = "Weight in fio's token flow control: jobs sharing a flow_id "
-			"keep their I/O in the ratio of their weights (default: 0)",
-	},
-	{
-		.name = "flow_id", .type = OPT_INT, FIELD(flow_id), .min = 0, .max = UINT32_MAX,
-		.def = "0",
-		.help = "The flow a job's weight counts in (default: 0)",
-	},
-	{
-		.name = "flow_watermark", .type = OPT_INT, FIELD(flow_watermark), .min = 0,
-		.max = UINT32_MAX, .def = "1024",
-		.help = "Accepted as fio 3.33 accepts it; its flow rule (and rqlock's) "
-			"does not read it (default: 1024)",
-	},
-	{
-		.name = "flow_sleep", .type = OPT_INT, FIELD(flow_sleep_us), .min = 0,
-		.max = UINT32_MAX, .def = "0",
-		.help = "Microseconds a job waits when its flow is ahead (default: 0)",
-	},
-	{
-		.name = "latency_target", .type = OPT_TIME, FIELD(latency_target_ns),
-		.unit = NS_PER_US, .div = 1, .def = "0",
-		.help = "Search for the deepest queue (up to iodepth) whose latency_percentile "
-			"of I/Os completes within this, as fio's; microseconds unless "
-			"suffixed; 0 is no search (default: 0)",
-	},
-	{
-		.name = "latency_window", .type = OPT_TIME, FIELD(latency_window_ns),
-		.unit = NS_PER_US, .div = 1, .def = "0",
-		.help = "Time the latency is judged over before the depth moves, "
-			"microseconds unless suffixed; 0 judges each round (default: 0)",
-	},
-	{
-		.name = "latency_percentile", .type = OPT_STR, .set = jf_set_latency_percentile,
-		.show = jf_show_latency_percentile, .def = "100",
-		.help = "Share of I/Os that must meet latency_target (default: 100)",
-	},
-	{
-		.name = "latency_run", .type = OPT_BOOL, FIELD(latency_run), .def = "0",
-		.help = "Keep adjusting the depth to latency_target for the whole run; 0 "
-			"ends the job once the depth is found (default: 0)",
-	},
-
+static const struct opt unimpl_opts[] = {
 	/* accepted with a warning: they cannot change what rqlock does or reports */
 	INERT("openfiles", "rqlock keeps every file of a clone open; fio's limit only "
 	      "changes when files are opened and closed"),
@@ -993,9 +253,51 @@ const char *jf_engine_of(const char *key)
 	return NULL;
 }
 
-#define NR_OPTS (sizeof(jf_opts) / sizeof(jf_opts[0]))
-_Static_assert(NR_OPTS <= RQ_JOB_OPTS_MAX, "opts_set in job.h is too small");
-const unsigned int jf_nr_opts = NR_OPTS;
+static const unsigned int nr_unimpl_opts = JF_ARRAY_LEN(unimpl_opts);
+
+/*
+ * The table is these sections, in this order: the implemented options by
+ * concern, then the ones rqlock refuses or ignores.  An option's index
+ * (its bit in sect.set and rq_job.opts_set) is its place in this walk,
+ * dense from 0; --showcmd, --cmdhelp and the man page list them so, and
+ * parse.c applies the defaults of one prio in this order.  The counts are
+ * pointers because a section file's count is no constant here; that the
+ * total fits RQ_JOB_OPTS_MAX is checked by apply_defaults() (parse.c) and
+ * by test_parser's test_table.
+ */
+static const struct {
+	const struct opt *opts;
+	const unsigned int *nr;
+} opt_sections[] = {
+	{ jf_opts_job, &jf_nr_opts_job },
+	{ jf_opts_io, &jf_nr_opts_io },
+	{ jf_opts_random, &jf_nr_opts_random },
+	{ jf_opts_pace, &jf_nr_opts_pace },
+	{ jf_opts_file, &jf_nr_opts_file },
+	{ jf_opts_verify, &jf_nr_opts_verify },
+	{ jf_opts_log, &jf_nr_opts_log },
+	{ unimpl_opts, &nr_unimpl_opts },
+};
+
+unsigned int jf_nr_opts(void)
+{
+	unsigned int n = 0;
+
+	for (size_t k = 0; k < JF_ARRAY_LEN(opt_sections); k++)
+		n += *opt_sections[k].nr;
+	return n;
+}
+
+/* The option at index @i, or NULL past the end. */
+const struct opt *jf_opt_at(unsigned int i)
+{
+	for (size_t k = 0; k < JF_ARRAY_LEN(opt_sections); k++) {
+		if (i < *opt_sections[k].nr)
+			return &opt_sections[k].opts[i];
+		i -= *opt_sections[k].nr;
+	}
+	return NULL;
+}
 
 static bool opt_is(const struct opt *o, const char *key)
 {
@@ -1004,17 +306,28 @@ static bool opt_is(const struct opt *o, const char *key)
 
 const struct opt *jf_opt_find(const char *key)
 {
-	size_t i;
-
-	for (i = 0; i < NR_OPTS; i++)
-		if (opt_is(&jf_opts[i], key))
-			return &jf_opts[i];
+	for (size_t k = 0; k < JF_ARRAY_LEN(opt_sections); k++)
+		for (unsigned int i = 0; i < *opt_sections[k].nr; i++)
+			if (opt_is(&opt_sections[k].opts[i], key))
+				return &opt_sections[k].opts[i];
 	return NULL;
 }
 
+/* @o's index; jf_nr_opts() for an entry not in the table (never stored). */
 unsigned int jf_opt_idx(const struct opt *o)
 {
-	return (unsigned int)(o - jf_opts);
+	uintptr_t x = (uintptr_t)o;
+	unsigned int base = 0;
+
+	/* by address: the sections are distinct arrays, no pointer difference across them */
+	for (size_t k = 0; k < JF_ARRAY_LEN(opt_sections); k++) {
+		uintptr_t a = (uintptr_t)opt_sections[k].opts;
+
+		if (x >= a && x < a + *opt_sections[k].nr * sizeof(*o))
+			return base + (unsigned int)((x - a) / sizeof(*o));
+		base += *opt_sections[k].nr;
+	}
+	return base;
 }
 
 void jf_bit_set(uint8_t *set, unsigned int i)
@@ -1076,18 +389,18 @@ const char *jf_closest(const char *key)
 {
 	const char *best = NULL;
 	unsigned int d, bd = 3;	/* farther than 2 edits is no hint */
-	size_t i;
 
-	for (i = 0; i < NR_OPTS; i++) {
-		d = dist(key, jf_opts[i].name);
-		if (d < bd) {
-			bd = d;
-			best = jf_opts[i].name;
+	for (size_t k = 0; k < JF_ARRAY_LEN(opt_sections); k++) {
+		for (unsigned int i = 0; i < *opt_sections[k].nr; i++) {
+			d = dist(key, opt_sections[k].opts[i].name);
+			if (d < bd) {
+				bd = d;
+				best = opt_sections[k].opts[i].name;
+			}
 		}
 	}
 	return best;
 }
-
 
 const char *rq_ioengine_name(enum rq_ioengine e)
 {

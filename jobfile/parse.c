@@ -2,11 +2,14 @@
 /*
  * parse.c - fio job-file parser: sections, include, ${VAR} and arithmetic,
  * and the public entry points.  The parser is jobfile/: options.c (the
- * table), value.c (values and setters), showcmd.c and this file.
+ * table's registry of sections and its lookups), opt_*.c (the implemented
+ * options by concern, each beside its setters), value.c (values),
+ * showcmd.c and this file.
  *
  * Reads fio 3.33 job files into struct rq_job_list.  Every option fio 3.33
- * knows lives in one declarative table (opts[] in options.c): name, alias, type,
- * the field it fills, its default and a help text that states the default.
+ * knows lives in one declarative table, read through jf_opt_at(): name,
+ * alias, type, the field it fills, its default and a help text that states
+ * the default.
  * Defaults are applied by running each .def string through the same code
  * as a job file value, so the table is the only place a default is written.
  * Options rqlock does not implement are in the same table: refused with an
@@ -123,6 +126,14 @@ static int warn_fio(struct pctx *p, const char *fmt, ...)
 	return 0;
 }
 
+/*
+ * Integer arithmetic as bc does it with scale=0, which fio runs on a value
+ * after replacing $ncpus, $mb_memory or $pagesize in it: + - * / % ^,
+ * parentheses, unary minus; division truncates toward zero.  A recursive
+ * descent over a string of at most a line; every level that recurses
+ * (parentheses, unary minus, ^) counts, and past CALC_DEPTH the value is
+ * refused, so no input can exhaust the stack.
+ */
 #define CALC_DEPTH 64
 
 struct calc {
@@ -1111,20 +1122,25 @@ static int cmd_lines(struct pctx *p, struct fstate *f)
 /* The table's defaults, through the same code as a job file's values. */
 static int apply_defaults(struct pctx *p, struct sect *s)
 {
-	unsigned int pass, i;
+	unsigned int pass, i, nr = jf_nr_opts();
 	int ret;
 
+	/* the first use of the table in a parse: its indexes must fit the bitmaps */
+	if (nr > RQ_JOB_OPTS_MAX)
+		return jf_perr(p, "the option table has %u entries, RQ_JOB_OPTS_MAX is %u",
+			       nr, RQ_JOB_OPTS_MAX);
 	memset(s, 0, sizeof(*s));
 	s->job.percentile_precision = 2;	/* fio's default list has two decimals */
 	for (pass = 0; pass < 3; pass++) {
-		for (i = 0; i < jf_nr_opts; i++) {
+		for (i = 0; i < nr; i++) {
+			const struct opt *o = jf_opt_at(i);
 			char def[64];
 
-			if (jf_opts[i].kind != K_IMPL || !jf_opts[i].def || jf_opts[i].prio != 1 - (int)pass)
+			if (o->kind != K_IMPL || !o->def || o->prio != 1 - (int)pass)
 				continue;
-			p->key = jf_opts[i].name;
-			snprintf(def, sizeof(def), "%s", jf_opts[i].def);
-			ret = jf_opt_apply(p, s, &jf_opts[i], def);
+			p->key = o->name;
+			snprintf(def, sizeof(def), "%s", o->def);
+			ret = jf_opt_apply(p, s, o, def);
 			if (ret)
 				return ret;
 		}
@@ -1433,8 +1449,8 @@ unsigned int rq_job_cli_opts(const char **names, bool *bare, unsigned int max)
 {
 	unsigned int n = 0;
 
-	for (unsigned int i = 0; i < jf_nr_opts; i++) {
-		const struct opt *o = &jf_opts[i];
+	for (unsigned int i = 0; i < jf_nr_opts(); i++) {
+		const struct opt *o = jf_opt_at(i);
 
 		for (int a = 0; a < 2; a++) {
 			const char *name = a ? o->alias : o->name;
@@ -1485,8 +1501,8 @@ int rq_job_opt_help(const char *name, FILE *f)
 	const struct opt *o;
 
 	if (!name || !strcmp(name, "all")) {
-		for (unsigned int i = 0; i < jf_nr_opts; i++)
-			opt_help(&jf_opts[i], f, false);
+		for (unsigned int i = 0; i < jf_nr_opts(); i++)
+			opt_help(jf_opt_at(i), f, false);
 		return 0;
 	}
 	o = jf_opt_find(name);
@@ -1516,9 +1532,9 @@ int rq_job_engines_help(const char *eng, FILE *f)
 		fprintf(f, "%s: no engine options\n", eng);
 		return 0;
 	}
-	for (unsigned int i = 0; i < jf_nr_opts; i++)
-		if (jf_opts[i].engine)
-			opt_help(&jf_opts[i], f, false);
+	for (unsigned int i = 0; i < jf_nr_opts(); i++)
+		if (jf_opt_at(i)->engine)
+			opt_help(jf_opt_at(i), f, false);
 	return 0;
 }
 

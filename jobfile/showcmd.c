@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * showcmd.c - --showcmd: every option a job set, printed back with its resolved
- * value as one fio command line.
+ * value as one fio command line.  Holds the walk over the option table and
+ * the rendering by type (sizes in bytes, times in their exactest unit,
+ * enums by name); an option with its own rendering (opt.show) has it beside
+ * its setter in its opt_*.c section, written with jf_bput().
  */
 #include <ctype.h>
 #include <errno.h>
@@ -19,15 +22,7 @@
 
 /* ---------------------------------------------------- --showcmd values */
 
-/* A bounded text buffer; output past its end is cut (never overflows). */
-struct sbuf {
-	char *s;
-	size_t len, cap;
-};
-
-static void bput(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void bput(struct sbuf *b, const char *fmt, ...)
+void jf_bput(struct sbuf *b, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -50,15 +45,15 @@ static void show_ns(struct sbuf *b, uint64_t ns)
 	};
 
 	if (!ns) {
-		bput(b, "0");
+		jf_bput(b, "0");
 		return;
 	}
 	for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++)
 		if (ns % u[i].ns == 0) {
-			bput(b, "%llu%s", (unsigned long long)(ns / u[i].ns), u[i].sfx);
+			jf_bput(b, "%llu%s", (unsigned long long)(ns / u[i].ns), u[i].sfx);
 			return;
 		}
-	bput(b, "%lluus", (unsigned long long)(ns / 1000));
+	jf_bput(b, "%lluus", (unsigned long long)(ns / 1000));
 }
 
 const char *jf_val_name(const struct opt_val *vals, uint64_t v)
@@ -75,7 +70,7 @@ static void show_by_type(struct sbuf *b, const struct rq_job *j, const struct op
 
 	switch (o->type) {
 	case OPT_STR:
-		bput(b, "%.*s", (int)o->size, (const char *)j + o->off);
+		jf_bput(b, "%.*s", (int)o->size, (const char *)j + o->off);
 		return;
 	case OPT_INT:
 	case OPT_SIZE:
@@ -84,245 +79,32 @@ static void show_by_type(struct sbuf *b, const struct rq_job *j, const struct op
 
 			memcpy(&pct, (const char *)j + o->pct_off, sizeof(pct));
 			if (pct > 0.0) {
-				bput(b, "%g%%", pct);
+				jf_bput(b, "%g%%", pct);
 				return;
 			}
 		}
 		for (i = 0; i < n; i++)
-			bput(b, "%s%llu", i ? "," : "", (unsigned long long)jf_load(j, o, i));
+			jf_bput(b, "%s%llu", i ? "," : "", (unsigned long long)jf_load(j, o, i));
 		return;
 	case OPT_TIME:
 		show_ns(b, jf_load(j, o, 0) * o->div);
 		return;
 	case OPT_BOOL:
-		bput(b, "%u", (unsigned int)jf_load(j, o, 0));
+		jf_bput(b, "%u", (unsigned int)jf_load(j, o, 0));
 		return;
 	case OPT_FLAG:
 		if (o->bit)
-			bput(b, "%u", (unsigned int)!!(jf_load(j, o, 0) & (uint64_t)o->bit));
+			jf_bput(b, "%u", (unsigned int)!!(jf_load(j, o, 0) & (uint64_t)o->bit));
 		else
-			bput(b, "%u", (unsigned int)jf_load(j, o, 0));
+			jf_bput(b, "%u", (unsigned int)jf_load(j, o, 0));
 		return;
 	case OPT_ENUM:
-		bput(b, "%s", jf_val_name(o->vals, jf_load(j, o, 0)));
+		jf_bput(b, "%s", jf_val_name(o->vals, jf_load(j, o, 0)));
 		return;
 	case OPT_NAME:
-		bput(b, "%.*s", (int)o->size, (const char *)j + o->off);
+		jf_bput(b, "%.*s", (int)o->size, (const char *)j + o->off);
 		return;
 	}
-}
-
-void jf_show_write_log(struct sbuf *b, const struct rq_job *j, const struct opt *o)
-{
-	bput(b, "%.*s", (int)o->size, (const char *)j + o->off);
-}
-
-void jf_show_description(struct sbuf *b, const struct rq_job *j, const struct opt *o)
-{
-	(void)o;
-	bput(b, "%s", j->description);
-}
-
-void jf_show_replay_skip(struct sbuf *b, const struct rq_job *j, const struct opt *o)
-{
-	static const char *const names[] = { "read", "write", "trim", "sync" };
-	const char *sep = "";
-
-	(void)o;
-	for (unsigned int i = 0; i < 4; i++) {
-		if (j->replay_skip & (1u << i)) {
-			bput(b, "%s%s", sep, names[i]);
-			sep = ",";
-		}
-	}
-}
-
-void jf_show_kb_base(struct sbuf *b, const struct rq_job *j, const struct opt *o)
-{
-	(void)o;
-	bput(b, "%u", j->kb_base);
-}
-
-void jf_show_rwmixread(struct sbuf *b, const struct rq_job *j, const struct opt *o)
-{
-	(void)o;
-	bput(b, "%u", j->rwmixread);
-}
-
-void jf_show_rwmixwrite(struct sbuf *b, const struct rq_job *j, const struct opt *o)
-{
-	(void)o;
-	bput(b, "%u", 100 - j->rwmixread);
-}
-
-void jf_show_buffered(struct sbuf *b, const struct rq_job *j, const struct opt *o)
-{
-	(void)o;
-	bput(b, "%u", !j->direct);
-}
-
-void jf_show_rw(struct sbuf *b, const struct rq_job *j, const struct opt *o)
-{
-	(void)o;
-	bput(b, "%s", rq_rw_name(j->rw));
-	if (j->rw_seq_nr)
-		bput(b, ":%u", j->rw_seq_nr);
-	else if (j->rw_seq_add)
-		bput(b, ":%lld", (long long)j->rw_seq_add);
-}
-
-void jf_show_allow_file_create(struct sbuf *b, const struct rq_job *j, const struct opt *o)
-{
-	(void)o;
-	bput(b, "%d", !j->no_file_create);
-}
-
-void jf_show_cmd_type(struct sbuf *b, const struct rq_job *j, const struct opt *o)
-{
-	(void)j;
-	(void)o;
-	bput(b, "nvme");
-}
-
-void jf_show_flow(struct sbuf *b, const struct rq_job *j, const struct opt *o)
-{
-	(void)o;
-	bput(b, "%d", j->flow);
-}
-
-void jf_show_latency_percentile(struct sbuf *b, const struct rq_job *j, const struct opt *o)
-{
-	(void)o;
-	bput(b, "%g", j->latency_percentile);
-}
-
-void jf_show_filesize(struct sbuf *b, const struct rq_job *j, const struct opt *o)
-{
-	(void)o;
-	bput(b, "%llu", (unsigned long long)j->filesize_min);
-	if (j->filesize_max != j->filesize_min)
-		bput(b, "-%llu", (unsigned long long)j->filesize_max);
-}
-
-void jf_show_buffer_pattern(struct sbuf *b, const struct rq_job *j, const struct opt *o)
-{
-	(void)o;
-	bput(b, "0x");
-	for (unsigned int i = 0; i < j->buffer_pattern_len; i++)
-		bput(b, "%02x", j->buffer_pattern[i]);
-}
-
-void jf_show_ignore_error(struct sbuf *b, const struct rq_job *j, const struct opt *o)
-{
-	int last = -1;
-
-	(void)o;
-	for (int k = 0; k < 3; k++)
-		if (j->nr_ignore_error[k])
-			last = k;
-	/* errno names where there are ones, READ,WRITE,VERIFY; empty lists at the end left off */
-	for (int k = 0; k <= last; k++) {
-		if (k)
-			bput(b, ",");
-		for (unsigned int i = 0; i < j->nr_ignore_error[k]; i++) {
-			const char *n = strerrorname_np(j->ignore_error[k][i]);
-
-			if (n)
-				bput(b, "%s%s", i ? ":" : "", n);
-			else
-				bput(b, "%s%d", i ? ":" : "", j->ignore_error[k][i]);
-		}
-	}
-}
-
-void jf_show_bsrange(struct sbuf *b, const struct rq_job *j, const struct opt *o)
-{
-	(void)o;
-	bput(b, "%u-%u,%u-%u,%u-%u", j->bs_min[0], j->bs_max[0], j->bs_min[1], j->bs_max[1],
-	     j->bs_min[2], j->bs_max[2]);
-}
-
-void jf_show_bssplit(struct sbuf *b, const struct rq_job *j, const struct opt *o)
-{
-	(void)o;
-	for (int d = 0; d < 3; d++) {
-		if (d)
-			bput(b, ",");
-		if (!j->nr_bssplit[d])	/* an empty list keeps bs, as fio */
-			continue;
-		for (unsigned int i = 0; i < j->nr_bssplit[d]; i++)
-			bput(b, "%s%u/%u", i ? ":" : "", j->bssplit[d][i].bs, j->bssplit[d][i].pct);
-	}
-}
-
-void jf_show_percentile_list(struct sbuf *b, const struct rq_job *j, const struct opt *o)
-{
-	(void)o;
-	for (unsigned int i = 0; i < j->nr_percentiles; i++)
-		bput(b, "%s%.*f", i ? ":" : "", (int)j->percentile_precision, j->percentile_list[i]);
-}
-
-void jf_show_cpus(struct sbuf *b, const struct rq_job *j, const struct opt *o)
-{
-	unsigned int c = 0, n = 0;
-
-	(void)o;
-	while (c < RQ_CPUMASK_WORDS * 64) {
-		unsigned int first;
-
-		if (!(j->cpus_allowed[c / 64] >> (c % 64) & 1)) {
-			c++;
-			continue;
-		}
-		first = c;
-		while (c + 1 < RQ_CPUMASK_WORDS * 64 && (j->cpus_allowed[(c + 1) / 64] >> ((c + 1) % 64) & 1))
-			c++;
-		if (first == c)
-			bput(b, "%s%u", n++ ? "," : "", first);
-		else
-			bput(b, "%s%u-%u", n++ ? "," : "", first, c);
-		c++;
-	}
-}
-
-void jf_show_cpumask(struct sbuf *b, const struct rq_job *j, const struct opt *o)
-{
-	(void)o;
-	bput(b, "0x%llx", (unsigned long long)(j->cpus_allowed[0] & 0xffffffffull));
-}
-
-void jf_show_random_distribution(struct sbuf *b, const struct rq_job *j, const struct opt *o)
-{
-	(void)o;
-	bput(b, "%s", jf_val_name(jf_dist_vals, j->random_distribution));
-	if (j->random_distribution == RQ_RAND_ZONED || j->random_distribution == RQ_RAND_ZONED_ABS) {
-		bool abs = j->random_distribution == RQ_RAND_ZONED_ABS;
-
-		/* the zones as fio resolves them, reads then writes */
-		for (int d = 0; d < 2; d++) {
-			bput(b, "%s", d ? "," : ":");
-			for (unsigned int i = 0; i < j->nr_zones[d]; i++) {
-				bput(b, "%s%u/", i ? ":" : "", j->zones[d][i].access);
-				if (abs)
-					bput(b, "%llu", (unsigned long long)j->zones[d][i].size);
-				else
-					bput(b, "%u", j->zones[d][i].size_pct);
-			}
-		}
-		return;
-	}
-	if (j->random_distribution != RQ_RAND_UNIFORM)
-		bput(b, ":%g", j->rand_param);
-	if (j->random_distribution != RQ_RAND_UNIFORM && j->rand_center >= 0.0)
-		bput(b, ":%g", j->rand_center);
-}
-
-void jf_show_verify_pattern(struct sbuf *b, const struct rq_job *j, const struct opt *o)
-{
-	(void)o;
-	bput(b, "0x");
-	for (unsigned int i = 0; i < j->verify_pattern_len; i++)
-		bput(b, "%02x", j->verify_pattern[i]);
 }
 
 /* ------------------------------------------------------------ --showcmd */
@@ -356,14 +138,14 @@ int rq_jobs_showcmd(const struct rq_job_list *list, FILE *f)
 
 		fputs(i ? " \\\n    --name=" : "fio --name=", f);
 		put_word(f, j->name);
-		for (size_t k = 0; k < jf_nr_opts; k++) {
-			const struct opt *o = &jf_opts[k];
+		for (unsigned int k = 0; k < jf_nr_opts(); k++) {
+			const struct opt *o = jf_opt_at(k);
 			struct sbuf b = { .s = buf, .cap = sizeof(buf) };
 
 			if (o->kind != K_IMPL || !strcmp(o->name, "name"))
 				continue;
 			/* ioengine always: rqlock's default is not fio's */
-			if (!jf_bit_test(j->opts_set, (unsigned int)k) && strcmp(o->name, "ioengine"))
+			if (!jf_bit_test(j->opts_set, k) && strcmp(o->name, "ioengine"))
 				continue;
 			buf[0] = '\0';
 			if (o->show)

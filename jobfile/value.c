@@ -1,7 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
- * value.c - option values: numbers, sizes, times, and the setters of options
- * with their own code; applying a value to a section (see parse.c).
+ * value.c - the generic value machinery of the option table: numbers,
+ * sizes, times and decimals as fio reads them, storing a value in the job
+ * field an entry names (and jf_load to read it back), the error messages,
+ * and jf_opt_apply(), which applies a value by the option's type or hands
+ * it to the option's own setter.  The setters themselves live beside
+ * their options in the opt_*.c sections; the parsers and error helpers
+ * they share are exported here with jf_ names (see parse.c).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -20,7 +25,7 @@
 /* ------------------------------------------------------------- numbers */
 
 /* Decimal or hex digits at *sp; advances *sp.  NULL or why it failed. */
-static const char *digits(const char **sp, unsigned int base, uint64_t *out)
+const char *jf_digits(const char **sp, unsigned int base, uint64_t *out)
 {
 	const char *s = *sp;
 	uint64_t v = 0;
@@ -71,7 +76,7 @@ static const struct {
  * A byte count: decimal with an optional suffix, or 0x hex without one.
  * fio would read "4x" as 4 and "1.5k" as 1; both are refused here.
  */
-static const char *parse_size(const char *v, unsigned int kb_base, uint64_t *out)
+const char *jf_parse_size(const char *v, unsigned int kb_base, uint64_t *out)
 {
 	const char *s = v, *why;
 	uint64_t n, mult;
@@ -85,7 +90,7 @@ static const char *parse_size(const char *v, unsigned int kb_base, uint64_t *out
 		       "(only after $ncpus, $mb_memory or $pagesize)";
 	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
 		s += 2;
-		why = digits(&s, 16, &n);
+		why = jf_digits(&s, 16, &n);
 		if (why)
 			return why;
 		if (*s)
@@ -93,7 +98,7 @@ static const char *parse_size(const char *v, unsigned int kb_base, uint64_t *out
 		*out = n;
 		return NULL;
 	}
-	why = digits(&s, 10, &n);
+	why = jf_digits(&s, 10, &n);
 	if (why)
 		return why;
 	if (*s == '.')
@@ -145,7 +150,7 @@ static const char *parse_time_unit(const char *v, uint64_t unit_ns, uint64_t *ns
 
 	if (*s == '-')
 		return "negative values are not allowed";
-	why = digits(&s, 10, &n);
+	why = jf_digits(&s, 10, &n);
 	if (why)
 		return why;
 	if (*s == '.')
@@ -170,14 +175,6 @@ static __attribute__((unused)) const char *parse_time(const char *v, uint64_t *n
 	return parse_time_unit(v, NS_PER_SEC, ns);
 }
 
-/*
- * Integer arithmetic as bc does it with scale=0, which fio runs on a value
- * after replacing $ncpus, $mb_memory or $pagesize in it: + - * / % ^,
- * parentheses, unary minus; division truncates toward zero.  A recursive
- * descent over a string of at most a line; every level that recurses
- * (parentheses, unary minus, ^) counts, and past CALC_DEPTH the value is
- * refused, so no input can exhaust the stack.
- */
 /* ------------------------------------------------------------- storing */
 
 static void store(struct sect *s, const struct opt *o, unsigned int idx, uint64_t v)
@@ -230,7 +227,7 @@ uint64_t jf_load(const struct rq_job *j, const struct opt *o, unsigned int idx)
 	return 0;
 }
 
-static int bad(struct pctx *p, const char *v, const char *why)
+int jf_bad(struct pctx *p, const char *v, const char *why)
 {
 	return jf_perr(p, "bad value '%.64s%s' for option '%s': %s", v,
 		    strlen(v) > 64 ? "..." : "", p->key, why);
@@ -245,7 +242,7 @@ long jf_cpus_configured(void)
 }
 
 /* A plain decimal number with an optional fraction: no sign, exponent, inf or nan. */
-static const char *parse_float(const char *v, double *out, unsigned int *decimals)
+const char *jf_parse_float(const char *v, double *out, unsigned int *decimals)
 {
 	const char *s = v, *dot = NULL;
 	char *end;
@@ -268,126 +265,9 @@ static const char *parse_float(const char *v, double *out, unsigned int *decimal
 	return NULL;
 }
 
-/* -------------------------------------------- options with their own code */
+/* ---------------------------------------------------------- enum values */
 
-
-int jf_set_kb_base(struct pctx *p, struct sect *s, uint64_t v, char *str)
-{
-	(void)p;
-	(void)str;
-	s->kb_base = (unsigned int)v;
-	s->job.kb_base = (unsigned int)v;
-	return 0;
-}
-
-/* fio keeps any length and shows the first 255 bytes (FIO_JOBDESC_SIZE); so does rqlock. */
-int jf_set_description(struct pctx *p, struct sect *s, uint64_t v, char *str)
-{
-	size_t n = strlen(str);
-
-	(void)p;
-	(void)v;
-	if (n >= sizeof(s->job.description))
-		n = sizeof(s->job.description) - 1;
-	memcpy(s->job.description, str, n);
-	s->job.description[n] = '\0';
-	return 0;
-}
-
-/*
- * write_lat_log[=NAME] and its kin (fio's str_write_*_log_cb): the log is
- * on, NAME (or "" for a bare word: the job's name, decided by the engine
- * as fio's make_log_name) into the option's field, the option's bit in
- * write_logs.
- */
-int jf_set_write_log(struct pctx *p, struct sect *s, uint64_t v, char *str)
-{
-	const struct opt *o = jf_opt_find(p->key);
-	size_t n = strlen(str);
-
-	(void)v;
-	if (!o || !o->size || !o->bit)
-		return jf_perr(p, "option '%s' has a bad table entry", p->key);
-	if (n >= o->size)
-		return jf_perr(p, "value of option '%s' is longer than %zu bytes", p->key, o->size - 1);
-	memcpy((char *)&s->job + o->off, str, n + 1);
-	s->job.write_logs |= (unsigned int)o->bit;
-	return 0;
-}
-
-/* fio keeps one read/write split: the later of rwmixread and rwmixwrite wins. */
-int jf_set_rwmixread(struct pctx *p, struct sect *s, uint64_t v, char *str)
-{
-	(void)p;
-	(void)str;
-	s->job.rwmixread = (unsigned int)v;
-	return 0;
-}
-
-int jf_set_rwmixwrite(struct pctx *p, struct sect *s, uint64_t v, char *str)
-{
-	(void)p;
-	(void)str;
-	s->job.rwmixread = 100 - (unsigned int)v;
-	return 0;
-}
-
-/* replay_align: a power of 2, as fio's .pow2 */
-int jf_set_replay_align(struct pctx *p, struct sect *s, uint64_t v, char *str)
-{
-	if (v & (v - 1))
-		return bad(p, str, "a power of 2");
-	s->job.replay_align = v;
-	return 0;
-}
-
-/* replay_skip=read,write,trim,sync: the bits of the actions not replayed */
-int jf_set_replay_skip(struct pctx *p, struct sect *s, uint64_t v, char *str)
-{
-	static const struct { const char *name; unsigned int bit; } kinds[] = {
-		{ "read", RQ_REPLAY_SKIP_READ }, { "write", RQ_REPLAY_SKIP_WRITE },
-		{ "trim", RQ_REPLAY_SKIP_TRIM }, { "sync", RQ_REPLAY_SKIP_SYNC },
-	};
-	unsigned int bits = 0;
-
-	(void)v;
-	for (char *w = strtok(str, ","); w; w = strtok(NULL, ",")) {
-		size_t i;
-
-		for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]) && strcmp(kinds[i].name, w); i++)
-			;
-		if (i == sizeof(kinds) / sizeof(kinds[0]))
-			return bad(p, w, "read, write, trim or sync, comma-separated");
-		bits |= kinds[i].bit;
-	}
-	s->job.replay_skip = bits;
-	return 0;
-}
-
-int jf_set_buffered(struct pctx *p, struct sect *s, uint64_t v, char *str)
-{
-	(void)p;
-	(void)str;
-	s->job.direct = !v;
-	return 0;
-}
-
-const struct opt_val jf_rw_vals[] = {
-	{ "read",		RQ_RW_READ,		NULL },
-	{ "write",		RQ_RW_WRITE,		NULL },
-	{ "randread",		RQ_RW_RANDREAD,		NULL },
-	{ "randwrite",		RQ_RW_RANDWRITE,	NULL },
-	{ "rw",			RQ_RW_RW,		NULL },
-	{ "readwrite",		RQ_RW_RW,		NULL },
-	{ "randrw",		RQ_RW_RANDRW,		NULL },
-	{ "trim",		RQ_RW_TRIM,		NULL },
-	{ "randtrim",		RQ_RW_RANDTRIM,		NULL },
-	{ "trimwrite",		RQ_RW_TRIMWRITE,	NULL },
-	{ "randtrimwrite",	RQ_RW_RANDTRIMWRITE,	NULL },
-	{ NULL, 0, NULL },
-};
-
-static int bad_enum(struct pctx *p, const char *v, const struct opt_val *vals)
+int jf_bad_enum(struct pctx *p, const char *v, const struct opt_val *vals)
 {
 	const struct opt_val *vp;
 	char valid[256];
@@ -405,788 +285,12 @@ static int bad_enum(struct pctx *p, const char *v, const struct opt_val *vals)
 	return jf_perr(p, "bad value '%.64s' for option '%s' (valid: %s)", v, p->key, valid);
 }
 
-static const struct opt_val *find_val(const struct opt_val *vals, const char *v)
+const struct opt_val *jf_find_val(const struct opt_val *vals, const char *v)
 {
 	for (; vals->name; vals++)
 		if (!strcmp(vals->name, v))
 			return vals;
 	return NULL;
-}
-
-/*
- * rw=NAME[:N], as fio's str_rw_cb: for a random pattern N is how many I/Os
- * go to one random offset before the next is drawn (sequential I/Os in
- * between); for a sequential one N is a size skipped after each I/O.
- */
-int jf_set_rw(struct pctx *p, struct sect *s, uint64_t v, char *str)
-{
-	const struct opt_val *vp;
-	char *post = strchr(str, ':');
-	const char *why;
-	uint64_t n;
-
-	(void)v;
-	if (post)
-		*post++ = '\0';
-	vp = find_val(jf_rw_vals, str);
-	if (vp && vp->refuse)
-		return jf_perr(p, "%s=%s %s", p->key, str, vp->refuse);
-	if (!vp)
-		return bad_enum(p, str, jf_rw_vals);
-	s->job.rw = (enum rq_rw)vp->val;
-	s->job.rw_seq_nr = 0;
-	s->job.rw_seq_add = 0;
-	if (!post)
-		return 0;
-	if (rq_rw_random(s->job.rw)) {
-		const char *d = post;
-
-		why = digits(&d, 10, &n);
-		if (!why && *d)
-			why = "expected a count of I/Os";
-		if (!why && (n < 1 || n > UINT32_MAX))
-			why = "must be from 1 to 4294967295";
-		if (why)
-			return bad(p, post, why);
-		s->job.rw_seq_nr = (unsigned int)n;
-		return 0;
-	}
-	/* fio's str_to_decimal takes a sign: rw=read:-8k goes backwards */
-	why = parse_size(post + (*post == '-'), s->kb_base, &n);
-	if (!why && n > INT64_MAX)
-		why = "too large";
-	if (why)
-		return bad(p, post, why);
-	s->job.rw_seq_add = *post == '-' ? -(int64_t)n : (int64_t)n;
-	return 0;
-}
-
-/* One "A-B" or "A:B" part of bsrange into @lo, @hi (swapped if need be, as fio). */
-static int range_part(struct pctx *p, struct sect *s, char *part, uint32_t *lo, uint32_t *hi)
-{
-	char *sep = strchr(part, '-');
-	const char *why;
-	uint64_t a, b;
-
-	if (!sep)
-		sep = strchr(part, ':');
-	if (!sep)
-		return bad(p, part, "expected MIN-MAX");
-	*sep = '\0';
-	why = parse_size(part, s->kb_base, &a);
-	if (!why)
-		why = parse_size(sep + 1, s->kb_base, &b);
-	if (!why && (a < 1 || b < 1 || a > BS_MAX || b > BS_MAX))
-		why = "block sizes must be from 1 to 16777216";
-	if (why) {
-		*sep = '-';
-		return bad(p, part, why);
-	}
-	*lo = (uint32_t)(a < b ? a : b);
-	*hi = (uint32_t)(a < b ? b : a);
-	return 0;
-}
-
-/*
- * bsrange=R[,W[,T]], fio's FIO_OPT_RANGE: one range sets every direction,
- * the last range given also sets the directions after it ("1k-4k,8k-16k"
- * gives trims 8k-16k), an empty part keeps that direction ("1k-4k," sets
- * reads only).
- */
-int jf_set_bsrange(struct pctx *p, struct sect *s, uint64_t v, char *str)
-{
-	char *parts[3], *c = str;
-	unsigned int nr = 0, i;
-	int ret;
-
-	(void)v;
-	/* "1k-4k," has an empty second part: reads only, as fio */
-	for (;;) {
-		if (nr == 3)
-			return bad(p, str, "at most R,W,T");
-		parts[nr++] = c;
-		c = strchr(c, ',');
-		if (!c)
-			break;
-		*c++ = '\0';
-	}
-	for (i = 0; i < nr; i++) {
-		uint32_t lo = 0, hi = 0;
-
-		if (!*parts[i])
-			continue;
-		ret = range_part(p, s, parts[i], &lo, &hi);
-		if (ret)
-			return ret;
-		/* the last range given also stands for the directions after it, as fio */
-		for (unsigned int d = i; d < (i + 1 == nr ? 3 : i + 1); d++) {
-			s->job.bs_min[d] = lo;
-			s->job.bs_max[d] = hi;
-		}
-	}
-	return 0;
-}
-
-/* One direction of bssplit, as fio's bssplit_ddir. */
-static int split_dir(struct pctx *p, struct sect *s, char *list, int dir)
-{
-	struct { uint32_t bs, pct; } e[RQ_MAX_BSSPLIT];
-	unsigned int nr = 0, missing = 0, sum = 0, i, k;
-	char *entry = list, *next;
-
-	while (entry && *entry) {
-		char *slash;
-		const char *why;
-		uint64_t bs, pct = 0;
-
-		next = strchr(entry, ':');
-		if (next)
-			*next++ = '\0';
-		if (!*entry)
-			return bad(p, list, "an empty entry (fio ignores everything after one)");
-		if (nr == RQ_MAX_BSSPLIT)
-			return bad(p, list, "more than 64 block sizes");
-		slash = strchr(entry, '/');
-		if (slash)
-			*slash++ = '\0';
-		why = parse_size(entry, s->kb_base, &bs);
-		if (!why && (bs < 1 || bs > BS_MAX))
-			why = "block sizes must be from 1 to 16777216";
-		if (why)
-			return bad(p, entry, why);
-		if (slash && *slash) {
-			const char *d = slash;
-
-			why = digits(&d, 10, &pct);
-			if (why || *d)
-				why = "a share is a whole percentage";
-			if (!why && pct > 100)
-				why = "a share is at most 100";
-			if (why)
-				return bad(p, slash, why);
-		}
-		e[nr].bs = (uint32_t)bs;
-		/* fio: no share, or a share of 0, is a blank that takes part of the rest */
-		e[nr].pct = pct ? (uint32_t)pct : UINT32_MAX;
-		if (pct)
-			sum += (unsigned int)pct;
-		else
-			missing++;
-		nr++;
-		entry = next;
-	}
-	if (!nr)
-		return 0;	/* fio: an empty list leaves the direction as it was */
-	if (sum > 100)
-		return bad(p, list, "the shares add up to more than 100");
-	if (missing == 1 && nr == 1)
-		sum = 0;
-	for (i = 0; i < nr; i++)
-		if (e[i].pct == UINT32_MAX)
-			e[i].pct = (100 - sum) / missing;
-	/* sorted by share, stable, as fio's qsort (glibc's merge sort) leaves it */
-	for (i = 1; i < nr; i++) {
-		uint32_t bs = e[i].bs, pct = e[i].pct;
-
-		for (k = i; k > 0 && e[k - 1].pct > pct; k--)
-			e[k] = e[k - 1];
-		e[k].bs = bs;
-		e[k].pct = pct;
-	}
-	s->job.nr_bssplit[dir] = nr;
-	s->job.bs_min[dir] = UINT32_MAX;
-	s->job.bs_max[dir] = 0;
-	for (i = 0; i < nr; i++) {
-		s->job.bssplit[dir][i].bs = e[i].bs;
-		s->job.bssplit[dir][i].pct = e[i].pct;
-		if (e[i].bs < s->job.bs_min[dir])
-			s->job.bs_min[dir] = e[i].bs;
-		if (e[i].bs > s->job.bs_max[dir])
-			s->job.bs_max[dir] = e[i].bs;
-	}
-	return 0;
-}
-
-/*
- * bssplit=BS/PCT:BS/PCT...[,WRITES[,TRIMS]]: one list applies to every
- * direction; with two, the second is for writes and trims (fio's
- * str_split_parse).  Blank shares take equal parts of what the given ones
- * leave, truncated as fio does.
- */
-int jf_set_bssplit(struct pctx *p, struct sect *s, uint64_t v, char *str)
-{
-	char *w = strchr(str, ','), *t = NULL, *copy;
-	int ret;
-
-	(void)v;
-	if (w) {
-		*w++ = '\0';
-		t = strchr(w, ',');
-		if (t) {
-			*t++ = '\0';
-			if (strchr(t, ','))
-				return bad(p, t, "at most R,W,T");
-		}
-		/* R,W: the write list stands for trims too */
-		copy = strdup(t ? t : w);
-		if (!copy)
-			return jf_perr(p, "out of memory");
-		ret = split_dir(p, s, str, 0);
-		if (!ret)
-			ret = split_dir(p, s, w, 1);
-		if (!ret)
-			ret = split_dir(p, s, copy, 2);
-		free(copy);
-		return ret;
-	}
-	ret = 0;
-	for (int d = 2; d >= 0 && !ret; d--) {
-		/* split_dir() cuts its list: each direction parses its own copy */
-		copy = d ? strdup(str) : str;
-		if (!copy)
-			return jf_perr(p, "out of memory");
-		ret = split_dir(p, s, copy, d);
-		if (d)
-			free(copy);
-	}
-	return ret;
-}
-
-/* percentile_list=P:P:..., at most 20, each in (0, 100]; fio sorts them for output. */
-int jf_set_percentile_list(struct pctx *p, struct sect *s, uint64_t v, char *str)
-{
-	unsigned int nr = 0, prec = 0, dec;
-	char *c = str, *next;
-	double x;
-
-	(void)v;
-	while (c) {
-		const char *why;
-
-		next = strchr(c, ':');
-		if (next)
-			*next++ = '\0';
-		if (nr == RQ_MAX_PERCENTILES)
-			return bad(p, str, "more than 20 percentiles");
-		why = parse_float(c, &x, &dec);
-		if (!why && !(x > 0.0 && x <= 100.0))
-			why = "a percentile is above 0 and at most 100 (fio ends the list at a 0)";
-		if (why)
-			return bad(p, c, why);
-		s->job.percentile_list[nr++] = x;
-		if (dec > prec)
-			prec = dec;
-		c = next;
-	}
-	s->job.nr_percentiles = nr;
-	s->job.percentile_precision = prec;
-	return 0;
-}
-
-static void cpu_set(struct rq_job *j, unsigned int cpu)
-{
-	j->cpus_allowed[cpu / 64] |= 1ull << (cpu % 64);
-}
-
-/* cpus_allowed=0-3,6: CPUs this job's clones may run on, as fio's set_cpus_allowed. */
-int jf_set_cpus_allowed(struct pctx *p, struct sect *s, uint64_t v, char *str)
-{
-	long max = jf_cpus_configured();
-	char *c = str, *next;
-
-	(void)v;
-	memset(s->job.cpus_allowed, 0, sizeof(s->job.cpus_allowed));
-	while (c) {
-		const char *d = c, *why;
-		uint64_t a, b;
-
-		next = strchr(c, ',');
-		if (next)
-			*next++ = '\0';
-		why = digits(&d, 10, &a);
-		b = a;
-		if (!why && *d == '-') {
-			d++;
-			why = digits(&d, 10, &b);
-		}
-		if (!why && *d)
-			why = "expected CPU or FIRST-LAST";
-		if (!why && b < a)
-			why = "a range must not go down";
-		if (!why && b >= RQ_CPUMASK_WORDS * 64)
-			why = "CPUs above 1023 are not supported";
-		if (why)
-			return bad(p, c, why);
-		if ((long)b >= max)
-			return jf_perr(p, "option '%s': CPU %llu too large (this machine has %ld, as fio refuses)",
-				    p->key, (unsigned long long)b, max);
-		for (; a <= b; a++)
-			cpu_set(&s->job, (unsigned int)a);
-		c = next;
-	}
-	s->job.has_cpus_allowed = true;
-	return 0;
-}
-
-/* cpumask=N: a bit per CPU of the low 32, as fio's str_cpumask_cb. */
-int jf_set_cpumask(struct pctx *p, struct sect *s, uint64_t v, char *str)
-{
-	long max = jf_cpus_configured();
-
-	(void)str;
-	if (!v || v > UINT32_MAX)
-		return bad(p, str, "a mask of CPUs 0 to 31, not 0");
-	memset(s->job.cpus_allowed, 0, sizeof(s->job.cpus_allowed));
-	for (unsigned int i = 0; i < 32; i++) {
-		if (!(v >> i & 1))
-			continue;
-		if ((long)i >= max)
-			return jf_perr(p, "option '%s': CPU %u too large (this machine has %ld, as fio refuses)",
-				    p->key, i, max);
-		cpu_set(&s->job, i);
-	}
-	s->job.has_cpus_allowed = true;
-	return 0;
-}
-
-const struct opt_val jf_dist_vals[] = {
-	{ "random",	RQ_RAND_UNIFORM,	NULL },
-	{ "zipf",	RQ_RAND_ZIPF,		NULL },
-	{ "pareto",	RQ_RAND_PARETO,		NULL },
-	{ "normal",	RQ_RAND_NORMAL,		NULL },
-	{ "zoned",	RQ_RAND_ZONED,		NULL },
-	{ "zoned_abs",	RQ_RAND_ZONED_ABS,	NULL },
-	{ NULL, 0, NULL },
-};
-
-/*
- * random_distribution=random | zipf[:THETA[:CENTER]] | pareto[:H[:CENTER]] |
- * normal[:SIGMA[:CENTER]], with fio's defaults (zipf 1.1, pareto 0.2,
- * normal 0) and range checks (str_random_distribution_cb).
- */
-/*
- * One direction of random_distribution=zoned:A/S:A/S... (zoned_abs: S is a
- * size), as fio's split_parse_ddir and zone_split_ddir: an empty entry
- * ends the list, a missing or zero share S takes an equal part of what is
- * left (truncated), the access shares must add up to 100.
- */
-static int zoned_dir(struct pctx *p, struct sect *s, char *list, int dir, bool abs)
-{
-	unsigned int nr = 0, acc = 0, sz = 0, sz_missing = 0, i;
-	char *entry = list, *next;
-	uint8_t access[RQ_MAX_ZONES], size_pct[RQ_MAX_ZONES];
-	uint64_t size[RQ_MAX_ZONES];
-
-	while (entry && *entry) {
-		char *slash;
-		const char *why;
-		uint64_t a, z = 0;
-
-		next = strchr(entry, ':');
-		if (next)
-			*next++ = '\0';
-		if (nr == RQ_MAX_ZONES)
-			return bad(p, list, "more than 256 zones");
-		slash = strchr(entry, '/');
-		if (slash)
-			*slash++ = '\0';
-		why = parse_size(entry, s->kb_base, &a);
-		if (!why && a > 100)
-			why = "an access share is at most 100";
-		if (why)
-			return bad(p, entry, why);
-		if (slash && *slash) {
-			const char *d = slash;
-
-			why = abs ? parse_size(slash, s->kb_base, &z) : digits(&d, 10, &z);
-			if (!why && !abs && *d)
-				why = "a zone's share is a whole percentage";
-			if (why)
-				return bad(p, slash, why);
-			if (!abs && z > 100)
-				z = 100;	/* fio clamps it */
-		}
-		access[nr] = (uint8_t)a;
-		acc += (unsigned int)a;
-		size[nr] = z;
-		if (abs) {
-			size_pct[nr] = 0;	/* zoned_abs: sizes in bytes, no percentages to add up */
-		} else if (!z) {
-			size_pct[nr] = UINT8_MAX;
-			sz_missing++;
-		} else {
-			size_pct[nr] = (uint8_t)z;
-			sz += (unsigned int)z;
-		}
-		nr++;
-		entry = next;
-	}
-	if (!nr)
-		return 0;
-	if (acc > 100 || sz > 100)
-		return bad(p, list, "the shares add up to more than 100");
-	if (acc < 100)
-		return bad(p, list, "the access shares must add up to 100 (fio refuses it)");
-	if (sz_missing == 1 && nr == 1)
-		sz = 100;
-	for (i = 0; i < nr; i++)
-		if (size_pct[i] == UINT8_MAX)
-			size_pct[i] = (uint8_t)((100 - sz) / sz_missing);
-	s->job.nr_zones[dir] = nr;
-	for (i = 0; i < nr; i++) {
-		s->job.zones[dir][i].access = access[i];
-		s->job.zones[dir][i].size_pct = abs ? 0 : size_pct[i];
-		s->job.zones[dir][i].size = abs ? size[i] : 0;
-	}
-	return 0;
-}
-
-/* zoned:LIST[,WRITES[,TRIMS]]: one list stands for every direction (fio's str_split_parse) */
-static int set_zoned(struct pctx *p, struct sect *s, char *str, bool abs)
-{
-	char *w = strchr(str, ','), *t = NULL, *copy;
-	int ret;
-
-	s->job.nr_zones[0] = s->job.nr_zones[1] = s->job.nr_zones[2] = 0;
-	if (w) {
-		*w++ = '\0';
-		t = strchr(w, ',');
-		if (t)
-			*t++ = '\0';
-		copy = strdup(t ? t : w);	/* R,W: the write list stands for trims too */
-		if (!copy)
-			return jf_perr(p, "out of memory");
-		ret = zoned_dir(p, s, str, 0, abs);
-		if (!ret)
-			ret = zoned_dir(p, s, w, 1, abs);
-		if (!ret)
-			ret = zoned_dir(p, s, copy, 2, abs);
-		free(copy);
-	} else {
-		ret = 0;
-		for (int d = 2; d >= 0 && !ret; d--) {
-			copy = d ? strdup(str) : str;
-			if (!copy)
-				return jf_perr(p, "out of memory");
-			ret = zoned_dir(p, s, copy, d, abs);
-			if (d)
-				free(copy);
-		}
-	}
-	if (ret)
-		return ret;
-	if (!s->job.nr_zones[0] && !s->job.nr_zones[1])
-		return bad(p, str, "no zones given");
-	s->job.random_distribution = abs ? RQ_RAND_ZONED_ABS : RQ_RAND_ZONED;
-	s->job.rand_param = 0.0;
-	s->job.rand_center = -1.0;
-	return 0;
-}
-
-int jf_set_random_distribution(struct pctx *p, struct sect *s, uint64_t v, char *str)
-{
-	const struct opt_val *vp;
-	char *post = strchr(str, ':'), *center = NULL;
-	const char *why = NULL;
-	double x = 0.0, c = -1.0;
-
-	(void)v;
-	if (!strncmp(str, "zoned:", 6))
-		return set_zoned(p, s, str + 6, false);
-	if (!strncmp(str, "zoned_abs:", 10))
-		return set_zoned(p, s, str + 10, true);
-	if (post) {
-		*post++ = '\0';
-		center = strchr(post, ':');
-		if (center)
-			*center++ = '\0';
-	}
-	vp = find_val(jf_dist_vals, str);
-	if (vp && vp->refuse)
-		return jf_perr(p, "%s=%s %s", p->key, str, vp->refuse);
-	if (!vp)
-		return bad_enum(p, str, jf_dist_vals);
-	if (vp->val == RQ_RAND_UNIFORM && post)
-		return bad(p, post, "random takes no parameter");
-	if (vp->val == RQ_RAND_ZONED || vp->val == RQ_RAND_ZONED_ABS)
-		return bad(p, str, "zoned needs its zones: zoned:ACCESS%/SIZE%:...");
-	if (vp->val == RQ_RAND_ZIPF)
-		x = 1.1;
-	else if (vp->val == RQ_RAND_PARETO)
-		x = 0.2;
-	if (post && (why = parse_float(post, &x, NULL)))
-		return bad(p, post, why);
-	if (center && (why = parse_float(center, &c, NULL)))
-		return bad(p, center, why);
-	if (center && c > 1.0)
-		return bad(p, center, "the center is from 0 to 1");
-	if (vp->val == RQ_RAND_ZIPF && x == 1.0)
-		why = "zipf theta must not be 1";
-	else if (vp->val == RQ_RAND_PARETO && !(x > 0.0 && x < 1.0))
-		why = "pareto h is above 0 and below 1";
-	else if (vp->val == RQ_RAND_NORMAL && !(x >= 0.0 && x < 100.0))
-		why = "normal deviation is from 0 to below 100";
-	if (why)
-		return bad(p, post, why);
-	s->job.random_distribution = (enum rq_rand_dist)vp->val;
-	s->job.rand_param = x;
-	s->job.rand_center = c;
-	return 0;
-}
-
-/*
- * verify_pattern, as fio's lib/pattern.c: a sequence of "text" (double
- * quotes, no escapes), 0x hex bytes, and decimal integers (stored little
- * endian in as few bytes as they need, 0 as one byte, negatives as 4).
- * fio's %o (offset) and 'file' items are refused.
- */
-static int parse_pattern(struct pctx *p, unsigned char *out, size_t cap, unsigned int *lenp,
-			 char *str)
-{
-	size_t len = 0;
-	const char *c = str;
-
-	while (*c) {
-		if (*c == '"') {
-			const char *end = strchr(c + 1, '"');
-			size_t n;
-
-			if (!end)
-				return bad(p, str, "a text without its closing '\"'");
-			n = (size_t)(end - c - 1);
-			if (n > cap - len)
-				return bad(p, str, "longer than 512 bytes");
-			memcpy(out + len, c + 1, n);
-			len += n;
-			c = end + 1;
-		} else if (c[0] == '0' && (c[1] == 'x' || c[1] == 'X')) {
-			const char *h = c + 2;
-			size_t n = 0;
-
-			while (isxdigit((unsigned char)h[n]))
-				n++;
-			/* "0xff0x14": the next 0x starts a new item, as fio looks back for it */
-			if (n >= 2 && h[n - 1] == '0' && (h[n] == 'x' || h[n] == 'X'))
-				n--;
-			if (!n)
-				return bad(p, str, "0x without hex digits");
-			if ((n + 1) / 2 > cap - len)
-				return bad(p, str, "longer than 512 bytes");
-			for (size_t i = 0; i < n;) {
-				/* an odd count: the first digit is a byte of its own, as fio */
-				size_t take = (i == 0 && (n & 1)) ? 1 : 2;
-				unsigned int b = 0;
-
-				for (size_t k = 0; k < take; k++) {
-					int d = tolower((unsigned char)h[i + k]);
-
-					b = b * 16 + (unsigned int)(isdigit(d) ? d - '0' : d - 'a' + 10);
-				}
-				out[len++] = (unsigned char)b;
-				i += take;
-			}
-			c = h + n;
-		} else if (isdigit((unsigned char)*c) || *c == '-') {
-			/* fio stops a decimal where a 0x item starts: "10x04" is 1, then 0x04 */
-			const char *hex = strcasestr(c, "0x");
-			char num[32], *end;
-			size_t n = hex ? (size_t)(hex - c) : strlen(c);
-			long long x;
-			unsigned int u;
-
-			snprintf(num, sizeof(num), "%.*s", (int)(n < sizeof(num) ? n : sizeof(num) - 1), c);
-			errno = 0;
-			x = strtoll(num, &end, 10);
-			if (end == num || errno || x > INT32_MAX || x < INT32_MIN)
-				return bad(p, str, "a number must fit in 32 bits");
-			end = (char *)c + (end - num);
-			u = (unsigned int)(int)x;
-			if (!u) {
-				if (len == cap)
-					return bad(p, str, "longer than 512 bytes");
-				out[len++] = 0;
-			}
-			for (; u; u >>= 8) {
-				if (len == cap)
-					return bad(p, str, "longer than 512 bytes");
-				out[len++] = (unsigned char)(u & 0xff);
-			}
-			c = end;
-		} else if (*c == '%') {
-			return bad(p, str, "fio's %o (block offset) is not supported in rqlock");
-		} else if (*c == '\'') {
-			return bad(p, str, "a pattern from a file is not supported in rqlock");
-		} else {
-			return bad(p, str, "expected \"text\", 0xHEX or a decimal number");
-		}
-	}
-	if (!len)
-		return bad(p, str, "an empty pattern");
-	*lenp = (unsigned int)len;
-	return 0;
-}
-
-static int set_verify_pattern(struct pctx *p, struct sect *s, uint64_t v, char *str)
-{
-	(void)v;
-	return parse_pattern(p, s->job.verify_pattern, sizeof(s->job.verify_pattern),
-			     &s->job.verify_pattern_len, str);
-}
-
-/* buffer_pattern: the data written when not verifying, fio's pattern syntax */
-int jf_set_buffer_pattern(struct pctx *p, struct sect *s, uint64_t v, char *str)
-{
-	(void)v;
-	return parse_pattern(p, s->job.buffer_pattern, sizeof(s->job.buffer_pattern),
-			     &s->job.buffer_pattern_len, str);
-}
-
-/*
- * ignore_error=READ,WRITE,VERIFY: each a ':' list of errno names (EIO) or
- * numbers.  As fio's ignore_error_type: a non-empty list also turns on
- * continue_on_error for that kind, and then only the listed errors are
- * passed over.
- */
-int jf_set_ignore_error(struct pctx *p, struct sect *s, uint64_t v, char *str)
-{
-	static const int coe_bit[3] = { RQ_COE_READ, RQ_COE_WRITE, RQ_COE_VERIFY };
-	char *kind = str, *nk;
-
-	(void)v;
-	for (int k = 0; kind && k < 3; k++, kind = nk) {
-		char *e = kind, *ne;
-		unsigned int nr = 0;
-
-		nk = strchr(kind, ',');
-		if (nk)
-			*nk++ = '\0';
-		for (; e && *e; e = ne) {
-			int err = 0;
-
-			ne = strchr(e, ':');
-			if (ne)
-				*ne++ = '\0';
-			if (e[0] == 'E') {
-				for (int i = 1; i < 134 && !err; i++) {
-					const char *n = strerrorname_np(i);
-
-					if (n && !strcmp(n, e))
-						err = i;
-				}
-			} else {
-				err = abs(atoi(e));
-			}
-			if (!err)
-				return bad(p, e, "unknown error: an errno name (EIO) or number");
-			if (nr == RQ_MAX_IGNORE)
-				return bad(p, kind, "more than 32 errors");
-			s->job.ignore_error[k][nr++] = err;
-		}
-		s->job.nr_ignore_error[k] = nr;
-		if (nr)
-			s->job.continue_on_error |= coe_bit[k];
-	}
-	if (kind)
-		return bad(p, kind, "at most READ,WRITE,VERIFY");
-	return 0;
-}
-
-/* gtod_reduce=1: fio's str_gtod_reduce_cb, fewer clock reads and fewer stats */
-int jf_set_gtod_reduce(struct pctx *p, struct sect *s, uint64_t v, char *str)
-{
-	(void)p;
-	(void)str;
-	s->job.gtod_reduce = v != 0;
-	if (!v)
-		return 0;	/* fio leaves the others alone */
-	s->job.disable_lat = s->job.disable_clat = s->job.disable_slat = true;
-	s->job.disable_bw = true;
-	s->job.clat_percentiles = s->job.lat_percentiles = s->job.slat_percentiles = false;
-	return 0;
-}
-
-/* cmd_type: nvme is the only command set, checked by its value table; nothing to keep */
-int jf_set_cmd_type(struct pctx *p, struct sect *s, uint64_t v, char *str)
-{
-	(void)p;
-	(void)s;
-	(void)v;
-	(void)str;
-	return 0;
-}
-
-/* allow_file_create, kept inverted so that a zeroed job allows it */
-int jf_set_allow_file_create(struct pctx *p, struct sect *s, uint64_t v, char *str)
-{
-	(void)p;
-	(void)str;
-	s->job.no_file_create = !v;
-	return 0;
-}
-
-/* flow=N: a signed weight (fio's OPT_INT takes a sign) */
-int jf_set_flow(struct pctx *p, struct sect *s, uint64_t v, char *str)
-{
-	char *end;
-	long x;
-
-	(void)v;
-	errno = 0;
-	x = strtol(str, &end, 10);
-	if (end == str || *end || errno || x < INT32_MIN || x > INT32_MAX)
-		return bad(p, str, "a whole number, may be negative");
-	s->job.flow = (int)x;
-	return 0;
-}
-
-/* latency_percentile=P, in (0, 100] */
-int jf_set_latency_percentile(struct pctx *p, struct sect *s, uint64_t v, char *str)
-{
-	const char *why;
-	double x;
-
-	(void)v;
-	why = parse_float(str, &x, NULL);
-	if (!why && !(x > 0.0 && x <= 100.0))
-		why = "a percentile is above 0 and at most 100";
-	if (why)
-		return bad(p, str, why);
-	s->job.latency_percentile = x;
-	return 0;
-}
-
-/* filesize=SIZE or MIN-MAX (each file drawn in the range, as fio) */
-int jf_set_filesize(struct pctx *p, struct sect *s, uint64_t v, char *str)
-{
-	char *dash = strchr(str, '-');
-	uint64_t lo, hi;
-	const char *why;
-
-	(void)v;
-	if (dash)
-		*dash++ = '\0';
-	why = parse_size(str, s->kb_base, &lo);
-	if (why)
-		return bad(p, str, why);
-	hi = lo;
-	if (dash && (why = parse_size(dash, s->kb_base, &hi)))
-		return bad(p, dash, why);
-	if (hi < lo)
-		return bad(p, dash, "the range ends below its start");
-	s->job.filesize_min = lo;
-	s->job.filesize_max = hi;
-	return 0;
-}
-
-/* fio: a pattern without verify= set (here or above) means verify=pattern. */
-
-int jf_set_verify_pattern_opt(struct pctx *p, struct sect *s, uint64_t v, char *str)
-{
-	int ret = set_verify_pattern(p, s, v, str);
-
-	if (!ret && !jf_is_set(s, "verify"))
-		s->job.verify = RQ_VERIFY_PATTERN;
-	return ret;
 }
 
 /* ----------------------------------------------------- applying values */
@@ -1199,19 +303,19 @@ static int num_one(struct pctx *p, struct sect *s, const struct opt *o,
 	if (o->type == OPT_TIME) {
 		why = parse_time_unit(v, o->unit, out);
 		if (why)
-			return bad(p, v, why);
+			return jf_bad(p, v, why);
 		*out /= o->div;
 		return 0;
 	}
-	why = parse_size(v, s->kb_base, out);
+	why = jf_parse_size(v, s->kb_base, out);
 	if (why)
-		return bad(p, v, why);
+		return jf_bad(p, v, why);
 	if (*out < o->min || *out > o->max) {
 		char range[64];
 
 		snprintf(range, sizeof(range), "must be from %llu to %llu",
 			 (unsigned long long)o->min, (unsigned long long)o->max);
-		return bad(p, v, range);
+		return jf_bad(p, v, range);
 	}
 	return 0;
 }
@@ -1223,14 +327,14 @@ static int apply_pct(struct pctx *p, struct sect *s, const struct opt *o, char *
 	uint64_t n;
 	double pct;
 
-	why = digits(&d, 10, &n);
+	why = jf_digits(&d, 10, &n);
 	if (!why && *d != '%')
 		why = *d == '.' ? "a percentage is a whole number (fio reads 10.5% as 10 bytes)"
 				: "expected N%";
 	if (!why && n > 100)
 		why = "a percentage is at most 100";
 	if (why)
-		return bad(p, v, why);
+		return jf_bad(p, v, why);
 	pct = (double)n;
 	memcpy((char *)&s->job + o->pct_off, &pct, sizeof(pct));
 	store(s, o, 0, 0);
@@ -1256,7 +360,7 @@ static int apply_num(struct pctx *p, struct sect *s, const struct opt *o, char *
 	for (c = v; *c; c++)
 		parts += *c == ',';
 	if (parts > (o->nr > 1 ? 3u : 1u))
-		return bad(p, v, o->nr > 1 ? "at most R,W,T" : "one value only");
+		return jf_bad(p, v, o->nr > 1 ? "at most R,W,T" : "one value only");
 	if (parts == 1) {
 		ret = num_one(p, s, o, v, &n);
 		if (ret)
@@ -1309,7 +413,7 @@ static int apply_bool(struct pctx *p, struct sect *s, const struct opt *o, const
 	} else if (!strcmp(v, "0") || !strcmp(v, "1")) {
 		b = v[0] == '1';
 	} else {
-		return bad(p, v, "use 0 or 1");
+		return jf_bad(p, v, "use 0 or 1");
 	}
 	if (o->set)
 		return o->set(p, s, b, NULL);
@@ -1329,12 +433,12 @@ static int apply_bool(struct pctx *p, struct sect *s, const struct opt *o, const
 
 static int apply_enum(struct pctx *p, struct sect *s, const struct opt *o, char *v)
 {
-	const struct opt_val *vp = find_val(o->vals, v);
+	const struct opt_val *vp = jf_find_val(o->vals, v);
 
 	if (vp && vp->refuse)
 		return jf_perr(p, "%s=%s %s", p->key, v, vp->refuse);
 	if (!vp)
-		return bad_enum(p, v, o->vals);
+		return jf_bad_enum(p, v, o->vals);
 	if (o->set)
 		return o->set(p, s, (uint64_t)vp->val, v);
 	store(s, o, 0, (uint64_t)(uint32_t)vp->val);
@@ -1365,14 +469,14 @@ static int check_only(struct pctx *p, struct sect *s, const struct opt *o, const
 {
 	const char *val = v ? v : "1", *a = o->only;
 	uint64_t x, y;
-	bool num = !parse_size(val, s->kb_base, &x);
+	bool num = !jf_parse_size(val, s->kb_base, &x);
 
 	while (*a) {
 		size_t n = strcspn(a, "|");
 		char want[64];
 
 		snprintf(want, sizeof(want), "%.*s", (int)n, a);
-		if (!strcmp(want, val) || (num && !parse_size(want, s->kb_base, &y) && x == y))
+		if (!strcmp(want, val) || (num && !jf_parse_size(want, s->kb_base, &y) && x == y))
 			return 0;
 		a += n + (a[n] == '|');
 	}

@@ -8,6 +8,13 @@
 #define RQ_PARSER_TEST_H
 
 #include "../jobfile/options.c"
+#include "../jobfile/opt_log.c"
+#include "../jobfile/opt_verify.c"
+#include "../jobfile/opt_file.c"
+#include "../jobfile/opt_pace.c"
+#include "../jobfile/opt_random.c"
+#include "../jobfile/opt_io.c"
+#include "../jobfile/opt_job.c"
 #include "../jobfile/parse.c"
 #include "../jobfile/showcmd.c"
 #include "../jobfile/value.c"

@@ -98,7 +98,7 @@ static void test_numbers(void)
 			 size_cases[i].v, size_cases[i].kb_base);
 		cur_case = name;
 		v = 12345;
-		why = parse_size(size_cases[i].v, size_cases[i].kb_base, &v);
+		why = jf_parse_size(size_cases[i].v, size_cases[i].kb_base, &v);
 		CHECK(!why == size_cases[i].ok);
 		if (size_cases[i].ok)
 			CHECK(v == size_cases[i].want);
@@ -908,8 +908,8 @@ static void test_unimplemented(void)
 {
 	char text[256], name[96];
 
-	for (size_t i = 0; i < jf_nr_opts; i++) {
-		const struct opt *o = &jf_opts[i];
+	for (unsigned int i = 0; i < jf_nr_opts(); i++) {
+		const struct opt *o = jf_opt_at(i);
 		struct res r = { 0 };
 
 		if (o->kind == K_IMPL)
@@ -1017,11 +1017,11 @@ static const struct {
 	  "[global]\nbs=4k\nioengine=null\n[a]\nrw=randread:8\nsize=1m\nruntime=90\nthinktime=2ms\n"
 	  "bssplit=4k/20:8k\ndescription=two words\n[b]\nsize=50%\ntime_based\nruntime=1m\n"
 	  "rwmixwrite=30\nbuffered=0\npercentile_list=50:99.5\nstonewall\n",
-	  "fio --name=a --description='two words' --rw=randread:8 --bs=4096,4096,4096 "
-	  "--bssplit=4096/20:8192/80,4096/20:8192/80,4096/20:8192/80 --ioengine=null --size=1048576 "
-	  "--runtime=90s --thinktime=2ms \\\n    --name=b --bs=4096,4096,4096 --ioengine=null --size=50% "
-	  "--rwmixwrite=30 --runtime=1m --time_based --buffered=0 --stonewall "
-	  "--percentile_list=50.0:99.5\n" },
+	  "fio --name=a --description='two words' --runtime=90s --rw=randread:8 "
+	  "--bs=4096,4096,4096 --bssplit=4096/20:8192/80,4096/20:8192/80,4096/20:8192/80 "
+	  "--ioengine=null --size=1048576 --thinktime=2ms \\\n    --name=b --runtime=1m "
+	  "--time_based --stonewall --bs=4096,4096,4096 --ioengine=null --size=50% "
+	  "--rwmixwrite=30 --buffered=0 --percentile_list=50.0:99.5\n" },
 };
 
 static void test_showcmd(void)
@@ -1180,20 +1180,38 @@ static void test_logs(void)
 	free(r.err);
 }
 
+/*
+ * Every section of the registry: names and aliases unique across them, the
+ * index dense (it is the bit in opts_set) and within RQ_JOB_OPTS_MAX, the
+ * implemented sections before fio's others, each entry complete.
+ */
 static void test_table(void)
 {
-	size_t i, k;
+	unsigned int i, k, nr = jf_nr_opts();
+	bool unimpl_seen = false;
 
-	for (i = 0; i < jf_nr_opts; i++) {
-		const struct opt *o = &jf_opts[i];
-		size_t slots = o->nr ? o->nr : 1;
+	cur_case = "table size";
+	CHECK(nr > 0 && nr <= RQ_JOB_OPTS_MAX);
+	CHECK(jf_opt_at(nr) == NULL);
+	for (i = 0; i < nr; i++) {
+		const struct opt *o = jf_opt_at(i);
+		size_t slots;
 
+		cur_case = "table index";
+		CHECK(o != NULL);
+		if (!o)
+			continue;
 		cur_case = o->name;
-		for (k = 0; k < jf_nr_opts; k++) {
+		slots = o->nr ? o->nr : 1;
+		CHECK(jf_opt_idx(o) == i);
+		CHECK(jf_opt_find(o->name) == o);
+		CHECK(o->kind != K_IMPL || !unimpl_seen);
+		unimpl_seen |= o->kind != K_IMPL;
+		for (k = 0; k < nr; k++) {
 			if (k == i)
 				continue;
-			CHECK(!opt_is(&jf_opts[k], o->name));
-			CHECK(!o->alias || !opt_is(&jf_opts[k], o->alias));
+			CHECK(!opt_is(jf_opt_at(k), o->name));
+			CHECK(!o->alias || !opt_is(jf_opt_at(k), o->alias));
 		}
 		if (o->kind != K_IMPL) {
 			CHECK(o->why != NULL);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * optdump.c - prints the job-file option table (jobfile/options.c's jf_opts[])
- * as tab-separated lines, for the man page generator (python/rqlock/
- * manpage.py).  A build-time tool, not installed; reads the table through
- * the parser's internal header.
+ * optdump.c - prints the job-file option table (every section of the
+ * registry in jobfile/options.c, through jf_opt_at()) as tab-separated
+ * lines, for the man page generator (python/rqlock/manpage.py).  A
+ * build-time tool, not installed; reads the table through the parser's
+ * internal header.
  *
  * One line per option:
  *   impl  NAME  ALIAS  DEFAULT  HELP      implemented
@@ -27,8 +28,8 @@ int main(void)
 		[K_IMPL] = "impl", [K_INERT] = "inert", [K_ONLY] = "only", [K_NOPE] = "nope",
 	};
 
-	for (unsigned int i = 0; i < jf_nr_opts; i++) {
-		const struct opt *o = &jf_opts[i];
+	for (unsigned int i = 0; i < jf_nr_opts(); i++) {
+		const struct opt *o = jf_opt_at(i);
 
 		if (!o->name)
 			continue;
