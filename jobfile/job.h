@@ -307,6 +307,7 @@ struct rq_job {
 		int32_t ioprio;		/* class << 13 | level; -1: cmdprio_class/cmdprio's */
 	} cmdprio_bssplit[2][RQ_MAX_BSSPLIT];	/* sorted by bs, as fio sorts them */
 	unsigned int nr_cmdprio_bssplit[2];
+	char cmdprio_bssplit_str[512];	/* as written: fio shows it so (--showcmd) */
 	/*
 	 * ---- fio's logs (results/iolog.c writes them) ----
 	 * write_lat_log, write_bw_log, write_iops_log, write_hist_log: a bit

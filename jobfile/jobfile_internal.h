@@ -98,6 +98,7 @@ struct opt {
 	int bit;		/* OPT_FLAG on an int field: the bit it sets */
 	int prio;		/* fio's .prio: 1 applied first, -1 last */
 	bool engine;		/* an option of fio's io_uring engines */
+	bool libaio;		/* ... and of its libaio engine (cmdprio_*) */
 	bool pct;		/* OPT_SIZE: "N%" of the device is allowed */
 	size_t pct_off;		/* ... and goes into this double */
 	uint64_t unit;		/* OPT_TIME: ns in a bare number */
@@ -145,6 +146,8 @@ extern const struct opt jf_opts_job[];		/* opt_job.c: job description and contro
 extern const unsigned int jf_nr_opts_job;
 extern const struct opt jf_opts_io[];		/* opt_io.c: what I/O is issued */
 extern const unsigned int jf_nr_opts_io;
+extern const struct opt jf_opts_prio[];	/* opt_prio.c: I/O priorities, serialize_overlap */
+extern const unsigned int jf_nr_opts_prio;
 extern const struct opt jf_opts_random[];	/* opt_random.c: where random I/O goes */
 extern const unsigned int jf_nr_opts_random;
 extern const struct opt jf_opts_pace[];		/* opt_pace.c: how fast */

@@ -106,7 +106,7 @@ const struct opt_val jf_ioengine_vals[] = {
 #define W_VERIFY	"rqlock verifies with verify, verify_pattern, do_verify and verify_backlog"
 #define W_ENGINE	"an ioengine option rqlock's backends do not offer"
 #define W_OS		"rqlock does not change its process or thread settings"
-#define W_PRIO		"rqlock's queues schedule without I/O priorities"
+#define W_PRIO		"rqlock does not set its threads' I/O priority; an I/O's own is cmdprio_*'s"
 #define W_CONTENT	"rqlock writes its own verifiable data; no rqlock device compresses or deduplicates"
 #define W_SS		"rqlock runs to runtime or size; steady-state detection could only end a job earlier"
 #define W_ZBD		"it only matters with zonemode=zbd, which rqlock refuses when it runs"
@@ -124,10 +124,7 @@ static const struct opt unimpl_opts[] = {
 	INERT("fallocate", "rqlock writes laid-out files in full before the run"),
 	INERT("threads", "it is the thread count of fio's tiobench profile, which fio "
 	      "also ignores without profile=tiobench"),
-	INERT("io_submit_mode", "each clone submits from its worker thread; fio's offload "
-	      "threads keep a rate schedule that rqlock's due times keep already"),
-	INERT("prio", W_PRIO), INERT("prioclass", W_PRIO), INERT("cmdprio_percentage", W_PRIO),
-	INERT("cmdprio_class", W_PRIO), INERT("cmdprio", W_PRIO), INERT("cmdprio_bssplit", W_PRIO),
+	INERT("prio", W_PRIO), INERT("prioclass", W_PRIO),
 	INERT("numa_cpu_nodes", "rqlock places its workers by the machine's topology"),
 	INERT("numa_mem_policy", "rqlock places its workers by the machine's topology"),
 	INERT("sqthread_poll_cpu", "rqlock's workers own their rings; the poller's CPU is the kernel's choice"),
@@ -190,7 +187,6 @@ static const struct opt unimpl_opts[] = {
 	ONLY("block_error_percentiles", "0", W_STATS),
 	ONLY("significant_figures", "4", "the normal output has fio's 4 figures"),
 	ONLY("unit_base", "0|8", "rqlock reports bytes"),
-	ONLY("serialize_overlap", "0", "rqlock does not hold back overlapping I/O"),
 	ONLY("offset_align", "0", "offsets align to the block size"),
 	ONLY("trim_percentage", "0", W_TRIMV),
 	ONLY("trim_verify_zero", "1", W_TRIMV),
@@ -271,6 +267,7 @@ static const struct {
 } opt_sections[] = {
 	{ jf_opts_job, &jf_nr_opts_job },
 	{ jf_opts_io, &jf_nr_opts_io },
+	{ jf_opts_prio, &jf_nr_opts_prio },
 	{ jf_opts_random, &jf_nr_opts_random },
 	{ jf_opts_pace, &jf_nr_opts_pace },
 	{ jf_opts_file, &jf_nr_opts_file },

@@ -593,16 +593,18 @@ static bool uring_engine(enum rq_ioengine e)
 	return e == RQ_IOENGINE_IO_URING || e == RQ_IOENGINE_IO_URING_CMD;
 }
 
-/* io_uring engine options need that engine, set here or above, when they are read (as fio). */
-static int check_engine(struct pctx *p, const struct sect *s)
+/* Engine options need their engine, set here or above, when they are read (as fio). */
+static int check_engine(struct pctx *p, const struct sect *s, const struct opt *o)
 {
+	const char *whose = o->libaio ? "io_uring and libaio engines" : "io_uring engines";
+
 	if (!jf_is_set(s, "ioengine"))
-		return jf_perr(p, "option '%s' belongs to fio's io_uring engines: set ioengine=io_uring "
-			    "(or io_uring_cmd) in this section or a [global] above it, as fio "
-			    "requires", p->key);
-	if (!uring_engine(s->job.ioengine))
-		return jf_perr(p, "option '%s' belongs to fio's io_uring engines, not to ioengine=%s",
-			    p->key, jf_val_name(jf_ioengine_vals, s->job.ioengine));
+		return jf_perr(p, "option '%s' belongs to fio's %s: set ioengine=%s in this section "
+			    "or a [global] above it, as fio requires", p->key, whose,
+			    o->libaio ? "io_uring (or libaio)" : "io_uring (or io_uring_cmd)");
+	if (!uring_engine(s->job.ioengine) && !(o->libaio && s->job.ioengine == RQ_IOENGINE_LIBAIO))
+		return jf_perr(p, "option '%s' belongs to fio's %s, not to ioengine=%s",
+			    p->key, whose, jf_val_name(jf_ioengine_vals, s->job.ioengine));
 	return 0;
 }
 
@@ -662,6 +664,17 @@ static int job_fixup(struct pctx *p, struct sect *s)
 			    j->name, (unsigned long long)j->size, min_bs);
 	if (jf_is_set(s, "randseed"))
 		j->randrepeat = false;
+	if ((j->cmdprio_pct[0] || j->cmdprio_pct[1]) &&
+	    (j->nr_cmdprio_bssplit[0] || j->nr_cmdprio_bssplit[1]))
+		return jf_perr(p, "job '%s': cmdprio_percentage and cmdprio_bssplit are mutually "
+			    "exclusive (fio refuses both)", j->name);
+	/* fio's offload mode serializes against other jobs' I/Os too: rqlock only within a clone */
+	if (j->serialize_overlap && j->io_submit_offload && j->filename[0] &&
+	    (rq_rw_writes(j->rw) || rq_rw_trims(j->rw)))
+		return jf_perr(p, "job '%s': serialize_overlap=1 with io_submit_mode=offload: fio then "
+			    "holds back I/Os that overlap other jobs' on the same file, rqlock only "
+			    "those of the same clone; without filename= each clone has files of its own",
+			    j->name);
 	if (!uring_engine(j->ioengine))
 		j->hipri = j->sqthread_poll = j->fixedbufs = j->registerfiles = false;
 	if (j->wait_for[0]) {
@@ -722,7 +735,7 @@ static int sect_end(struct pctx *p, struct fstate *f)
 			if (!ret && v && strlist_add(&f->cur_opts, o->name, v))
 				ret = jf_perr(p, "out of memory");
 			if (!ret && o->engine)
-				ret = check_engine(p, &f->cur);
+				ret = check_engine(p, &f->cur, o);
 			if (!ret)
 				ret = jf_opt_apply(p, &f->cur, o, v);
 			if (!ret)
@@ -1527,13 +1540,14 @@ int rq_job_engines_help(const char *eng, FILE *f)
 		;
 	if (!v->name)
 		return -ENOENT;
-	/* the engine options rqlock has are io_uring's (io_uring_cmd shares them) */
-	if (v->val != RQ_IOENGINE_IO_URING && v->val != RQ_IOENGINE_IO_URING_CMD) {
+	/* the engine options rqlock has are io_uring's (io_uring_cmd shares them), some libaio's too */
+	if (v->val != RQ_IOENGINE_IO_URING && v->val != RQ_IOENGINE_IO_URING_CMD &&
+	    v->val != RQ_IOENGINE_LIBAIO) {
 		fprintf(f, "%s: no engine options\n", eng);
 		return 0;
 	}
 	for (unsigned int i = 0; i < jf_nr_opts(); i++)
-		if (jf_opt_at(i)->engine)
+		if (jf_opt_at(i)->engine && (v->val != RQ_IOENGINE_LIBAIO || jf_opt_at(i)->libaio))
 			opt_help(jf_opt_at(i), f, false);
 	return 0;
 }

@@ -14,6 +14,7 @@
 #include "../jobfile/opt_pace.c"
 #include "../jobfile/opt_random.c"
 #include "../jobfile/opt_io.c"
+#include "../jobfile/opt_prio.c"
 #include "../jobfile/opt_job.c"
 #include "../jobfile/parse.c"
 #include "../jobfile/showcmd.c"
