@@ -31,6 +31,7 @@ _Static_assert(offsetof(struct fio_wire_ts, kb_base) == 183680, "thread_stat.kb_
 _Static_assert(offsetof(struct fio_wire_ts, sig_figs) == 183728, "thread_stat.sig_figs");
 _Static_assert(offsetof(struct fio_wire_ts, ioprio) == 183812, "thread_stat.ioprio");
 _Static_assert(offsetof(struct fio_wire_ts, nr_clat_prio) == 183856, "thread_stat.nr_clat_prio");
+_Static_assert(sizeof(struct fio_wire_clat_prio) == 14912, "struct clat_prio_stat");
 _Static_assert(sizeof(struct fio_wire_ts) == 183888, "thread_stat");
 _Static_assert(sizeof(struct fio_wire_gs) == 164, "group_run_stats");
 _Static_assert(sizeof(struct fio_wire_ts_pdu) == 184056, "cmd_ts_pdu");

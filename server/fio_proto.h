@@ -269,6 +269,19 @@ struct fio_wire_gs {
 	uint32_t kb_base, unit_base, sig_figs, groupid, unified_rw_rep;
 } __attribute__((packed));
 
+/*
+ * fio's struct clat_prio_stat (3.33 stat.h): one I/O priority's latencies
+ * (clat, or lat under lat_percentiles), appended after the pdu per
+ * direction at ts.clat_prio_offset[d], ts.nr_clat_prio[d] of them; not
+ * packed in fio, so 8-aligned.
+ */
+struct fio_wire_clat_prio {
+	uint64_t io_u_plat[FIO_PLAT_NR];
+	struct fio_wire_io_stat clat_stat;
+	uint32_t ioprio;
+	uint8_t pad[4];
+} __attribute__((packed));
+
 struct fio_wire_ts_pdu {
 	struct fio_wire_ts ts;
 	struct fio_wire_gs rs;

@@ -21,6 +21,7 @@
 #include <endian.h>
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -57,6 +58,13 @@ struct hts_opts {
 	double latency_percentile;
 };
 
+/* One I/O priority's latencies, as fio's clat_prio_stat (cmdprio jobs). */
+struct hprio {
+	uint32_t ioprio;
+	struct hstat st;
+	uint64_t plat[FIO_PLAT_NR];
+};
+
 /* fio's thread_stat in host order: the fields a client reads. */
 struct hts {
 	char name[128], verror[128], description[256];
@@ -75,7 +83,28 @@ struct hts {
 	uint32_t first_error;
 	uint64_t total_err;
 	uint32_t kb_base;
+	unsigned int nr_prio[FIO_DDIR_CNT];
+	/* last, left out of hts_init()'s memset: hts_prio() clears an entry it adds */
+	struct hprio prio[FIO_DDIR_CNT][RQ_PRIOS_MAX];
 };
+
+/* @p's entry in @t's direction @d, added if new; NULL past RQ_PRIOS_MAX */
+static struct hprio *hts_prio(struct hts *t, int d, uint32_t ioprio)
+{
+	unsigned int k;
+
+	for (k = 0; k < t->nr_prio[d] && t->prio[d][k].ioprio != ioprio; k++)
+		;
+	if (k == t->nr_prio[d]) {
+		if (k == RQ_PRIOS_MAX)
+			return NULL;
+		memset(&t->prio[d][k], 0, sizeof(t->prio[d][k]));
+		t->prio[d][k].ioprio = ioprio;
+		t->prio[d][k].st.min = UINT64_MAX;
+		t->nr_prio[d]++;
+	}
+	return &t->prio[d][k];
+}
 
 static void hstat_init(struct hstat *s)
 {
@@ -85,7 +114,7 @@ static void hstat_init(struct hstat *s)
 
 static void hts_init(struct hts *t)
 {
-	memset(t, 0, sizeof(*t));
+	memset(t, 0, offsetof(struct hts, prio));
 	t->o.latency_percentile = 100.0;
 	for (int d = 0; d < FIO_DDIR_CNT; d++) {
 		hstat_init(&t->clat[d]);
@@ -177,6 +206,14 @@ static void hts_from_job(struct hts *t, const struct rq_job_report *m)
 		memcpy(t->plat[FIO_SLAT][d], s->slat.plat, sizeof(s->slat.plat));
 		memcpy(t->plat[FIO_CLAT][d], s->clat.plat, sizeof(s->clat.plat));
 		memcpy(t->plat[FIO_LAT][d], s->lat.plat, sizeof(s->lat.plat));
+		for (unsigned int i = 0; i < s->nr_prios; i++) {
+			struct hprio *p = hts_prio(t, d, s->prio[i].ioprio);
+
+			if (!p)
+				continue;
+			hstat_from_lat(&p->st, &s->prio[i].lat);
+			memcpy(p->plat, s->prio[i].lat.plat, sizeof(p->plat));
+		}
 		t->total_io_u[d] = s->total_ios;
 		t->io_bytes[d] = s->io_bytes;
 		t->runtime[d] = runtime_ms(s->runtime_ns);
@@ -267,6 +304,16 @@ static void hts_sum(struct hts *v, const struct hts *s, const struct rq_job_repo
 		if (v->runtime[t] < s->runtime[d])
 			v->runtime[t] = s->runtime[d];
 		v->total_io_u[t] += s->total_io_u[d];
+		/* fio's sum_clat_prio_stats(): by priority value */
+		for (unsigned int i = 0; i < s->nr_prio[d]; i++) {
+			struct hprio *p = hts_prio(v, t, s->prio[d][i].ioprio);
+
+			if (!p)
+				continue;
+			hstat_sum(&p->st, &s->prio[d][i].st, false);
+			for (int k = 0; k < FIO_PLAT_NR; k++)
+				p->plat[k] += s->prio[d][i].plat[k];
+		}
 		for (int k = 0; k < FIO_LAT_CNT; k++)
 			for (int i = 0; i < FIO_PLAT_NR; i++)
 				v->plat[k][t][i] += s->plat[k][d][i];
@@ -502,6 +549,42 @@ static unsigned int build_view(const struct rq_run_report *r, unsigned int i, st
 	return i;
 }
 
+/*
+ * One TS: the pdu, then - for a job with I/O priorities (cmdprio) - each
+ * direction's clat_prio records, as fio 3.33's fio_server_send_ts().
+ */
+static int send_ts(struct rq_fio_emit *em, struct fio_wire_ts_pdu *pdu, const struct hts *v)
+{
+	size_t nr = 0, off = sizeof(*pdu);
+	struct fio_wire_clat_prio *rec;
+	char *buf;
+	int ret;
+
+	for (int d = 0; d < FIO_DDIR_CNT; d++)
+		nr += v->nr_prio[d];
+	if (!nr)
+		return em->fn(em, FIO_NET_CMD_TS, pdu, sizeof(*pdu));
+	buf = calloc(1, sizeof(*pdu) + nr * sizeof(*rec));
+	if (!buf)
+		return -ENOMEM;
+	pdu->ts.disable_prio_stat = 0;
+	for (int d = 0; d < FIO_DDIR_CNT; d++) {
+		pdu->ts.nr_clat_prio[d] = htole32(v->nr_prio[d]);
+		pdu->ts.clat_prio_offset[d] = v->nr_prio[d] ? htole64(off) : 0;
+		for (unsigned int i = 0; i < v->nr_prio[d]; i++, off += sizeof(*rec)) {
+			struct fio_wire_clat_prio r = { .ioprio = htole32(v->prio[d][i].ioprio) };
+
+			put_u64s(r.io_u_plat, v->prio[d][i].plat, FIO_PLAT_NR);
+			put_stat(&r.clat_stat, &v->prio[d][i].st);
+			memcpy(buf + off, &r, sizeof(r));
+		}
+	}
+	memcpy(buf, pdu, sizeof(*pdu));
+	ret = em->fn(em, FIO_NET_CMD_TS, buf, off);
+	free(buf);
+	return ret;
+}
+
 int rq_fio_send_results(const struct rq_run_report *r, const char *desc_prefix,
 			unsigned int max_opt_ts, struct rq_fio_emit *em)
 {
@@ -553,7 +636,7 @@ int rq_fio_send_results(const struct rq_run_report *r, const char *desc_prefix,
 			b->pdu.rs = gs[b->view.groupid];
 		else
 			memset(&b->pdu.rs, 0, sizeof(b->pdu.rs));
-		ret = em->fn(em, FIO_NET_CMD_TS, &b->pdu, sizeof(b->pdu));
+		ret = send_ts(em, &b->pdu, &b->view);
 	}
 	for (int g = 0; g < nr_groups && !ret; g++)
 		ret = em->fn(em, FIO_NET_CMD_GS, &gs[g], sizeof(gs[g]));

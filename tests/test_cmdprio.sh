@@ -11,7 +11,8 @@
 # - group_reporting over numjobs=2 and unified_rw_reporting=mixed merge the
 #   priorities by value (two entries, N summed);
 # - cmdprio_bssplit: per block size shares at their own priorities;
-# - fio 3.33 (when installed) reports the same keys for the same job;
+# - fio 3.33 (when installed) reports the same keys for the same job, and
+#   fio's client gets them from rqlock's server (fio's clat_prio records);
 # - bad input exits 2 with file:line: cmdprio on ioengine=null, with both
 #   cmdprio_percentage and cmdprio_bssplit, a malformed entry, a class of 4.
 . "$(dirname "$0")/lib.sh"
@@ -82,6 +83,25 @@ assert ka == kb, (ka, kb)
 assert [(p['prioclass'], p['prio']) for p in a] == [(p['prioclass'], p['prio']) for p in b], (a, b)
 PY
 	echo "fio 3.33 reports the same prios keys"
+	# through rqlock's server, the fio client gets the priorities too (clat_prio records)
+	"$RQLOCK" server "sock:$TMP/s.sock" --workers 2 --no-pin --allow "$TMP/" 2>"$TMP/s.log" &
+	spid=$!
+	cleanup_hooks+=("kill $spid 2>/dev/null; wait $spid 2>/dev/null")
+	for _ in $(seq 100); do grep -q 'listening on' "$TMP/s.log" && break; sleep 0.1; done
+	printf '[t]\nioengine=io_uring\nfilename=%s\nsize=16m\nrw=randread\ncmdprio_percentage=30\ncmdprio_class=2\ncmdprio=3\n' \
+		"$f" >"$TMP/c.fio"
+	fio --client="sock:$TMP/s.sock" --output-format=json+ "$TMP/c.fio" >"$TMP/cl.json" 2>"$TMP/cl.err" \
+		|| { cat "$TMP/cl.err" "$TMP/s.log"; fail "fio --client to rqlock server: exit $?"; }
+	python3 - "$TMP/cl.json" <<'PY' || fail "the fio client got no per-priority latencies from rqlock's server"
+import json, sys
+t = open(sys.argv[1]).read()
+r = json.loads(t[t.index('{'):])['client_stats'][0]['read']
+p = {(x['prioclass'], x['prio']): x['clat_ns'] for x in r['prios']}
+assert set(p) == {(0, 0), (2, 3)}, p.keys()
+assert sum(v['N'] for v in p.values()) == r['clat_ns']['N'] == 4096, [v['N'] for v in p.values()]
+assert all(sum(v['bins'].get(k, 0) for v in p.values()) == n for k, n in r['clat_ns']['bins'].items())
+PY
+	echo "a fio client of rqlock's server gets the prios"
 fi
 
 # bad input: one line naming the file, line and option, exit 2, nothing run
