@@ -13,7 +13,8 @@
 
 static uint16_t ioprio_of(uint32_t cls, uint32_t level)
 {
-	return (uint16_t)(((cls ? cls : 1) << RQ_IOPRIO_CLASS_SHIFT) | level);	/* fio: no class is RT */
+	/* fio: no class given is RT */
+	return (uint16_t)(((cls ? cls : 1) << RQ_IOPRIO_CLASS_SHIFT) | level);
 }
 
 /* The statistics entry of @ioprio in @d, added if new: its index, or -1 past RQ_PRIOS_MAX. */
@@ -54,7 +55,8 @@ static int dir_init(struct clone *c, const struct rq_job *job, int op)
 		const struct rq_cmdprio_split *e = &job->cmdprio_bssplit[op][i];
 
 		c->cmdprio->dir[op].s[i] = (struct cmdprio_share){
-			.bs = e->bs, .pct = e->pct, .ioprio = e->ioprio < 0 ? implicit : (uint16_t)e->ioprio };
+			.bs = e->bs, .pct = e->pct,
+			.ioprio = e->ioprio < 0 ? implicit : (uint16_t)e->ioprio };
 	}
 	for (unsigned int i = 0; i < nr; i++) {
 		int k = prio_slot(d, c->cmdprio->dir[op].s[i].ioprio);

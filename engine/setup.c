@@ -1006,8 +1006,8 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 	/* fio keeps serialize_overlap only for a job that changes data at iodepth > 1, or replays */
 	c->serialize = job->serialize_overlap && job->iodepth > 1 &&
 		       (rq_rw_writes(job->rw) || rq_rw_trims(job->rw) || job->read_iolog[0]);
-	c->shaped = c->serialize || job->latency_target_ns || job->verify != RQ_VERIFY_NONE || job->verify_only ||
-		    job->thinktime_us || job->rate[0] || job->rate[1] || job->rate[2] || c->flow ||
+	c->shaped = c->serialize || job->latency_target_ns || job->verify != RQ_VERIFY_NONE ||
+		    job->verify_only || job->thinktime_us || job->rate[0] || job->rate[1] || job->rate[2] || c->flow ||
 		    c->pace[0].mean_gap_ns || c->pace[1].mean_gap_ns || c->pace[2].mean_gap_ns;
 	/* read_iolog: the log's I/Os, through fill_pick_shaped(), until it is done */
 	c->replay = e->replay_of ? e->replay_of[c - e->clones] : NULL;
@@ -1015,9 +1015,8 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 		c->shaped = true;
 		c->io_limit = c->replay->bytes;
 	}
-	c->plain = c->plain_rand && c->one_file && !c->shaped && !c->cmdprio && job->iodepth_batch_submit <= 1 &&
-		   !job->write_iolog[0] && !rq_rw_trimwrite(job->rw);	/* fill()'s plain copy pairs no trims */
+	c->plain = c->plain_rand && c->one_file && !c->shaped && !c->cmdprio &&
+		   job->iodepth_batch_submit <= 1 && !job->write_iolog[0] && !rq_rw_trimwrite(job->rw);	/* fill()'s plain copy pairs no trims */
 	return eng_iolog_open(c);
 }
 
-/* Does a phase need rings, and with which extra setup flags? */
