@@ -436,8 +436,15 @@ static void __attribute__((noinline)) account_checks(struct clone *c, struct rq_
  * add_clat_sample()/add_lat_sample(): total latency under lat_percentiles,
  * else completion latency, with its histogram when percentiles are shown.
  */
-static void prio_account(const struct rq_job *job, struct rq_lat_stat *s, const struct rq_bio *bio)
+static __attribute__((noinline)) void prio_account(const struct clone *c, const struct rq_bio *bio)
 {
+	const struct rq_job *job = c->job;
+	const struct rq_dir_report *d = &c->rep.dir[bio->op];
+	struct rq_lat_stat *s;
+
+	if (!d->nr_prios)
+		return;
+	s = &d->prio[bio->prio_idx].lat;
 	if (job->lat_percentiles) {
 		if (!job->disable_lat)
 			rq_lat_add(s, bio->done_ns - bio->start_ns);
@@ -516,13 +523,13 @@ void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
 			else
 				rq_lat_add_stat(&d->lat, bio->done_ns - bio->start_ns);
 		}
-		if (__builtin_expect(d->nr_prios != 0, 0))
-			prio_account(job, &d->prio[bio->prio_idx].lat, bio);
 		if (bio->due_ns)
 			eng_pace_account(d, c->pace[bio->op].mean_gap_ns, bio->due_ns,
 					 bio->start_ns, bio->done_ns);
-		/* one predictable branch when no log or timeline is asked for */
+		/* one predictable branch when no log, timeline or priority is asked for */
 		if (__builtin_expect(c->traced, 0)) {
+			if (c->cmdprio)
+				prio_account(c, bio);
 			if (c->cpu->e->o.timeline && !ck.vread)
 				eng_timeline_add(c, bio);
 			if (c->logs)

@@ -143,7 +143,7 @@ struct clone {
 	 * completions through account_checks() (clone.c)
 	 */
 	bool shaped;
-	/* logs or --timeline record its completions (set with the logs, setup.c) */
+	/* logs, --timeline or cmdprio's statistics record its completions (set with the logs, setup.c) */
 	bool traced;
 	/* one file, not chosen at random: next_file() has nothing to choose */
 	bool one_file;
