@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #ifndef IOCB_FLAG_IOPRIO
 #define IOCB_FLAG_IOPRIO (1 << 1)	/* linux/aio_abi.h, 4.18 */
@@ -145,6 +146,17 @@ static int aio_queue_rq(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_reques
 		rq->res = ret ? ret : (int32_t)rq->len;
 		return RQ_Q_DONE;
 	}
+	/*
+	 * A flush: fsync() here once this worker's writes are back, as
+	 * fio's libaio engine does (it does not trust aio fsync): busy while
+	 * any is prepared or in flight; their completions restart the queue.
+	 */
+	if (rq->op == RQ_OP_FLUSH) {
+		if (c->nr_batch || c->inflight)
+			return RQ_Q_BUSY;
+		rq->res = fsync(dev->fd) ? -errno : 0;
+		return RQ_Q_DONE;
+	}
 	if (!c->nr_free)
 		return RQ_Q_BUSY;
 	cb = c->free[--c->nr_free];
@@ -237,7 +249,7 @@ const struct rq_dev_ops rq_dev_aio = {
 	.name = "aio",
 	.ioengine = "libaio",
 	.help = "a file or block device through libaio",
-	.flags = RQ_DEV_HAS_DATA | RQ_DEV_DISCARD,
+	.flags = RQ_DEV_HAS_DATA | RQ_DEV_DISCARD | RQ_DEV_FLUSH,
 	.open = aio_open,
 	.prepare = aio_prepare,
 	.close = aio_close,

@@ -77,7 +77,7 @@ static int ram_queue_rq(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_reques
 	struct ram_dev *rd = dev->priv;
 	int res;
 
-	if (rq->op != RQ_OP_DISCARD)
+	if (rq->op < RQ_OP_DISCARD)
 		rq_request_map(rq);
 	res = rq_store_rw(&rd->store, rq);
 
@@ -100,7 +100,7 @@ const struct rq_dev_ops rq_dev_ram = {
 	.help = "a RAM disk (size default 64m)",
 	.options = rq_mem_options,
 	/* a discard zeroes its range (rq_store_rw): its pages are dropped */
-	.flags = RQ_DEV_HAS_DATA | RQ_DEV_DISCARD,
+	.flags = RQ_DEV_HAS_DATA | RQ_DEV_DISCARD | RQ_DEV_FLUSH,
 	.open = ram_open,
 	.close = ram_close,
 	.queue_rq = ram_queue_rq,

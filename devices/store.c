@@ -156,6 +156,8 @@ static void mem_discard(char *base, uint64_t off, uint64_t len)
 
 int rq_store_rw(struct rq_store *s, const struct rq_request *rq)
 {
+	if (rq->op == RQ_OP_FLUSH)	/* memory is as durable as it gets; a file is fsync'd */
+		return s->mem || !fsync(s->fd) ? 0 : -errno;
 	if (rq->offset > s->size || rq->len > s->size - rq->offset)
 		return -EIO;	/* past the end: as a disk's "access beyond end" */
 	if (rq->op == RQ_OP_DISCARD) {

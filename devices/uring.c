@@ -177,9 +177,11 @@ static int uring_queue_rq(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_requ
 	sqe = io_uring_get_sqe(rq_ctx_ring(cpu));
 	if (!sqe)
 		return RQ_Q_BUSY;
-	if (rq->op != RQ_OP_DISCARD)
+	if (rq->op < RQ_OP_DISCARD)
 		rq_request_map(rq);
-	if (rq->op == RQ_OP_DISCARD) {
+	if (rq->op == RQ_OP_FLUSH) {
+		io_uring_prep_fsync(sqe, fd, 0);
+	} else if (rq->op == RQ_OP_DISCARD) {
 		uring_prep_discard(u, sqe, fd, rq);
 	} else if (rq->nr_segs == 1) {
 		void *buf = rq->iov[0].iov_base;
@@ -208,7 +210,7 @@ static int uring_queue_rq(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_requ
 
 /* file and blkdev differ in how they are found and opened, not in their I/O */
 #define URING_IO							\
-	.flags = RQ_DEV_NEEDS_RING | RQ_DEV_HAS_DATA | RQ_DEV_DISCARD,	\
+	.flags = RQ_DEV_NEEDS_RING | RQ_DEV_HAS_DATA | RQ_DEV_DISCARD | RQ_DEV_FLUSH,	\
 	.close = uring_close,						\
 	.queue_rq = uring_queue_rq,					\
 	.cqe_res = uring_cqe_res,					\

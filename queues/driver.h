@@ -45,6 +45,12 @@ enum rq_dev_flags {
 	 * it never sees one: the engine refuses a job that trims it.
 	 */
 	RQ_DEV_DISCARD = 1 << 4,
+	/*
+	 * queue_rq serves RQ_OP_FLUSH requests (fsync): the writes it
+	 * completed are durable when the flush completes.  A device without
+	 * it never sees one: the engine refuses a job with fsync= on it.
+	 */
+	RQ_DEV_FLUSH = 1 << 5,
 };
 
 /* What a worker's ring has registered for a device (rq_dev.registered). */

@@ -254,7 +254,8 @@ int rq_mode_locks_setup(const struct rq_mode_config *cfg)
 static bool can_merge(const struct rq_queue *q, const struct rq_request *rq, const struct rq_bio *bio)
 {
 	return rq->op == bio->op && rq->nr_segs < RQ_MAX_SEGS &&
-	       rq->len + (uint64_t)bio->len <= q->max_bytes && rq->bio->ioprio == bio->ioprio;
+	       rq->len + (uint64_t)bio->len <= q->max_bytes && rq->bio->ioprio == bio->ioprio &&
+	       bio->op != RQ_OP_FLUSH;
 }
 
 static void merge_back(struct rq_queue *q, struct rq_request *rq, struct rq_bio *bio)

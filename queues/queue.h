@@ -51,14 +51,17 @@ enum rq_q_status {
  * as a whole (rq->offset, rq->len), never its bios' buffers.  Requests
  * merge only with requests of the same op, so a discard never merges with
  * a read or a write; adjacent discards merge into one range, as the
- * kernel's discard merging does (within q->max_bytes).
+ * kernel's discard merging does (within q->max_bytes).  RQ_OP_FLUSH is an
+ * fsync (the kernel's REQ_OP_FLUSH, fio's DDIR_SYNC): no range, no data,
+ * the device's writes made durable; it never merges.  It is no data
+ * direction: the engine accounts it apart (fio's sync statistics).
  */
-enum rq_op { RQ_OP_READ = 0, RQ_OP_WRITE = 1, RQ_OP_DISCARD = 2, RQ_OP_NR = 3 };
+enum rq_op { RQ_OP_READ = 0, RQ_OP_WRITE = 1, RQ_OP_DISCARD = 2, RQ_OP_FLUSH = 3, RQ_OP_NR = 4 };
 
-/* fio's name of an op's direction (io_ddir_name): "read", "write", "trim" */
+/* fio's name of an op's direction (io_ddir_name): "read", "write", "trim", "sync" */
 static inline const char *rq_op_name(int op)
 {
-	return op == RQ_OP_READ ? "read" : op == RQ_OP_WRITE ? "write" : "trim";
+	return op == RQ_OP_READ ? "read" : op == RQ_OP_WRITE ? "write" : op == RQ_OP_DISCARD ? "trim" : "sync";
 }
 
 struct rq_bio;
