@@ -456,6 +456,15 @@ static __attribute__((noinline)) void prio_account(const struct clone *c, const 
 	}
 }
 
+/* fsync=N: a flush is back, fine: fio's sync statistics (add_sync_clat_sample(), from its issue) */
+static __attribute__((noinline)) void flush_account(struct clone *c, const struct rq_bio *bio)
+{
+	if (bio->done_ns < c->ramp_end_ns)
+		return;
+	c->rep.sync_ios++;
+	rq_lat_add(&c->rep.sync, bio->done_ns - bio->issue_ns);
+}
+
 /* A bio is back: check what it read, account it, note errors. */
 void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
 {
@@ -470,8 +479,19 @@ void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
 	c->cpu->completed++;
 	if (__builtin_expect(bio == c->tw_bio, 0))
 		c->tw_bio = NULL;	/* trimwrite: its write may go now */
-	if (__builtin_expect(c->shaped || f->has_data, 0))
-		account_checks(c, bio, f, idx, &ck);
+	if (__builtin_expect(c->shaped || f->has_data, 0)) {
+		if (bio->op == RQ_OP_FLUSH) {
+			if (!bio->error) {
+				flush_account(c, bio);
+				c->bio_flags[idx] = 0;
+				bio->next = c->free_bios;
+				c->free_bios = bio;
+				return;
+			}
+		} else {
+			account_checks(c, bio, f, idx, &ck);
+		}
+	}
 	c->bio_flags[idx] = 0;
 	if (bio->error) {
 		/* fio: an error continue_on_error covers is counted, not the job's error */
@@ -1222,6 +1242,16 @@ static bool fill_pick_shaped(struct clone *c, struct rq_bio *bio, int *opp, stru
 	uint32_t bs;
 	int op;
 
+	/* fsync=N: the flush owed goes first (fio's get_rw_ddir()) */
+	if (c->sync_due && !c->issue_done) {
+		c->sync_due = false;
+		*opp = RQ_OP_FLUSH;
+		*fp = c->sync_f;
+		*bsp = 0;
+		*duep = 0;
+		bio->offset = 0;
+		return true;
+	}
 	/* latency_target: the depth searched for, not iodepth; none while draining */
 	if (job->latency_target_ns && !c->issue_done &&
 	    (c->lat.quiesce || c->inflight >= c->lat.qd))
@@ -1308,10 +1338,13 @@ static inline __attribute__((always_inline)) void fill_account(struct clone *c, 
 	} else {
 		if (counts_in_size(c, op))
 			c->issued += bs;
-		c->nr_ios++;
-		if (!plain && c->flow) {
-			c->flow_ios++;
-			atomic_fetch_add_explicit(&c->flow->ios, 1, memory_order_relaxed);
+		/* a flush is no I/O of number_ios or of the flow (fio counts reads and writes) */
+		if (plain || op != RQ_OP_FLUSH) {
+			c->nr_ios++;
+			if (!plain && c->flow) {
+				c->flow_ios++;
+				atomic_fetch_add_explicit(&c->flow->ios, 1, memory_order_relaxed);
+			}
 		}
 	}
 	c->cpu->submitted++;
@@ -1333,7 +1366,10 @@ static inline __attribute__((always_inline)) void fill_refused(struct clone *c, 
 	} else {
 		if (counts_in_size(c, op))
 			c->issued -= bs;
-		c->nr_ios--;
+		if (op == RQ_OP_FLUSH)
+			c->sync_due = true;	/* owed still */
+		else
+			c->nr_ios--;
 		if (op != RQ_OP_READ && job->verify != RQ_VERIFY_NONE && f->has_data) {
 			if (op == RQ_OP_DISCARD || c->xv_phase != 0)
 				rq_vlog_done(&c->vlog, c->bio_tag[bio - c->bios], false);
@@ -1426,6 +1462,12 @@ static inline __attribute__((always_inline)) unsigned int fill(struct clone *c, 
 		n++;
 		if (!plain && c->iolog && !vread)
 			eng_iolog_io(c, f, op, bio->offset, bs, bio->start_ns);
+		if (!plain && __builtin_expect(job->fsync_blocks != 0, 0) && op == RQ_OP_WRITE && !vread &&
+		    ++c->since_sync >= job->fsync_blocks) {
+			c->since_sync = 0;
+			c->sync_due = true;
+			c->sync_f = f;
+		}
 		if (!vread) {
 			if (c->issued >= c->io_limit && !job->time_based)
 				c->issue_done = true;

@@ -185,6 +185,13 @@ struct clone {
 	 * the option only then.
 	 */
 	bool serialize;
+	/*
+	 * fsync=N (fio's get_rw_ddir()): writes since the last flush; a flush
+	 * owed goes before the next I/O, to the file of the write that made it due.
+	 */
+	uint32_t since_sync;
+	bool sync_due;
+	struct clone_file *sync_f;
 	struct pace pace[RQ_DDIR_NR];	/* rate_iops, per direction */
 	uint64_t think_until_ns;
 	uint64_t spin_until_ns;		/* thinktime_spin: the worker spins, not sleeps, until then */

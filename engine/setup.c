@@ -291,6 +291,11 @@ static int check_file(const char *name, void *arg)
 	uint64_t end = x->fsize ? x->fsize : per_file ? last + per_file : dev->size;
 	bool aligned = job->direct || (dev->flags & RQ_DEV_ALIGNED);
 
+	if (job->fsync_blocks && rq_rw_writes(job->rw) && !(dev->flags & RQ_DEV_FLUSH)) {
+		fprintf(x->err, "%s:%d: job '%s': fsync=%u flushes, and device %s (%s) has no flush\n",
+			job->file, job->line, job->name, job->fsync_blocks, name, dev->ops->name);
+		return -EINVAL;
+	}
 	/* the kernel had no discard before 2.6.28: the 2.4 models, like nvme-pt here, take none */
 	if (rq_rw_trims(job->rw) && !(dev->flags & RQ_DEV_DISCARD)) {
 		fprintf(x->err, "%s:%d: job '%s': rw=%s trims, and device %s (%s) has no discard\n",
@@ -1006,7 +1011,7 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 	/* fio keeps serialize_overlap only for a job that changes data at iodepth > 1, or replays */
 	c->serialize = job->serialize_overlap && job->iodepth > 1 &&
 		       (rq_rw_writes(job->rw) || rq_rw_trims(job->rw) || job->read_iolog[0]);
-	c->shaped = c->serialize || job->latency_target_ns || job->verify != RQ_VERIFY_NONE ||
+	c->shaped = c->serialize || (job->fsync_blocks && rq_rw_writes(job->rw)) || job->latency_target_ns || job->verify != RQ_VERIFY_NONE ||
 		    job->verify_only || job->thinktime_us || job->rate[0] || job->rate[1] || job->rate[2] || c->flow ||
 		    c->pace[0].mean_gap_ns || c->pace[1].mean_gap_ns || c->pace[2].mean_gap_ns;
 	/* read_iolog: the log's I/Os, through fill_pick_shaped(), until it is done */

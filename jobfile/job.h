@@ -290,6 +290,8 @@ struct rq_job {
 	 */
 	bool serialize_overlap;
 	bool io_submit_offload;
+	/* fsync=N: after every N writes the clone issues a flush (fio's DDIR_SYNC); 0 = never */
+	uint32_t fsync_blocks;
 	/*
 	 * cmdprio (fio's libaio and io_uring options, engines/cmdprio.c): a
 	 * share of the reads and of the writes goes at another I/O priority,

@@ -496,6 +496,12 @@ const struct opt jf_opts_io[] = {
 		.help = "io_uring: registered files (default: 0)",
 	},
 	{
+		.name = "fsync", .type = OPT_INT, FIELD(fsync_blocks), .min = 0, .max = UINT32_MAX,
+		.def = "0",
+		.help = "After every N writes, a flush (fsync) through the block layer to the "
+			"device, its latency reported as fio's sync; 0 is none (default: 0)",
+	},
+	{
 		.name = "io_size", .alias = "io_limit", .type = OPT_SIZE, FIELD(io_size),
 		.min = 0, .max = UINT64_MAX, .def = "0",
 		.help = "Bytes of I/O per loop, going round the region again when it "

@@ -98,7 +98,7 @@ const struct opt_val jf_ioengine_vals[] = {
 #define W_LOGS		"rqlock writes plain-text logs timed from the job's start"
 #define W_FILES		"rqlock lays files out once, in full, before the run"
 #define W_DATA		"rqlock writes its own verifiable data"
-#define W_SYNC		"rqlock issues no syncs"
+#define W_SYNC		"rqlock's one sync is fsync=N, a flush through the block layer"
 #define W_ZONES		"rqlock has no zoned block device support"
 #define W_STATS		"rqlock always keeps fio's full statistics"
 #define W_IOLOG		"rqlock replays iologs one per clone; it does not merge blktraces"
@@ -170,7 +170,7 @@ static const struct opt unimpl_opts[] = {
 	ONLY("softrandommap", "0", "norandommap is supported"),
 	ONLY("bs_is_seq_rand", "0", "bs is per direction"),
 	ONLY("lockfile", "none", "rqlock takes no file locks"),
-	ONLY("fsync", "0", W_SYNC), ONLY("fdatasync", "0", W_SYNC),
+	ONLY("fdatasync", "0", W_SYNC),
 	ONLY("write_barrier", "0", W_SYNC), ONLY("sync", "none|0", W_SYNC),
 	ONLY("end_fsync", "0", W_SYNC), ONLY("fsync_on_close", "0", W_SYNC),
 	ONLY("overwrite", "0", W_FILES), INERT("create_serialize", "rqlock lays files out before the run, one after another; the I/O is the same"),

@@ -85,6 +85,8 @@ struct view {
 	unsigned int iodepth;
 	uint64_t lat_target_ns, lat_window_us;
 	double lat_percentile;
+	uint64_t sync_ios;		/* fsync=N's flushes */
+	struct rq_lat_stat sync;
 	/*
 	 * dir[d].prio points here (view_wire()): the members' priorities,
 	 * merged.  Last, and left out of the view's memset and copy: an entry
@@ -235,6 +237,9 @@ static void view_add(struct view *v, const struct rq_job_report *m, bool full)
 	v->first_error = m->first_error;
 	v->iodepth = m->iodepth;
 	v->lat_target_ns = m->latency_target_ns;
+	v->sync_ios += m->sync_ios;
+	if (full)
+		rq_lat_merge(&v->sync, &m->sync);
 	v->lat_window_us = m->latency_window_us;
 	v->lat_percentile = m->latency_percentile;
 
@@ -676,8 +681,8 @@ static void json_job(struct ctx *c, const struct view *v)
 	/* fio leaves "sync" out too when everything is reported as mixed */
 	if (v->unified != UNIFIED_MIXED) {
 		rq_json_obj_open(j, "sync");
-		rq_json_u64(j, "total_ios", 0);
-		json_lat(c, v, "lat_ns", &zero_dir.lat, false);
+		rq_json_u64(j, "total_ios", v->sync_ios);
+		json_lat(c, v, "lat_ns", &v->sync, v->clat_pct || v->lat_pct);
 		rq_json_obj_close(j);
 	}
 	if (v->unified == UNIFIED_BOTH) {
@@ -1183,6 +1188,12 @@ static void text_job(struct rq_txt *t, struct ctx *c, const struct view *v, cons
 	text_lat_line(t, lat_n, LAT_N_NR, ranges, "nsec");
 	text_lat_line(t, lat_u, LAT_U_NR, ranges, "usec");
 	text_lat_line(t, lat_m, LAT_M_NR, ranges, "msec");
+	/* fio's show_ddir_status(DDIR_SYNC): fsync=N's flushes */
+	if (v->sync.n) {
+		rq_txt_out(t, "  fsync/fdatasync/sync_file_range:\n");
+		text_lat(t, "sync", &v->sync);
+		text_percentiles(t, v, "sync", &v->sync);
+	}
 
 	view_cpu(v, &usr, &sys);
 	rq_txt_out(t, "  cpu          : usr=%3.2f%%, sys=%3.2f%%, ctx=%" PRIu64 ", majf=%" PRIu64
@@ -1190,8 +1201,8 @@ static void text_job(struct rq_txt *t, struct ctx *c, const struct view *v, cons
 	text_dist(t, "  IO depths    : ", level, v->depth, view_total_ios(v));
 	text_dist(t, "     submit    : ", batch, v->submit, v->total_submit);
 	text_dist(t, "     complete  : ", batch, v->complete, v->total_complete);
-	rq_txt_out(t, "     issued rwts: total=%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",0 short=0,0,0,0 "
-	    "dropped=0,0,0,0\n", v->dir[0].total_ios, v->dir[1].total_ios, v->dir[2].total_ios);
+	rq_txt_out(t, "     issued rwts: total=%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 " short=0,0,0,0 "
+	    "dropped=0,0,0,0\n", v->dir[0].total_ios, v->dir[1].total_ios, v->dir[2].total_ios, v->sync_ios);
 	if (v->coe)
 		rq_txt_out(t, "     errors    : total=%" PRIu64 ", first_error=%d/<%s>\n", v->total_err,
 		    v->first_error, strerror(v->first_error));

@@ -165,7 +165,8 @@ void rq_output_rqlock_json(struct rq_json *j, const struct rq_run_report *r)
 
 		rq_json_obj_open(j, NULL);
 		rq_json_fields_of(j, s, stuck_where);
-		rq_json_str(j, "op", s->op == RQ_DDIR_WRITE ? "write" : s->op == RQ_DDIR_TRIM ? "trim" : "read");
+		rq_json_str(j, "op", s->op == RQ_DDIR_WRITE ? "write" : s->op == RQ_DDIR_TRIM ? "trim" :
+			    s->op == RQ_DDIR_TRIM + 1 ? "sync" : "read");	/* queues/ RQ_OP_FLUSH */
 		rq_json_fields_of(j, s, stuck_what);
 		rq_json_obj_close(j);
 	}

@@ -178,6 +178,9 @@ struct rq_job_report {
 	uint64_t total_err;		/* errors continued past */
 	int first_error;		/* the first of them, positive errno */
 	struct rq_dir_report dir[RQ_DDIR_NR];
+	/* fsync=N's flushes (fio's DDIR_SYNC): how many, their latency from issue */
+	uint64_t sync_ios;
+	struct rq_lat_stat sync;
 	/* "job options" as fio prints them (key/value pairs, as written) */
 	const char *const *opt_keys;
 	const char *const *opt_vals;
