@@ -77,7 +77,9 @@ struct hts {
 	uint64_t map[FIO_MAP_NR], submit[FIO_MAP_NR], complete[FIO_MAP_NR];
 	uint64_t lat_n[FIO_LAT_N_NR], lat_u[FIO_LAT_U_NR], lat_m[FIO_LAT_M_NR];
 	uint64_t plat[FIO_LAT_CNT][FIO_DDIR_CNT][FIO_PLAT_NR];
-	uint64_t total_io_u[FIO_DDIR_SYNC_CNT];
+	uint64_t total_io_u[FIO_DDIR_SYNC_CNT];	/* [3]: fsync=N's flushes (DDIR_SYNC) */
+	struct hstat sync;
+	uint64_t sync_plat[FIO_PLAT_NR];
 	uint64_t total_submit, total_complete;
 	uint64_t io_bytes[FIO_DDIR_CNT], runtime[FIO_DDIR_CNT], total_run_time;
 	uint32_t first_error;
@@ -123,6 +125,7 @@ static void hts_init(struct hts *t)
 		hstat_init(&t->bw[d]);
 		hstat_init(&t->iops[d]);
 	}
+	hstat_init(&t->sync);
 	t->groupid = -1;
 }
 
@@ -232,6 +235,9 @@ static void hts_from_job(struct hts *t, const struct rq_job_report *m)
 				t->lat_m[rq_lat_bucket(ns / 1000000)] += s->clat.plat[i];
 		}
 	}
+	t->total_io_u[FIO_DDIR_CNT] = m->sync_ios;
+	hstat_from_lat(&t->sync, &m->sync);
+	memcpy(t->sync_plat, m->sync.plat, sizeof(t->sync_plat));
 	t->total_run_time = m->job_runtime_ns / 1000000;
 	t->usr_ms = (uint64_t)llround(m->usr_cpu * (double)t->total_run_time / 100.0);
 	t->sys_ms = (uint64_t)llround(m->sys_cpu * (double)t->total_run_time / 100.0);
@@ -318,6 +324,10 @@ static void hts_sum(struct hts *v, const struct hts *s, const struct rq_job_repo
 			for (int i = 0; i < FIO_PLAT_NR; i++)
 				v->plat[k][t][i] += s->plat[k][d][i];
 	}
+	v->total_io_u[FIO_DDIR_CNT] += s->total_io_u[FIO_DDIR_CNT];
+	hstat_sum(&v->sync, &s->sync, false);
+	for (int i = 0; i < FIO_PLAT_NR; i++)
+		v->sync_plat[i] += s->sync_plat[i];
 	v->usr_ms += s->usr_ms;
 	v->sys_ms += s->sys_ms;
 	v->ctx += s->ctx;
@@ -374,10 +384,7 @@ static void put_u64s(void *w, const uint64_t *h, size_t n)
 
 static void encode_ts(struct fio_wire_ts *w, const struct hts *v)
 {
-	struct hstat empty;
-
 	memset(w, 0, sizeof(*w));
-	hstat_init(&empty);
 	memcpy(w->name, v->name, sizeof(w->name));
 	memcpy(w->verror, v->verror, sizeof(w->verror));
 	memcpy(w->description, v->description, sizeof(w->description));
@@ -388,7 +395,8 @@ static void encode_ts(struct fio_wire_ts *w, const struct hts *v)
 	w->members = htole32(v->members);
 	w->unified_rw_rep = htole32(v->unified);
 	w->disable_prio_stat = htole32(1);	/* one priority: no clat_prio arrays follow */
-	put_stat(&w->sync_stat, &empty);
+	put_stat(&w->sync_stat, &v->sync);
+	put_u64s(&w->io_u_sync_plat, v->sync_plat, FIO_PLAT_NR);
 	for (int d = 0; d < FIO_DDIR_CNT; d++) {
 		put_stat(&w->clat_stat[d], &v->clat[d]);
 		put_stat(&w->slat_stat[d], &v->slat[d]);
