@@ -9,6 +9,7 @@
 #   one due after the last write is not issued: the job is done), in every
 #   lock mode, on io_uring, libaio and RAM;
 # - a timed null job: one flush per 32 writes;
+# - through rqlock's server the fio client shows them too;
 # - a device without flush (the 2.4 floppy model) is refused, exit 2.
 . "$(dirname "$0")/lib.sh"
 need python3
@@ -50,6 +51,16 @@ if command -v fio >/dev/null && fio --version | grep -q '^fio-3\.33'; then
 	fio --name=t --filename="$f" --size=4m --rw=write --ioengine=io_uring --fsync=8 >"$TMP/fio.out" 2>&1 || fail "fio"
 	grep -q 'issued rwts: total=0,1024,0,127 ' "$TMP/fio.out" || { cat "$TMP/fio.out"; fail "fio 3.33 counts otherwise"; }
 	echo "fio 3.33 issues the same 127"
+	# and fio's client shows rqlock server's flushes as a fio server's
+	"$RQLOCK" server "sock:$TMP/s.sock" --workers 2 --no-pin --allow "$TMP/" 2>"$TMP/s.log" &
+	spid=$!
+	cleanup_hooks+=("kill $spid 2>/dev/null; wait $spid 2>/dev/null")
+	for _ in $(seq 100); do grep -q 'listening on' "$TMP/s.log" && break; sleep 0.1; done
+	printf '[t]\nioengine=io_uring\nfilename=%s\nsize=4m\nrw=write\nfsync=8\n' "$f" >"$TMP/c.fio"
+	fio --client="sock:$TMP/s.sock" "$TMP/c.fio" >"$TMP/cl.out" 2>&1 || { cat "$TMP/cl.out" "$TMP/s.log"; fail "fio --client"; }
+	grep -q 'issued rwts: total=0,1024,0,127 ' "$TMP/cl.out" && grep -q '^    sync (.sec): min=' "$TMP/cl.out" \
+		|| { cat "$TMP/cl.out"; fail "the fio client got no flushes from rqlock's server"; }
+	echo "a fio client of rqlock's server shows the 127 flushes"
 fi
 # no flush on the 2.4 floppy model: refused before anything runs
 "$RQLOCK" run --name=t --filename=@floppy0 --size=64k --rw=write --fsync=8 >/dev/null 2>"$TMP/bad.err"
