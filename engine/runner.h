@@ -281,6 +281,7 @@ void eng_xverify_finish(struct clone *c);
 struct rq_cpu {
 	struct rq_ctx *ctx;		/* id, ring, completions: queues/ (opaque) */
 	bool wants_ring;		/* this phase: the context has a ring (or nobody runs) */
+	bool polls;			/* a device with a poll hook (libaio): its reap does I/O */
 	unsigned int ring_flags;	/* SQE128 | CQE32 when a device needs them */
 	uint64_t now;			/* last clock read */
 	unsigned int ring_rounds;	/* busy rounds since the last io_uring_enter */

@@ -729,6 +729,7 @@ static int setup_queues(struct rq_engine *e, const struct rq_engine_opts *o)
 	}
 	for (unsigned int i = 0; i < e->nr_cpus; i++) {
 		rq_ctx_set_polled(e->cpus[i].ctx, e->mode, e->polled, e->nr_polled);
+		e->cpus[i].polls = e->nr_polled != 0;
 		rq_ctx_set_queues(e->cpus[i].ctx, e->rerun_qs, e->nr_rerun_qs);
 	}
 	return 0;
