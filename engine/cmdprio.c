@@ -17,22 +17,6 @@ static uint16_t ioprio_of(uint32_t cls, uint32_t level)
 	return (uint16_t)(((cls ? cls : 1) << RQ_IOPRIO_CLASS_SHIFT) | level);
 }
 
-/* The statistics entry of @ioprio in @d, added if new: its index, or -1 past RQ_PRIOS_MAX. */
-static int prio_slot(struct rq_dir_report *d, uint16_t ioprio)
-{
-	unsigned int k;
-
-	for (k = 0; k < d->nr_prios && d->prio[k].ioprio != ioprio; k++)
-		;
-	if (k == d->nr_prios) {
-		if (k == RQ_PRIOS_MAX)
-			return -1;
-		d->prio[k].ioprio = ioprio;
-		d->nr_prios++;
-	}
-	return (int)k;
-}
-
 /* Direction @op's shares: cmdprio_bssplit's, or one of cmdprio_percentage for any size. */
 static int dir_init(struct clone *c, const struct rq_job *job, int op)
 {
@@ -59,11 +43,11 @@ static int dir_init(struct clone *c, const struct rq_job *job, int op)
 			.ioprio = e->ioprio < 0 ? implicit : (uint16_t)e->ioprio };
 	}
 	for (unsigned int i = 0; i < nr; i++) {
-		int k = prio_slot(d, c->cmdprio->dir[op].s[i].ioprio);
+		struct rq_prio_stat *p = rq_prio_slot(d, c->cmdprio->dir[op].s[i].ioprio);
 
-		if (k < 0)
+		if (!p)
 			return -E2BIG;
-		c->cmdprio->dir[op].s[i].idx = (uint8_t)k;
+		c->cmdprio->dir[op].s[i].idx = (uint8_t)(p - d->prio);
 	}
 	c->cmdprio->dir[op].nr = nr;
 	return 0;

@@ -130,9 +130,14 @@ struct rq_dir_report {
 };
 
 /*
+ * @ioprio's entry in @d->prio, added (cleared, with that ioprio) if new;
+ * NULL past RQ_PRIOS_MAX.  @d->prio must have room for RQ_PRIOS_MAX.
+ */
+struct rq_prio_stat *rq_prio_slot(struct rq_dir_report *d, uint32_t ioprio);
+/*
  * Fold @src's priorities into @dst's, matched by ioprio (fio's
- * sum_clat_prio_stats): @dst->prio must have room for RQ_PRIOS_MAX; past
- * that, a priority is dropped.
+ * sum_clat_prio_stats), through rq_prio_slot(): past RQ_PRIOS_MAX, a
+ * priority is dropped.
  */
 void rq_prio_merge(struct rq_dir_report *dst, const struct rq_dir_report *src);
 

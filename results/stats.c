@@ -222,21 +222,28 @@ unsigned int rq_job_percentiles(const struct rq_job_report *m, double *out, unsi
 	return n;
 }
 
+struct rq_prio_stat *rq_prio_slot(struct rq_dir_report *d, uint32_t ioprio)
+{
+	unsigned int k;
+
+	for (k = 0; k < d->nr_prios && d->prio[k].ioprio != ioprio; k++)
+		;
+	if (k == d->nr_prios) {
+		if (k == RQ_PRIOS_MAX)
+			return NULL;
+		memset(&d->prio[k], 0, sizeof(d->prio[k]));
+		d->prio[k].ioprio = ioprio;
+		d->nr_prios++;
+	}
+	return &d->prio[k];
+}
+
 void rq_prio_merge(struct rq_dir_report *dst, const struct rq_dir_report *src)
 {
 	for (unsigned int i = 0; i < src->nr_prios; i++) {
-		const struct rq_prio_stat *p = &src->prio[i];
-		unsigned int k;
+		struct rq_prio_stat *p = rq_prio_slot(dst, src->prio[i].ioprio);
 
-		for (k = 0; k < dst->nr_prios && dst->prio[k].ioprio != p->ioprio; k++)
-			;
-		if (k == dst->nr_prios) {
-			if (k == RQ_PRIOS_MAX)
-				continue;
-			memset(&dst->prio[k], 0, sizeof(dst->prio[k]));
-			dst->prio[k].ioprio = p->ioprio;
-			dst->nr_prios++;
-		}
-		rq_lat_merge(&dst->prio[k].lat, &p->lat);
+		if (p)
+			rq_lat_merge(&p->lat, &src->prio[i].lat);
 	}
 }

@@ -24,7 +24,7 @@ for direct in 0 1; do
 		sleep 0.1
 	done
 	[ $written = 1 ] || { kill $job; fail "direct=$direct: block 0 was never written"; }
-	printf 'XXXXXXXX' | dd of="$f" bs=1 seek=100 conv=notrunc status=none
+	printf 'changed!' | dd of="$f" bs=1 seek=100 conv=notrunc status=none
 	wait $job
 	rc=$?
 	# the change came during the write pass: if the pass was already over, this run proves nothing
