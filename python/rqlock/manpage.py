@@ -15,11 +15,12 @@ Every option must state its default; an option taking a value whose help
 text has no "(default ...)" fails the build (exit 1, naming it).
 """
 import argparse
+import os
 import re
 import subprocess
 import sys
 
-from . import compare, plot, sweep
+from . import compare, plot, store, sweep
 
 DEFAULT_RE = re.compile(r"\s*\(([^()]*; )?default:? ([^()]*(?:\([^()]*\)[^()]*)*)\)\s*$")
 
@@ -283,6 +284,8 @@ def parser(prog=None):
 
 
 def main(argv=None, prog=None):
+    argv = sys.argv[1:] if argv is None else argv
+    store.use_rqlock(argv)   # the sub-commands' parsers read this binary's registry
     a = parser(prog).parse_args(argv)
     try:
         h = subprocess.run([a.rqlock, "--help"], capture_output=True, text=True, check=True).stdout
@@ -298,6 +301,5 @@ def main(argv=None, prog=None):
         return 1
     with open(a.output + ".tmp", "w") as f:
         f.write(text)
-    import os
     os.replace(a.output + ".tmp", a.output)
     return 0

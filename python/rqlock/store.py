@@ -65,6 +65,17 @@ def find_rqlock(given=None):
     return shutil.which("rqlock") or "rqlock"
 
 
+def use_rqlock(argv):
+    """Takes --rqlock PATH (or --rqlock=PATH) from @argv before any parser
+    reads the registry: every later find_rqlock() then finds that binary,
+    not a guess at the source tree's build/ (a build elsewhere)."""
+    for i, x in enumerate(argv):
+        path = x[len("--rqlock="):] if x.startswith("--rqlock=") else \
+            argv[i + 1] if x == "--rqlock" and i + 1 < len(argv) else None
+        if path:
+            os.environ["RQLOCK"] = os.path.abspath(path)
+
+
 def rel(path):
     """A path as recorded in a manifest: relative to the source tree when
     inside it, else absolute."""

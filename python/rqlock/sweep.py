@@ -1194,6 +1194,7 @@ def main(argv=None, prog=None):
     argv = sys.argv[1:] if argv is None else argv
     prog = prog or store.rel(sys.argv[0])
     _command[:] = [prog] + argv
+    store.use_rqlock(argv)
     a = parser(prog).parse_args(argv)
 
     if a.portable:
