@@ -44,9 +44,12 @@ Then, where the runs have them:
                   D = 1, W = 1: one drive's lock under k workers
 """
 import argparse
+import csv
+import io
+import json
 import sys
 
-from . import metrics, model, registry, store, verdict
+from . import layout, metrics, model, registry, store, verdict
 from .metrics import BY_KEY, human, num, reps as metric_reps
 
 MODE_ORDER = registry.MODE_ORDER     # the binary's modes (`rqlock --list --json`), then fio's
@@ -115,30 +118,49 @@ def columns(rows):
 
 
 class Out:
-    def __init__(self, fmt):
+    """The tables and paragraphs of a comparison, rendered as text (within
+    layout.WIDTH columns unless wide), markdown, both, csv or json."""
+
+    def __init__(self, fmt, wide=False):
         self.fmt = fmt
+        self.wide = wide
         self.parts = {"text": [], "markdown": []}
+        self.sections = [{"title": None, "level": 1, "paras": [], "tables": []}]
 
     def heading(self, s, level=2):
         self.parts["text"].append("\n" + s + "\n" + ("=" if level == 1 else "-") * len(s))
         self.parts["markdown"].append("\n" + "#" * (level + 1) + " " + s + "\n")
+        self.sections.append({"title": s, "level": level, "paras": [], "tables": []})
 
     def para(self, s):
-        self.parts["text"].append(s)
+        self.parts["text"].append(s if self.wide else layout.wrap(s))
         self.parts["markdown"].append(s + "\n")
+        self.sections[-1]["paras"].append(s)
 
-    def table(self, head, body):
-        w = [max(len(str(x)) for x in col) for col in zip(head, *body)] if body else [len(h) for h in head]
-        t = ["  ".join(str(h).rjust(w[i]) if i else str(h).ljust(w[i]) for i, h in enumerate(head))]
-        for r in body:
-            t.append("  ".join(str(c).rjust(w[i]) if i else str(c).ljust(w[i]) for i, c in enumerate(r)))
-        self.parts["text"].append("\n".join(t))
+    def table(self, head, body, keys=1):
+        """keys: the leading columns that name a row (repeated in each
+        block when the text table splits to fit)."""
+        self.parts["text"].append("\n".join(layout.table(head, body, keys=keys, wide=self.wide)))
         md = ["| " + " | ".join(head) + " |", "|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|"]
         for r in body:
             md.append("| " + " | ".join(str(c) for c in r) + " |")
         self.parts["markdown"].append("\n".join(md) + "\n")
+        self.sections[-1]["tables"].append({"head": list(head), "rows": [[str(c) for c in r] for r in body]})
 
     def render(self):
+        if self.fmt == "json":
+            secs = [s for s in self.sections if s["title"] or s["paras"] or s["tables"]]
+            return json.dumps({"sections": secs}, indent=1) + "\n"
+        if self.fmt == "csv":
+            f = io.StringIO()
+            w = csv.writer(f, lineterminator="\n")
+            for s in self.sections:
+                for i, t in enumerate(s["tables"]):
+                    w.writerow(["# %s%s" % (s["title"] or "", " (%d)" % (i + 1) if len(s["tables"]) > 1 else "")])
+                    w.writerow(t["head"])
+                    w.writerows(t["rows"])
+                    w.writerow([])
+            return f.getvalue()
         out = []
         if self.fmt in ("text", "both"):
             out.append("\n".join(self.parts["text"]).lstrip("\n"))
@@ -193,7 +215,7 @@ def main_tables(out, rows, labels, order, metrics):
                             cell = human(v, m) + (" [%s..%s]" % (human(ci[0], m), human(ci[1], m)) if ci else "")
                             line.append("%s (%.2f)" % (cell, v / best) if best else cell)
                     body.append(line)
-            out.table(head, body)
+            out.table(head, body, keys=2 if len(jobs) > 1 else 1)
         out.para("[lo..hi] = the 90 %% bootstrap interval of the median over the repeats; (ratio) = to the best "
                  "mode of the row: %s." % (
             ", ".join("%s %s" % (BY_KEY[k].title, "highest" if BY_KEY[k].high else "lowest")
@@ -347,7 +369,7 @@ def floppy_section(out, rows, labels, order, mans=None):
                                                               human(fw, "lock") if fw is not None else "none"))
         out.table(["mode", "floppy driver", "delayed pred", "delayed measured (90% CI)", "delayed: verdict",
                    "p99 idle (us)", "p99 busy (us)", "p99 busy/idle (90% CI)", "noise floor", "p99: expected",
-                   "bg_cpu", "repeats", "verdict"], body)
+                   "bg_cpu", "repeats", "verdict"], body, keys=2)
         out.para("The delayed fraction is the primary judge: the share of the disk's I/Os made late by the floppy "
                  "(late share busy minus idle, median over repeats) against its prediction s x C / (C - R) where "
                  "the floppy and the disk share a lock (global: io_request_lock; s the floppy's lock-hold share, "
@@ -360,7 +382,7 @@ def floppy_section(out, rows, labels, order, mans=None):
                  "kept busy during the point's runs.  verdict: the delayed fraction's, or met when it is "
                  "inconclusive and the p99 is met.")
         out.table(["mode", "floppy driver", "s", "H (us)", "p99 predicted (us)", "p99 measured (us)", "IOPS idle",
-                   "IOPS busy"], pred_body)
+                   "IOPS busy"], pred_body, keys=2)
         out.para("s: the floppy's lock-hold share (its submissions' share of run time: under driver=sync the whole "
                  "service runs there, under the queue lock); H: its mean hold.  p99 predicted: idle p99 + H x "
                  "(1 - 0.01 / f) (a delayed I/O waits uniformly 0..H); it uses the mean hold, so the longest holds "
@@ -501,7 +523,7 @@ def prediction_table(out, key, cols, order, ncpu):
              "moving the lock's cache line between CPUs, which grows with them: ticket locks collapse below "
              "the ceiling (Boyd-Wickizer et al. 2012), and a waiter the host preempted stalls a queue lock "
              "(mcs) here.  W=n cells: measured / predicted (ratio)." % ncpu)
-    out.table(["column", "D", "X1 (IOPS)", "hold (ns/IO)", "ceiling"] + ["W=%d" % w for w in ws], body)
+    out.table(["column", "D", "X1 (IOPS)", "hold (ns/IO)", "ceiling"] + ["W=%d" % w for w in ws], body, keys=2)
 
 
 def scaling_points(rows, labels):
@@ -539,7 +561,7 @@ def fleet_section(out, rows, labels, order):
                 body.append([c, host_of(r), str(cores) if cores else "?", str(w),
                              "%.2f" % (w / cores) if cores else "-", str(d), human(iops, BY_KEY["iops"]),
                              human(iops / w, BY_KEY["iops"])])
-        out.table(["column", "host", "cores", "W", "W/cores", "D", "IOPS", "IOPS per worker"], body)
+        out.table(["column", "host", "cores", "W", "W/cores", "D", "IOPS", "IOPS per worker"], body, keys=2)
         out.para("Each host x mode at each worker count W its run has, with the most drives run at that W; "
                  "W/cores puts hosts with different core counts on one axis.  Servers' W is their own "
                  "(rqlock server --workers); fio baselines take the W of the sweep.")
@@ -550,7 +572,11 @@ def parser(prog=None):
     ap = argparse.ArgumentParser(prog=prog, description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("runs", nargs="+", metavar="RUN")
-    ap.add_argument("--format", choices=["text", "markdown", "both"], default="text")
+    ap.add_argument("--format", choices=["text", "markdown", "both", "csv", "json"], default="text",
+                    help="text (each table within 100 columns: reasons as footnotes, long tables in "
+                         "blocks), markdown, both, csv (one block per table) or json (default text)")
+    ap.add_argument("--wide", action="store_true",
+                    help="text tables one line per row however long, reasons in place (default: off)")
     ap.add_argument("--metric", default="iops,p99",
                     help="comma list of metric keys, any of: %s (default iops,p99)" % " ".join(METRIC_KEYS))
     ap.add_argument("--output", help="write here instead of stdout")
@@ -572,7 +598,7 @@ def main(argv=None, prog=None):
     if not rows:
         sys.exit("compare: the runs have no finished point")
     labels, order = columns(rows)
-    out = Out(a.format)
+    out = Out(a.format, wide=a.wide)
     mach = sorted({"%s, %s CPUs (%s), kernel %s" % (m["machine"].get("hostname"), m["machine"].get("cpus"),
                                                     m["machine"].get("cpu_model"), m["machine"].get("kernel"))
                    for m in mans.values()})

@@ -79,12 +79,13 @@ class TestFloppyVerdicts(TmpDir):
             for r in rows:
                 r = dict({"run": "f", "point": "p", "primitive": "ttas", "status": "ok"}, **r)
                 f.write(",".join(str(r.get(c, "")) for c in cols) + "\n")
-        rc, out = run_compare(["--verdicts", d])
+        self.dir = d
+        rc, out = run_compare(["--verdicts", "--format", "json", d])
         self.assertEqual(rc, 0)
         rows = {}
-        for ln in out.splitlines():     # the first table's rows (the verdicts), not the prediction's
-            if ln.startswith(("global ", "per-queue ")):
-                rows.setdefault(ln.split()[0] + "+" + ln.split()[1], ln)
+        sec = [s for s in json.loads(out)["sections"] if "idle and busy" in (s["title"] or "")]
+        for r in sec[0]["tables"][0]["rows"]:     # the first table's rows (the verdicts), not the prediction's
+            rows.setdefault(r[0] + "+" + r[1], "  ".join(r))
         return rows
 
     def test_quiet_run_all_met(self):
@@ -119,3 +120,26 @@ class TestFloppyVerdicts(TmpDir):
                         [0.001, 0.001, 0.001], 0.09))
         self.assertTrue(t["global+sync"].rstrip().endswith("NOT met"), t["global+sync"])
         self.assertTrue(t["per-queue+sync"].rstrip().endswith(" met"), t["per-queue+sync"])
+
+    def test_formats(self):
+        """issue 33: text within 100 columns, --wide as before, csv and json."""
+        self.run_with(
+            floppy_rows("global", "2.4", [5000, 8000, 30000], [12000, 16000, 40000], [0.05, 0.2, 0.4],
+                        [0.15, 0.3, 0.45], 0.00005) +
+            floppy_rows("per-queue", "2.4", [6000, 9000, 20000], [9000, 18000, 30000], [0.1, 0.15, 0.3],
+                        [0.2, 0.25, 0.4], 0.00005))
+        rc, text = run_compare([self.dir])
+        self.assertEqual(rc, 0)
+        self.assertLessEqual(max(len(x) for x in text.splitlines()), 100, text)
+        self.assertRegex(text, r"\n\[1\] ")          # the reasons, as footnotes
+        rc, wide = run_compare(["--wide", self.dir])
+        self.assertGreater(max(len(x) for x in wide.splitlines()), 100)
+        self.assertNotRegex(wide, r"\n\[1\] ")
+        self.assertIn("inconclusive: ", wide)
+        rc, c = run_compare(["--format", "csv", self.dir])
+        import csv
+        tabs = [r for r in csv.reader(io.StringIO(c))]
+        self.assertIn(["# floppy-vs-disk: the disk with the floppy idle and busy, 2 workers (1)"], tabs)
+        i = tabs.index(["# floppy-vs-disk: the disk with the floppy idle and busy, 2 workers (1)"])
+        self.assertEqual(tabs[i + 1][:2], ["mode", "floppy driver"])
+        self.assertEqual(len(tabs[i + 2]), len(tabs[i + 1]))
