@@ -147,14 +147,14 @@ static int aio_queue_rq(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_reques
 		return RQ_Q_DONE;
 	}
 	/*
-	 * A flush: fsync() here once this worker's writes are back, as
+	 * A flush: fsync() (fdatasync(), sync_file_range()) here once this worker's writes are back, as
 	 * fio's libaio engine does (it does not trust aio fsync): busy while
 	 * any is prepared or in flight; their completions restart the queue.
 	 */
 	if (rq->op == RQ_OP_FLUSH) {
 		if (c->nr_batch || c->inflight)
 			return RQ_Q_BUSY;
-		rq->res = fsync(dev->fd) ? -errno : 0;
+		rq->res = rq_fd_sync(dev->fd, rq);
 		return RQ_Q_DONE;
 	}
 	if (!c->nr_free)

@@ -124,6 +124,12 @@ int rq_store_rw(struct rq_store *s, const struct rq_request *rq);
  * device or file system has no discard).
  */
 int rq_fd_discard(int fd, uint64_t off, uint64_t len);
+/*
+ * Serve the flush @rq on @fd, synchronously: fsync(), fdatasync() or
+ * sync_file_range() as rq->bio->sync says (queues/queue.h, enum rq_sync).
+ * Returns rq->len or -errno.
+ */
+int rq_fd_sync(int fd, const struct rq_request *rq);
 
 /*
  * The options the memory devices (null, ram) share, as null_blk's: size,

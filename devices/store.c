@@ -139,6 +139,21 @@ int rq_fd_discard(int fd, uint64_t off, uint64_t len)
 	       -errno : 0;
 }
 
+int rq_fd_sync(int fd, const struct rq_request *rq)
+{
+	unsigned int k = rq->bio->sync;
+	int ret;
+
+	if (k & RQ_SYNC_RANGE) {
+		if (!rq->len && !(k & RQ_SYNC_TO_END))
+			return 0;	/* nothing written since the last sync */
+		ret = sync_file_range(fd, (off_t)rq->offset, (off_t)rq->len, k & RQ_SYNC_SFR_MASK);
+	} else {
+		ret = k & RQ_SYNC_DATA ? fdatasync(fd) : fsync(fd);
+	}
+	return ret ? -errno : (int)rq->len;
+}
+
 /* A discard of memory: whole pages dropped (zero pages on the next touch), the edges cleared. */
 static void mem_discard(char *base, uint64_t off, uint64_t len)
 {
@@ -156,8 +171,8 @@ static void mem_discard(char *base, uint64_t off, uint64_t len)
 
 int rq_store_rw(struct rq_store *s, const struct rq_request *rq)
 {
-	if (rq->op == RQ_OP_FLUSH)	/* memory is as durable as it gets; a file is fsync'd */
-		return s->mem || !fsync(s->fd) ? 0 : -errno;
+	if (rq->op == RQ_OP_FLUSH)	/* memory is as durable as it gets; a file is synced */
+		return s->mem ? (int)rq->len : rq_fd_sync(s->fd, rq);
 	if (rq->offset > s->size || rq->len > s->size - rq->offset)
 		return -EIO;	/* past the end: as a disk's "access beyond end" */
 	if (rq->op == RQ_OP_DISCARD) {

@@ -144,11 +144,13 @@ static void uring_prep_discard(const struct uring_dev *u, struct io_uring_sqe *s
 	sqe->addr3 = rq->len;
 }
 
-/* A CQE's result: a trim's 0 is its length; a refused block discard command falls back. */
+/* A CQE's result: a trim's or a sync's 0 is its length; a refused block discard command falls back. */
 static int uring_cqe_res(struct rq_dev *dev, struct rq_request *rq, int res)
 {
 	struct uring_dev *u = dev->priv;
 
+	if (rq->op == RQ_OP_FLUSH)	/* a sync_file_range's 0 is its length */
+		return res ? res : (int)rq->len;
 	if (rq->op != RQ_OP_DISCARD)
 		return res;
 	if (res == -EOPNOTSUPP && u->blk) {
@@ -174,13 +176,24 @@ static int uring_queue_rq(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_requ
 		rq->res = ret ? ret : (int32_t)rq->len;
 		return RQ_Q_DONE;
 	}
+	/* sync_file_range of nothing written since the last sync: nothing to ask (fio's psync) */
+	if (rq->op == RQ_OP_FLUSH && (rq->bio->sync & (RQ_SYNC_RANGE | RQ_SYNC_TO_END)) == RQ_SYNC_RANGE &&
+	    !rq->len) {
+		rq->res = 0;
+		return RQ_Q_DONE;
+	}
 	sqe = io_uring_get_sqe(rq_ctx_ring(cpu));
 	if (!sqe)
 		return RQ_Q_BUSY;
 	if (rq->op < RQ_OP_DISCARD)
 		rq_request_map(rq);
 	if (rq->op == RQ_OP_FLUSH) {
-		io_uring_prep_fsync(sqe, fd, 0);
+		unsigned int k = rq->bio->sync;
+
+		if (k & RQ_SYNC_RANGE)	/* an empty range was served above */
+			io_uring_prep_sync_file_range(sqe, fd, rq->len, rq->offset, (int)(k & RQ_SYNC_SFR_MASK));
+		else
+			io_uring_prep_fsync(sqe, fd, k & RQ_SYNC_DATA ? IORING_FSYNC_DATASYNC : 0);
 	} else if (rq->op == RQ_OP_DISCARD) {
 		uring_prep_discard(u, sqe, fd, rq);
 	} else if (rq->nr_segs == 1) {

@@ -456,13 +456,31 @@ static __attribute__((noinline)) void prio_account(const struct clone *c, const 
 	}
 }
 
-/* fsync=N: a flush is back, fine: fio's sync statistics (add_sync_clat_sample(), from its issue) */
-static __attribute__((noinline)) void flush_account(struct clone *c, const struct rq_bio *bio)
+/*
+ * A flush is back, fine: the file has no range left to sync (fio's
+ * io_completed()) and, unless it is end_fsync's, fio's sync statistics
+ * (add_sync_clat_sample(), from its issue).  fio 3.33 counts only the
+ * fsyncs in total_io_u[DDIR_SYNC] (the JSON sync block's total_ios, the
+ * 4th issued count); every kind's latency goes into the same histogram.
+ */
+static __attribute__((noinline)) void flush_account(struct clone *c, const struct rq_bio *bio,
+						    struct clone_file *f)
 {
-	if (bio->done_ns < c->ramp_end_ns)
+	f->sync_first = f->sync_last = UINT64_MAX;
+	if (c->end_syncing || bio->done_ns < c->ramp_end_ns)
 		return;
-	c->rep.sync_ios++;
+	if (!(bio->sync & (RQ_SYNC_DATA | RQ_SYNC_RANGE)))
+		c->rep.sync_ios++;
 	rq_lat_add(&c->rep.sync, bio->done_ns - bio->issue_ns);
+}
+
+/* sync_file_range: a write is back, fine; its range is the next sync's (fio's file_log_write_comp()) */
+static inline void sync_range_add(struct clone_file *f, const struct rq_bio *bio)
+{
+	if (f->sync_first == UINT64_MAX || bio->offset < f->sync_first)
+		f->sync_first = bio->offset;
+	if (f->sync_last == UINT64_MAX || bio->offset + bio->len > f->sync_last)
+		f->sync_last = bio->offset + bio->len;
 }
 
 /* A bio is back: check what it read, account it, note errors. */
@@ -482,13 +500,15 @@ void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
 	if (__builtin_expect(c->shaped || f->has_data, 0)) {
 		if (bio->op == RQ_OP_FLUSH) {
 			if (!bio->error) {
-				flush_account(c, bio);
+				flush_account(c, bio, f);
 				c->bio_flags[idx] = 0;
 				bio->next = c->free_bios;
 				c->free_bios = bio;
 				return;
 			}
 		} else {
+			if (job->sfr_blocks && bio->op == RQ_OP_WRITE && !bio->error)
+				sync_range_add(f, bio);
 			account_checks(c, bio, f, idx, &ck);
 		}
 	}
@@ -668,6 +688,11 @@ void eng_clone_check_done(struct clone *c, uint64_t now)
 	}
 	if (c->issue_done && !c->inflight && !clone_verify_pending(c) && !c->finished &&
 	    !clone_replaying(c)) {
+		/* end_fsync, fsync_on_close: the files' flushes first (fill_pick_shaped), unless it failed */
+		if (c->end_sync < c->end_sync_nr && !c->error) {
+			c->end_syncing = true;
+			return;
+		}
 		c->finished = true;
 		c->end_ns = now;
 		if (c->publish)
@@ -1228,6 +1253,27 @@ static inline bool fill_pick_new(struct clone *c, struct rq_bio *bio, int *opp, 
 }
 
 /*
+ * A flush of @f of kind @kind (enum rq_sync): sync_file_range's range is
+ * what was written since the last sync; one too long for a bio's len goes
+ * to the end of the file.  Its bio->len is not the clone's bs: fill()
+ * accounts a flush as moving nothing.
+ */
+static void fill_pick_sync(struct clone *c, struct rq_bio *bio, const struct clone_file *f, uint8_t kind)
+{
+	(void)c;
+	bio->sync = kind;
+	bio->offset = 0;
+	bio->len = 0;
+	if (!(kind & RQ_SYNC_RANGE) || f->sync_first == UINT64_MAX)
+		return;
+	bio->offset = f->sync_first;
+	if (f->sync_last - f->sync_first > UINT32_MAX)
+		bio->sync |= RQ_SYNC_TO_END;
+	else
+		bio->len = (uint32_t)(f->sync_last - f->sync_first);
+}
+
+/*
  * The next I/O of a clone that shapes its load or verifies (c->shaped):
  * latency_target's depth, verify's read-back and held writes, thinktime,
  * rate, flow and rate_iops's schedule.  False when the clone issues
@@ -1242,14 +1288,26 @@ static bool fill_pick_shaped(struct clone *c, struct rq_bio *bio, int *opp, stru
 	uint32_t bs;
 	int op;
 
-	/* fsync=N: the flush owed goes first (fio's get_rw_ddir()) */
+	/* fsync=N and the like: the flush owed goes first (fio's get_rw_ddir()) */
 	if (c->sync_due && !c->issue_done) {
 		c->sync_due = false;
+		fill_pick_sync(c, bio, c->sync_f, c->sync_kind);
 		*opp = RQ_OP_FLUSH;
 		*fp = c->sync_f;
 		*bsp = 0;
 		*duep = 0;
-		bio->offset = 0;
+		return true;
+	}
+	/* end_fsync: each file's flush, once everything else is back */
+	if (c->end_syncing) {
+		if (c->end_sync >= c->end_sync_nr)
+			return false;
+		f = &c->files[c->end_sync++];
+		fill_pick_sync(c, bio, f, 0);
+		*opp = RQ_OP_FLUSH;
+		*fp = f;
+		*bsp = 0;
+		*duep = 0;
 		return true;
 	}
 	/* latency_target: the depth searched for, not iodepth; none while draining */
@@ -1366,7 +1424,9 @@ static inline __attribute__((always_inline)) void fill_refused(struct clone *c, 
 	} else {
 		if (counts_in_size(c, op))
 			c->issued -= bs;
-		if (op == RQ_OP_FLUSH)
+		if (op == RQ_OP_FLUSH && c->end_syncing)
+			c->end_sync--;		/* the same file again */
+		else if (op == RQ_OP_FLUSH)
 			c->sync_due = true;	/* owed still */
 		else
 			c->nr_ios--;
@@ -1387,6 +1447,28 @@ static inline __attribute__((always_inline)) void fill_refused(struct clone *c, 
 	c->bio_flags[bio - c->bios] = 0;
 	bio->next = c->free_bios;
 	c->free_bios = bio;
+}
+
+/*
+ * A write went out: a sync falls due after every fsync/fdatasync/
+ * sync_file_range-th one, the first of them when two fall on one write
+ * (fio's get_rw_ddir(), which counts the writes issued).
+ */
+static void sync_note_write(struct clone *c, struct clone_file *f)
+{
+	const struct rq_job *job = c->job;
+	uint64_t w = ++c->sync_writes;
+
+	if (job->fsync_blocks && !(w % job->fsync_blocks))
+		c->sync_kind = 0;
+	else if (job->fdatasync_blocks && !(w % job->fdatasync_blocks))
+		c->sync_kind = RQ_SYNC_DATA;
+	else if (job->sfr_blocks && !(w % job->sfr_blocks))
+		c->sync_kind = (uint8_t)(RQ_SYNC_RANGE | job->sfr_flags);
+	else
+		return;
+	c->sync_due = true;
+	c->sync_f = f;
 }
 
 /*
@@ -1423,7 +1505,8 @@ static inline __attribute__((always_inline)) unsigned int fill(struct clone *c, 
 			}
 		}
 		c->free_bios = bio->next;
-		bio->len = bs;
+		if (plain || __builtin_expect(op != RQ_OP_FLUSH, 1))
+			bio->len = bs;		/* a flush's range is fill_pick_sync()'s */
 		bio->op = (uint8_t)op;
 		if (!plain && __builtin_expect(c->cmdprio != NULL, 0))
 			eng_cmdprio_pick(c->cmdprio, bio, op, bs);
@@ -1462,12 +1545,9 @@ static inline __attribute__((always_inline)) unsigned int fill(struct clone *c, 
 		n++;
 		if (!plain && c->iolog && !vread)
 			eng_iolog_io(c, f, op, bio->offset, bs, bio->start_ns);
-		if (!plain && __builtin_expect(job->fsync_blocks != 0, 0) && op == RQ_OP_WRITE && !vread &&
-		    ++c->since_sync >= job->fsync_blocks) {
-			c->since_sync = 0;
-			c->sync_due = true;
-			c->sync_f = f;
-		}
+		if (!plain && __builtin_expect(job->fsync_blocks | job->fdatasync_blocks | job->sfr_blocks, 0) &&
+		    op == RQ_OP_WRITE && !vread)
+			sync_note_write(c, f);
 		if (!vread) {
 			if (c->issued >= c->io_limit && !job->time_based)
 				c->issue_done = true;

@@ -46,6 +46,11 @@ struct clone_file {
 	int perm_shift;			/* permute()'s xor-shift: bits / 2 + 1 */
 	bool has_data;
 	/*
+	 * sync_file_range: the range of the writes completed since the last
+	 * sync completed (fio's first_write, last_write); UINT64_MAX: none
+	 */
+	uint64_t sync_first, sync_last;
+	/*
 	 * zonemode=strided (clone.c strided_zone()): where the current zone
 	 * begins, the bytes issued in it, and the file's size (fio's
 	 * real_file_size), where the zones wrap back to the region's start;
@@ -186,12 +191,23 @@ struct clone {
 	 */
 	bool serialize;
 	/*
-	 * fsync=N (fio's get_rw_ddir()): writes since the last flush; a flush
-	 * owed goes before the next I/O, to the file of the write that made it due.
+	 * fsync=N, fdatasync=N, sync_file_range=...:N (fio's get_rw_ddir()):
+	 * the writes issued; a flush owed (sync_kind: bio->sync) goes before
+	 * the next I/O, to the file of the write that made it due.
 	 */
-	uint32_t since_sync;
+	uint64_t sync_writes;
 	bool sync_due;
+	uint8_t sync_kind;
 	struct clone_file *sync_f;
+	/*
+	 * end_fsync, fsync_on_close: once the last I/O is back, a flush of
+	 * each file, end_sync the files flushed so far (of end_sync_nr; 0:
+	 * none wanted); the clone is done when they are back.  Not in the
+	 * sync statistics: fio 3.33 does not account them (its runstate is
+	 * TD_FSYNCING), but their time is the job's.
+	 */
+	unsigned int end_sync, end_sync_nr;
+	bool end_syncing;
 	struct pace pace[RQ_DDIR_NR];	/* rate_iops, per direction */
 	uint64_t think_until_ns;
 	uint64_t spin_until_ns;		/* thinktime_spin: the worker spins, not sleeps, until then */

@@ -256,6 +256,7 @@ static int bind_file(const char *name, void *arg)
 	f->start = off;
 	f->end = off + size;
 	f->pos = f->start;
+	f->sync_first = f->sync_last = UINT64_MAX;
 	f->trim_pos = f->start;
 	f->zone_start = f->start;
 	f->file_size = x->fsize ? x->fsize : d->dev.size;
@@ -291,9 +292,19 @@ static int check_file(const char *name, void *arg)
 	uint64_t end = x->fsize ? x->fsize : per_file ? last + per_file : dev->size;
 	bool aligned = job->direct || (dev->flags & RQ_DEV_ALIGNED);
 
-	if (job->fsync_blocks && rq_rw_writes(job->rw) && !(dev->flags & RQ_DEV_FLUSH)) {
-		fprintf(x->err, "%s:%d: job '%s': fsync=%u flushes, and device %s (%s) has no flush\n",
-			job->file, job->line, job->name, job->fsync_blocks, name, dev->ops->name);
+	if (rq_job_syncs(job) && !(dev->flags & RQ_DEV_FLUSH)) {
+		char why[64];
+
+		if (job->fsync_blocks)
+			snprintf(why, sizeof(why), "fsync=%u", job->fsync_blocks);
+		else if (job->fdatasync_blocks)
+			snprintf(why, sizeof(why), "fdatasync=%u", job->fdatasync_blocks);
+		else if (job->sfr_blocks)
+			snprintf(why, sizeof(why), "sync_file_range=...:%u", job->sfr_blocks);
+		else
+			snprintf(why, sizeof(why), "%s=1", job->end_fsync ? "end_fsync" : "fsync_on_close");
+		fprintf(x->err, "%s:%d: job '%s': %s flushes, and device %s (%s) has no flush\n",
+			job->file, job->line, job->name, why, name, dev->ops->name);
 		return -EINVAL;
 	}
 	/* the kernel had no discard before 2.6.28: the 2.4 models, like nvme-pt here, take none */
@@ -1012,7 +1023,10 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 	/* fio keeps serialize_overlap only for a job that changes data at iodepth > 1, or replays */
 	c->serialize = job->serialize_overlap && job->iodepth > 1 &&
 		       (rq_rw_writes(job->rw) || rq_rw_trims(job->rw) || job->read_iolog[0]);
-	c->shaped = c->serialize || (job->fsync_blocks && rq_rw_writes(job->rw)) || job->latency_target_ns || job->verify != RQ_VERIFY_NONE ||
+	/* end_fsync, fsync_on_close: each file flushed once the I/O is done (fio's do_io()) */
+	if ((job->end_fsync || job->fsync_on_close) && rq_rw_writes(job->rw))
+		c->end_sync_nr = c->nr_files;
+	c->shaped = c->serialize || rq_job_syncs(job) || job->latency_target_ns || job->verify != RQ_VERIFY_NONE ||
 		    job->verify_only || job->thinktime_us || job->rate[0] || job->rate[1] || job->rate[2] || c->flow ||
 		    c->pace[0].mean_gap_ns || c->pace[1].mean_gap_ns || c->pace[2].mean_gap_ns;
 	/* read_iolog: the log's I/Os, through fill_pick_shaped(), until it is done */

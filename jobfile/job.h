@@ -293,6 +293,20 @@ struct rq_job {
 	/* fsync=N: after every N writes the clone issues a flush (fio's DDIR_SYNC); 0 = never */
 	uint32_t fsync_blocks;
 	/*
+	 * fdatasync=N, sync_file_range=FLAGS:N: the same with fdatasync() or
+	 * sync_file_range() of the range written since the last sync (fio's
+	 * DDIR_DATASYNC, DDIR_SYNC_FILE_RANGE); sfr_flags are the kernel's
+	 * SYNC_FILE_RANGE_* bits.  When two fall due on one write, fsync goes
+	 * before fdatasync before sync_file_range, and only the first is
+	 * issued (fio's get_rw_ddir()).  end_fsync, fsync_on_close: a writing
+	 * job's last act is a flush of each of its files, inside its runtime.
+	 */
+	uint32_t fdatasync_blocks;
+	uint32_t sfr_blocks;
+	uint8_t sfr_flags;
+	bool end_fsync;
+	bool fsync_on_close;
+	/*
 	 * cmdprio (fio's libaio and io_uring options, engines/cmdprio.c): a
 	 * share of the reads and of the writes goes at another I/O priority,
 	 * given to the kernel with each I/O, and each priority's latencies are
@@ -465,6 +479,13 @@ static inline bool rq_rw_random(enum rq_rw rw)
 {
 	return rw == RQ_RW_RANDREAD || rw == RQ_RW_RANDWRITE || rw == RQ_RW_RANDRW ||
 	       rw == RQ_RW_RANDTRIM || rw == RQ_RW_RANDTRIMWRITE;
+}
+
+/* A job that writes and syncs (fsync, fdatasync, sync_file_range, end_fsync, fsync_on_close): fio's should_fsync() */
+static inline bool rq_job_syncs(const struct rq_job *job)
+{
+	return rq_rw_writes(job->rw) && (job->fsync_blocks || job->fdatasync_blocks || job->sfr_blocks ||
+					 job->end_fsync || job->fsync_on_close);
 }
 
 #endif /* RQ_JOB_H */

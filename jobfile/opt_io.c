@@ -367,6 +367,65 @@ static void show_cmd_type(struct sbuf *b, const struct rq_job *j, const struct o
 	jf_bput(b, "nvme");
 }
 
+/*
+ * sync_file_range=FLAGS[:N] (fio's str_sfr_cb()): FLAGS one or more of
+ * wait_before, write, wait_after, comma-separated (the kernel's
+ * SYNC_FILE_RANGE_* bits, ORed); N the writes between syncs, 1 when left
+ * out, 0 none.  fio reads a bad N as 0 (atoi); rqlock refuses it.
+ */
+/* the flags' values: the kernel's SYNC_FILE_RANGE_* */
+static const struct opt_val sfr_vals[] = {
+	{ "wait_before",	1,	NULL },
+	{ "write",		2,	NULL },
+	{ "wait_after",		4,	NULL },
+	{ NULL, 0, NULL },
+};
+
+static int set_sfr(struct pctx *p, struct sect *s, uint64_t v, char *str)
+{
+	char *nr = strchr(str, ':'), *flag, *save = NULL, shown[128];
+	uint64_t n = 1;
+	unsigned int flags = 0;
+
+	(void)v;
+	snprintf(shown, sizeof(shown), "%s", str);
+	if (nr) {
+		const char *d = nr + 1;
+
+		*nr = '\0';
+		if (jf_digits(&d, 10, &n) || *d || n > UINT32_MAX)
+			return jf_bad(p, shown, "N after ':' is a count of writes");
+	}
+	for (flag = strtok_r(str, ",", &save); flag; flag = strtok_r(NULL, ",", &save)) {
+		const struct opt_val *f = sfr_vals;
+
+		while (f->name && strcmp(f->name, flag))
+			f++;
+		if (!f->name)
+			return jf_bad_enum(p, flag, sfr_vals);
+		flags |= (unsigned int)f->val;
+	}
+	if (!flags)
+		return jf_bad(p, shown, "say wait_before, write and/or wait_after");
+	s->job.sfr_flags = (uint8_t)flags;
+	s->job.sfr_blocks = (uint32_t)n;
+	return 0;
+}
+
+static void show_sfr(struct sbuf *b, const struct rq_job *j, const struct opt *o)
+{
+	const char *sep = "";
+
+	(void)o;
+	for (const struct opt_val *f = sfr_vals; f->name; f++) {
+		if (j->sfr_flags & f->val) {
+			jf_bput(b, "%s%s", sep, f->name);
+			sep = ",";
+		}
+	}
+	jf_bput(b, ":%u", j->sfr_blocks);
+}
+
 /* ------------------------------------------------------------ the options */
 
 /*
@@ -500,6 +559,28 @@ const struct opt jf_opts_io[] = {
 		.def = "0",
 		.help = "After every N writes, a flush (fsync) through the block layer to the "
 			"device, its latency reported as fio's sync; 0 is none (default: 0)",
+	},
+	{
+		.name = "fdatasync", .type = OPT_INT, FIELD(fdatasync_blocks), .min = 0, .max = UINT32_MAX,
+		.def = "0",
+		.help = "After every N writes, a flush through the block layer that the "
+			"device serves with fdatasync, its latency in fio's sync; 0 is none (default: 0)",
+	},
+	{
+		.name = "sync_file_range", .type = OPT_STR, .set = set_sfr, .show = show_sfr,
+		.help = "FLAGS:N: after every N writes (1 without :N), a flush through the block "
+			"layer that the device serves with sync_file_range of the range written "
+			"since the last sync, FLAGS wait_before, write, wait_after joined by ','; "
+			"its latency in fio's sync (default: none)",
+	},
+	{
+		.name = "end_fsync", .type = OPT_BOOL, FIELD(end_fsync), .def = "0",
+		.help = "A writing job's last act: a flush of each of its files through the "
+			"block layer, inside its runtime, not in the sync statistics (default: 0)",
+	},
+	{
+		.name = "fsync_on_close", .type = OPT_BOOL, FIELD(fsync_on_close), .def = "0",
+		.help = "As end_fsync: each file of a writing job flushed as the job ends (default: 0)",
 	},
 	{
 		.name = "io_size", .alias = "io_limit", .type = OPT_SIZE, FIELD(io_size),

@@ -98,7 +98,7 @@ const struct opt_val jf_ioengine_vals[] = {
 #define W_LOGS		"rqlock writes plain-text logs timed from the job's start"
 #define W_FILES		"rqlock lays files out once, in full, before the run"
 #define W_DATA		"rqlock writes its own verifiable data"
-#define W_SYNC		"rqlock's one sync is fsync=N, a flush through the block layer"
+#define W_SYNC		"rqlock syncs with flushes through the block layer (fsync, fdatasync, sync_file_range, end_fsync), not O_SYNC or barriers"
 #define W_ZONES		"rqlock has no zoned block device support"
 #define W_STATS		"rqlock always keeps fio's full statistics"
 #define W_IOLOG		"rqlock replays iologs one per clone; it does not merge blktraces"
@@ -170,9 +170,7 @@ static const struct opt unimpl_opts[] = {
 	ONLY("softrandommap", "0", "norandommap is supported"),
 	ONLY("bs_is_seq_rand", "0", "bs is per direction"),
 	ONLY("lockfile", "none", "rqlock takes no file locks"),
-	ONLY("fdatasync", "0", W_SYNC),
 	ONLY("write_barrier", "0", W_SYNC), ONLY("sync", "none|0", W_SYNC),
-	ONLY("end_fsync", "0", W_SYNC), ONLY("fsync_on_close", "0", W_SYNC),
 	ONLY("overwrite", "0", W_FILES), INERT("create_serialize", "rqlock lays files out before the run, one after another; the I/O is the same"),
 	ONLY("create_fsync", "1", W_FILES),
 	ONLY("create_only", "0", W_FILES),
@@ -199,7 +197,6 @@ static const struct opt unimpl_opts[] = {
 	NOPE("rwmixcycle", "deprecated in fio"),
 	NOPE_A("bs_unaligned", "blocksize_unaligned", "block sizes are aligned"),
 	NOPE("opendir", W_FILES),
-	NOPE("sync_file_range", W_SYNC),
 	NOPE("allow_mounted_write", "use rqlock's --allow-mounted-write"),
 	NOPE("zero_buffers", W_DATA), NOPE("refill_buffers", W_DATA),
 	NOPE("verify_backlog_batch", W_VERIFY), NOPE("verify_async_cpus", W_VERIFY),

@@ -53,10 +53,30 @@ enum rq_q_status {
  * a read or a write; adjacent discards merge into one range, as the
  * kernel's discard merging does (within q->max_bytes).  RQ_OP_FLUSH is an
  * fsync (the kernel's REQ_OP_FLUSH, fio's DDIR_SYNC): no range, no data,
- * the device's writes made durable; it never merges.  It is no data
+ * the device's writes made durable; it never merges (bio->sync says
+ * which sync: fsync, fdatasync or sync_file_range).  It is no data
  * direction: the engine accounts it apart (fio's sync statistics).
  */
 enum rq_op { RQ_OP_READ = 0, RQ_OP_WRITE = 1, RQ_OP_DISCARD = 2, RQ_OP_FLUSH = 3, RQ_OP_NR = 4 };
+
+/*
+ * What a flush asks for (bio->sync).  0 is fsync(): the file's data and
+ * metadata.  RQ_SYNC_DATA is fdatasync(): its data and what reading it
+ * back needs.  RQ_SYNC_RANGE is sync_file_range() of [offset, offset +
+ * len) with the kernel's SYNC_FILE_RANGE_* flags in RQ_SYNC_SFR_MASK
+ * (1 wait_before, 2 write, 4 wait_after); an empty range (len 0) syncs
+ * nothing, as fio's do_sync_file_range(), unless RQ_SYNC_TO_END says the
+ * range was too long for len and goes from offset to the end of the file
+ * (the syscall's nbytes 0).  A flush completes with res = len (0 without
+ * a range), as a discard does.  A device that keeps no page cache (null,
+ * RAM) completes every kind at once.
+ */
+enum rq_sync {
+	RQ_SYNC_SFR_MASK = 7,
+	RQ_SYNC_DATA = 1 << 3,
+	RQ_SYNC_RANGE = 1 << 4,
+	RQ_SYNC_TO_END = 1 << 5,
+};
 
 /* fio's name of an op's direction (io_ddir_name): "read", "write", "trim", "sync" */
 static inline const char *rq_op_name(int op)
@@ -90,6 +110,11 @@ struct rq_bio {
 	 */
 	uint16_t ioprio;
 	int32_t error;			/* 0 or -errno, set at end */
+	/*
+	 * RQ_OP_FLUSH only: which sync (enum rq_sync).  A flush never merges,
+	 * so a driver reads it from rq->bio, as it reads ioprio.
+	 */
+	uint8_t sync;
 	void *buf;
 	rq_bio_end_io_t *end_io;	/* the submitter's completion (required) */
 	void *private;			/* the submitter's: the job clone */
