@@ -258,6 +258,10 @@ struct clone {
 
 /* vstate.c */
 int eng_vstate_setup(struct rq_engine *e, FILE *err);
+
+/* numa.c: numa_cpu_nodes= and numa_mem_policy= against the machine, as fio checks them at run time */
+int eng_numa_list(const char *s, uint64_t *mask, const uint64_t *online);
+int eng_numa_check(const struct rq_job *job, FILE *err);
 int eng_vstate_save(struct rq_engine *e, FILE *err);
 void eng_vstate_free(struct clone *c);
 void eng_vtrack_issue(struct clone *c, uint32_t file, uint64_t offset);

@@ -479,6 +479,8 @@ static int check_jobs(struct rq_engine *e, FILE *err)
 				return -EINVAL;
 			}
 		}
+		if (eng_numa_check(job, err))
+			return -EINVAL;
 		if (job->zonemode == RQ_ZONEMODE_ZBD) {
 			fprintf(err, "%s:%d: job '%s': zonemode=zbd: rqlock has no zoned block devices "
 				"(fio's values are parsed; --parse-only accepts the file)\n",
