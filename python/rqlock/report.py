@@ -465,24 +465,22 @@ def ns(v):
 
 
 def lockstat_section(out, run_dir, rows, labels, order):
-    """Per mode: the lockstat of its largest point (most workers, then most
-    drives) of the job file."""
+    """Per mode and --var values: the lockstat of its largest point (most
+    workers, then most drives) of the job file."""
+    vcols = compare.var_cols(rows)
     pick = {}
     for r in rows:
         if r["mode"] in compare.FIO_MODES:
             continue
-        lab = labels[compare.colkey(r)]
+        key = (labels[compare.colkey(r)], tuple(r.get(v, "") for v in vcols))
         k = (int(r["workers"]), int(r["drives"]))
-        if lab not in pick or k > pick[lab][0]:
-            pick[lab] = (k, r)
-    body, seen = [], set()
-    for lab in order:
-        if lab not in pick:
-            continue
-        (w, d), r = pick[lab]
-        if (lab, r["point"]) in seen:
-            continue
-        seen.add((lab, r["point"]))
+        if key not in pick or k > pick[key][0]:
+            pick[key] = (k, r)
+    body = []
+    for lab, vals in sorted(pick, key=lambda k: (order.index(k[0]) if k[0] in order else len(order),
+                                                 tuple(compare.natural(x) for x in k[1]))):
+        (w, d), r = pick[(lab, vals)]
+        vtxt = "".join(" %s=%s" % (v[4:], x) for v, x in zip(vcols, vals) if x)
         cls, n = lock_classes(point_docs(run_dir, r))
         for name, a in sorted(cls.items(), key=lambda kv: -kv[1]["wait"]):
             if not a["acq"]:
@@ -490,8 +488,9 @@ def lockstat_section(out, run_dir, rows, labels, order):
             hold = a["hold_sum"] / a["hold_n"] if a["hold_n"] else None
             top = sorted(a["holders"].items(), key=lambda kv: -kv[1])[:3]
             who = "; ".join("%s waited on %s (%s): %s" % (wt, hd, site, ns(v / n)) for (wt, hd, site), v in top)
-            sites = ", ".join("%s x%.0f" % (s, c / n) for s, c in sorted(a["sites"].items(), key=lambda kv: -kv[1])[:2])
-            body.append([lab, "D=%d W=%d" % (d, w), name, str(a["locks"]), human(a["acq"] / n, "iops"),
+            sites = ", ".join("%s x%.0f" % (s, c / n)
+                              for s, c in sorted(a["sites"].items(), key=lambda kv: -kv[1])[:2])
+            body.append([lab, "D=%d W=%d%s" % (d, w, vtxt), name, str(a["locks"]), human(a["acq"] / n, "iops"),
                          "%s (%.2f%%)" % (human(a["con"] / n, "iops"), 100.0 * a["con"] / a["acq"]),
                          ns(a["wait"] / n), ns(a["wait_max"]), ns(hold), ns(a["hold_max"]),
                          sites or "-", who or "-"])
@@ -500,7 +499,8 @@ def lockstat_section(out, run_dir, rows, labels, order):
         return
     out.table(["mode", "point", "lock class", "locks", "acquisitions", "contentions", "wait total", "wait max",
                "hold mean", "hold max", "contended at", "holders: who waited on whom"], body)
-    out.para("lockstat of each mode's largest point (most workers, then most drives), per lock class, the "
+    out.para("lockstat of each mode's largest point (most workers, then most drives; per --var value), per "
+             "lock class, the "
              "mean per repeat: acquisitions, contentions (share of acquisitions), the total and the longest "
              "wait, the mean and longest hold (holds are sampled), the sites contended most and the holder "
              "attribution: which queue (device) waited while which held the lock, at which site.")
