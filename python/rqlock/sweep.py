@@ -1287,6 +1287,14 @@ def main(argv=None, prog=None):
     man["status"] = "done" if not failed else "done, %d runs failed" % failed
     save_manifest(run_dir, man)
     say("sweep: %s  (%s)" % (os.path.join(run_dir, "summary.csv"), man["status"]))
+    # the page of the run (rqlock report), on stderr: stdout stays the run
+    # directory alone (run=$(rqlock sweep ...)); a report that fails is said
+    # and does not fail the sweep
+    try:
+        from . import report
+        say("report: %s" % report.write([run_dir]))
+    except (Exception, SystemExit) as e:    # noqa: BLE001 (the data is safe; the page is a convenience)
+        say("sweep: no report: %s%s" % ("" if type(e).__name__ == "Bad" else type(e).__name__ + ": ", e))
     print(run_dir)
     return 1 if failed else 0
 
