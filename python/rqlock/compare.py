@@ -49,7 +49,7 @@ import io
 import json
 import sys
 
-from . import layout, metrics, model, registry, store, verdict
+from . import layout, metrics, model, registry, store, sweep, verdict
 from .metrics import BY_KEY, human, num, reps as metric_reps
 
 MODE_ORDER = registry.MODE_ORDER     # the binary's modes (`rqlock --list --json`), then fio's
@@ -60,7 +60,7 @@ METRIC_KEYS = [m.key for m in metrics.METRICS if m.unit != "text"]
 
 def load(runs):
     try:
-        return store.load_runs(runs)
+        return store.load_runs(runs, summarize=sweep.summarize)
     except store.StoreError as e:
         sys.exit("compare: %s" % e)
 
@@ -573,8 +573,7 @@ def parser(prog=None):
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("runs", nargs="+", metavar="RUN")
     ap.add_argument("--format", choices=["text", "markdown", "both", "csv", "json"], default="text",
-                    help="text (each table within 100 columns: reasons as footnotes, long tables in "
-                         "blocks), markdown, both, csv (one block per table) or json (default text)")
+                    help="text (within 100 columns), markdown, both, csv or json (default text)")
     ap.add_argument("--wide", action="store_true",
                     help="text tables one line per row however long, reasons in place (default: off)")
     ap.add_argument("--metric", default="iops,p99",
