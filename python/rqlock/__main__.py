@@ -34,8 +34,9 @@ def main(argv=None):
         return 2
     prog = os.environ.get("RQLOCK_PROG", "rqlock") + " " + cmd
     if cmd == "sweep":
-        from . import sweep as m
-    elif cmd == "compare":
+        from . import report, sweep
+        return sweep.main(rest, prog=prog, on_done=report.after_sweep)
+    if cmd == "compare":
         from . import compare as m
     elif cmd == "plot":
         from . import plot as m

@@ -42,7 +42,7 @@ import shutil
 import subprocess
 import sys
 
-from . import model, registry, store
+from . import model, registry, store, sweep
 from .metrics import BY_COLUMN, num
 
 MODE_ORDER = registry.MODE_ORDER     # the binary's modes (`rqlock --list --json`), then fio's
@@ -794,7 +794,7 @@ def main(argv=None, prog=None):
         die("give a RUN (or --timeline CSV)")
     try:
         runs = [store.resolve_run(r) for r in a.run]
-        rows, mans = store.load_runs(runs)
+        rows, mans = store.load_runs(runs, summarize=sweep.summarize)
         run = runs[0]
         man = store.load_manifest(run)
     except store.StoreError as e:

@@ -41,7 +41,7 @@ import shutil
 import sys
 import tempfile
 
-from . import compare, metrics, plot, store, verdict
+from . import compare, metrics, plot, store, sweep, verdict
 from .metrics import BY_KEY, human, num
 
 CHANGE_METRICS = ["iops", "p99", "ip99"]
@@ -639,7 +639,7 @@ def build(run_args, tmp, metric_keys=None):
     metric_keys = metric_keys or TABLE_METRICS.split(",")
     try:
         dirs = [store.resolve_run(r) for r in run_args]
-        rows, mans = store.load_runs(dirs)
+        rows, mans = store.load_runs(dirs, summarize=sweep.summarize)
     except store.StoreError as e:
         raise Bad(str(e))
     ids = [store.load_manifest(d)["id"] for d in dirs]
@@ -725,6 +725,12 @@ def parser(prog=None):
                     help="the per-point tables' metrics, a comma list of: %s (default %s)" % (
                         " ".join(compare.METRIC_KEYS), TABLE_METRICS))
     return ap
+
+
+def after_sweep(run_dir):
+    """What `rqlock sweep` does with its finished run: writes its page and
+    says where, on stderr (stdout is the run directory alone)."""
+    sys.stderr.write("report: %s\n" % write([run_dir]))
 
 
 def main(argv=None, prog=None):
