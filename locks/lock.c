@@ -90,13 +90,6 @@ static void clock_setup(void)
 	lk_clk.ns0 = rq_clock_mono_ns();
 }
 
-/* ns per tick, and the ns since set-up */
-double lk_clock_rate(uint64_t *elapsed_ns)
-{
-	*elapsed_ns = rq_clock_mono_ns() - lk_clk.ns0;
-	return rq_clock_ns_per_tick();
-}
-
 /* ---- registries: locks and classes ---------------------------------- */
 
 /* Touched only single-threaded (set-up, report). */

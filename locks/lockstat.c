@@ -146,20 +146,6 @@ unsigned int rq_lockstat_sample(struct rq_lockstat_sample *out, unsigned int max
 
 /* ---- reports ------------------------------------------------------------ */
 
-/* "queues/legacy.c:95" rather than the absolute path the compiler was given. */
-const char *lk_site_trim(const char *site)
-{
-	static const char self[] = __FILE__;
-	static const char tail[] = "locks/lockstat.c";
-	size_t root = sizeof(self) - sizeof(tail);
-
-	if (!site)
-		return "?";
-	if (sizeof(self) >= sizeof(tail) && !strcmp(self + root, tail) && !strncmp(site, self, root))
-		return site + root;
-	return site;
-}
-
 static void time_fold(struct rq_lock_time *dst, const struct rq_lock_time *src)
 {
 	if (!src->n)
