@@ -74,11 +74,6 @@ int rq_engine_stopped(void)
 }
 
 
-const char *rq_engine_clock(void)
-{
-	return rq_clock_name();
-}
-
 /*
  * A clone's bio has ended, on the worker whose context @ctx ended it
  * (every bio's end_io).  A clone lives on one worker and only that worker
