@@ -418,15 +418,41 @@ extern _Atomic uint64_t g_grace_end_ns;	/* the interrupt's grace ends, 0 = not s
 extern atomic_bool g_abandoned;		/* the grace ran out: what is in flight is left */
 
 /* worker.c */
-unsigned int eng_account_ended(struct rq_cpu *cpu);
-unsigned int eng_account_list(struct rq_bio *b, uint64_t now, bool keep_done);
-int eng_cpu_submit(struct rq_cpu *cpu, bool wait, uint64_t wait_ns);
 void *eng_worker_main(void *arg);
 
-/* clone.c */
+/* clone.c: what the worker drives a clone with (clone.c calls nothing of worker.c) */
 void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done);
 void eng_clone_check_done(struct clone *c, uint64_t now);
 unsigned int eng_clone_fill(struct clone *c);
+
+/* cpu.c: the worker's ring, for the worker loop and a clone's batch */
+int eng_cpu_submit(struct rq_cpu *cpu, bool wait, uint64_t wait_ns);
+
+/* Account a list of ended bios to their clones; @keep_done: at their own done_ns, else @now. */
+static inline unsigned int eng_account_list(struct rq_bio *b, uint64_t now, bool keep_done)
+{
+	unsigned int n = 0;
+
+	while (b) {
+		struct rq_bio *next = b->next;
+
+		eng_clone_account(b->private, b, keep_done ? b->done_ns : now);
+		b = next;
+		n++;
+	}
+	return n;
+}
+
+/* The bios this worker's own context ended (eng_bio_end_io), accounted now. */
+static inline unsigned int eng_account_ended(struct rq_cpu *cpu)
+{
+	struct rq_bio *b = cpu->ended;
+
+	if (!b)
+		return 0;
+	cpu->ended = NULL;
+	return eng_account_list(b, cpu->now, false);
+}
 /* write_iolog (replay.c): open in clone set-up, one line per I/O issued, close at teardown */
 int eng_iolog_open(struct clone *c);
 void eng_iolog_io(struct clone *c, const struct clone_file *f, int op, uint64_t offset, uint32_t len,
