@@ -329,6 +329,10 @@ void rq_lock_contended(struct rq_lock *l, int cpu, const char *who, const char *
 	h_site = __atomic_load_n(&l->holder_site, __ATOMIC_RELAXED);
 	l->ops->lock_slow(l, token);
 	t1 = ticks();
+	/* the release of a sampled hold, and no acquisition since: this wait ended with its handoff */
+	if (l->rel_ticks && l->acquisitions == l->rel_acq && t1 >= l->rel_ticks)
+		lk_time_add(&l->handoff, t1 - l->rel_ticks);
+	l->rel_ticks = 0;
 	rq_lock_acquired(l, cpu, token, true, t1);
 	rq_lock_holder_set(l, who, site);
 	lk_stat_contended(l, site, t0, t1);
@@ -354,8 +358,13 @@ void rq_unlock_slow(struct rq_lock *l, int cpu)
 		abort();
 	}
 	if (__builtin_expect(l->hold_start != 0, 0)) {
-		lk_time_add(&l->hold, ticks() - l->hold_start);
+		uint64_t t = ticks();
+
+		lk_time_add(&l->hold, t - l->hold_start);
 		l->hold_start = 0;
+		/* read by the next holder (after the primitive's release store below) */
+		l->rel_ticks = t;
+		l->rel_acq = l->acquisitions;
 	}
 	if (__builtin_expect(l->flags & RQ_LOCK_F_DEP, 0))
 		ld_pop(l, cpu);
