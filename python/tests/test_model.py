@@ -2,9 +2,14 @@
 predicted from measured lock holds (issue 28): a lock every request takes
 saturates at 1 / hold; with the handoffs measured (issue 33) at
 1 / (hold + handoff), and past the machine a band between the two."""
+import contextlib
+import io
+import os
+import shutil
 import unittest
 
-from rqlock import metrics, model
+from rqlock import metrics, model, plot
+from tests.helpers import TmpDir, make_run
 
 
 def doc(acq, ios, hold_hist, locks=1, handoff_hist=None, bounces=0):
@@ -105,6 +110,37 @@ class Handoff(unittest.TestCase):
         self.assertAlmostEqual(hi16, hi * 8)
         self.assertLessEqual(lo16, model.extrapolate(per_drive, 16))
         self.assertLessEqual(model.extrapolate(per_drive, 16), hi16)
+
+
+class PlotBand(TmpDir):
+    """plot's scaling figure draws the prediction past the machine as a band
+    between the two models, and says which model drew the line."""
+
+    def test_band_past_the_machine(self):
+        if not shutil.which("gnuplot"):
+            self.skipTest("gnuplot is not installed")
+        base = {"mode": "global", "primitive": "ttas", "jobfile": "lock-scaling", "hold_locks": 1}
+        rows = [dict(base, drives=1, workers=1, iops=20e6, hold_ns_per_io=15),
+                dict(base, drives=1, workers=2, iops=3.5e6, hold_ns_per_io=100, handoff_ns_per_io=100,
+                     handoff_full_ns_per_io=300),
+                dict(base, drives=2, workers=2, iops=3.5e6, hold_ns_per_io=100, handoff_ns_per_io=100,
+                     handoff_full_ns_per_io=300)]
+        d = make_run(self.tmp, "r", rows)
+        with contextlib.redirect_stdout(io.StringIO()):
+            self.assertEqual(plot.main([d, "--out", self.path("p")], prog="plot"), 0)
+        with open(self.path("p", "lock-scaling-scaling.dat")) as f:
+            blocks = [b for b in f.read().split("\n\n\n") if "predicted" in b.splitlines()[0]]
+        with open(self.path("p", "lock-scaling-scaling.gp")) as f:
+            gp = f.read()
+        self.assertIn("filledcurves", gp)
+        self.assertIn("model holds+handoffs", gp)
+        pts = {int(x.split()[0]): [float(v) for v in x.split()[1:]] for x in blocks[0].splitlines()[1:]}
+        self.assertEqual(pts[2], [5e6, 5e6, 5e6])                  # measured W: the point, no band
+        mid, lo, hi = pts[64]
+        self.assertAlmostEqual(lo, 2.5e6)                           # every acquisition a handoff
+        self.assertAlmostEqual(hi, 1e7)                             # holds only
+        self.assertLess(lo, mid)
+        self.assertLess(mid, hi)
 
 
 if __name__ == "__main__":
