@@ -357,18 +357,23 @@ void rq_unlock_slow(struct rq_lock *l, int cpu)
 			__atomic_load_n(&l->owner, __ATOMIC_RELAXED));
 		abort();
 	}
-	if (__builtin_expect(l->hold_start != 0, 0)) {
-		uint64_t t = ticks();
+	bool sampled = l->hold_start != 0;
 
-		lk_time_add(&l->hold, t - l->hold_start);
+	if (__builtin_expect(sampled, 0)) {
+		lk_time_add(&l->hold, ticks() - l->hold_start);
 		l->hold_start = 0;
-		/* read by the next holder (after the primitive's release store below) */
-		l->rel_ticks = t;
-		l->rel_acq = l->acquisitions;
 	}
 	if (__builtin_expect(l->flags & RQ_LOCK_F_DEP, 0))
 		ld_pop(l, cpu);
 	__atomic_store_n(&l->owner, -1, __ATOMIC_RELAXED);
+	if (__builtin_expect(sampled, 0)) {
+		/*
+		 * The handoff starts here, after the hold's bookkeeping: read
+		 * by the next holder (after the primitive's release store).
+		 */
+		l->rel_acq = l->acquisitions;
+		l->rel_ticks = ticks();
+	}
 	l->ops->unlock(l, l->token);
 }
 

@@ -125,7 +125,8 @@ static void one_type(enum rq_lock_type type, bool lockstat, unsigned int sample)
 			CHECK(n == c->handoff.samples && c->handoff.samples <= c->contentions &&
 			      c->handoff.samples <= c->hold.samples, "%s: handoff samples %" PRIu64, name,
 			      c->handoff.samples);
-			if (sample == 1 && c->contentions)
+			/* some, not all: a handoff shorter than the CPUs' clock skew reads negative, dropped */
+			if (sample == 1 && c->contentions >= 100)
 				CHECK(c->handoff.samples > 0 && c->handoff.min_ns <= c->handoff.avg_ns,
 				      "%s: every hold sampled, %" PRIu64 " contended, no handoff", name,
 				      c->contentions);
