@@ -500,7 +500,9 @@ def prediction_table(out, key, cols, order, ncpu):
              "%s: ceiling 1e9 / (hold + handoff) (Boyd-Wickizer et al. 2012: serial section plus "
              "handoff); %s: 1e9 / hold, for a run with no handoff samples (optimistic).  hold, handoff "
              "and ceiling: at the largest W (x the instances when each drive has its own); each W=n "
-             "cell: measured / predicted from that point's own lockstat (ratio)." % (
+             "cell: measured / predicted from that point's own lockstat (ratio).  Left out: a handoff that "
+             "grows with the waiters (ticket locks collapse on many CPUs), work outside the lock, and a "
+             "holder or waiter the host preempted (docs/EXPERIMENTS.md)." % (
                  ncpu, model.CONTENDED, model.OPTIMISTIC))
     out.table(["column", "D", "X1", "hold", "handoff", "model", "ceiling"] +
               ["W=%d" % w for w in ws], body)
