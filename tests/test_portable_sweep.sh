@@ -56,7 +56,7 @@ grep -q "lock-scaling: scaling" "$TMP/c.out" || fail "compare has no scaling tab
 grep -q "portable sweep" "$TMP/c.out" || fail "compare does not say the run was portable"
 # the prediction (issue 33): the global lock's W=2 cell, measured / predicted (ratio), and the model
 # that predicted it; with 2 CPUs the workers contend, so lockstat has handoffs and the model counts them
-pred=$(grep -E '^global +D=1 ' "$TMP/c.out" | grep -E ' / [0-9.]+[kMG]? \([0-9]+\.[0-9]{2}\)$') ||
+pred=$(grep -E '^global +D=1 ' "$TMP/c.out" | grep -E ' / [0-9.]+[kMG]? \([0-9]+\.[0-9]{2}\)( \*)?$') ||
 	fail "no global D=1 prediction with a W=2 ratio: $(grep -A4 '^column ' "$TMP/c.out")"
 if [ "$(nproc)" -ge 2 ]; then
 	echo "$pred" | grep -q ' holds+handoffs ' || fail "the W=2 prediction does not count handoffs: $pred"

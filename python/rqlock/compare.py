@@ -459,6 +459,13 @@ def worst(judged):
     return verdict.MET
 
 
+def short_of_cpus(row, w, ncpu):
+    """Whether a repeat of the point had fewer than W CPUs free for its W
+    workers (bg_cpu, the load from elsewhere, as scaling_judgement)."""
+    bg = max([x for x in metric_reps(row, "bg_cpu") + [num(row.get("bg_cpu"))] if x is not None] or [0.0])
+    return bool(ncpu) and ncpu - bg < w - 0.25
+
+
 def prediction_table(out, key, cols, order, ncpu):
     """Prediction beside measurement: per column and D = 1 / D = W, the
     ceiling of the most loaded lock at the largest W (model.ceiling: its
@@ -486,7 +493,8 @@ def prediction_table(out, key, cols, order, ncpu):
                 r = ser.get(w)
                 pred = model.predict(w, x1, model.ceiling(r)) if r is not None else None
                 meas = num((r or {}).get("iops"))
-                line.append("%s / %s (%.2f)" % (human(meas, "iops"), human(pred, "iops"), meas / pred)
+                line.append("%s / %s (%.2f)%s" % (human(meas, "iops"), human(pred, "iops"), meas / pred,
+                                                  " *" if short_of_cpus(r, w, ncpu) else "")
                             if meas and pred else "-")
             body.append(line)
     if not body:
@@ -502,7 +510,8 @@ def prediction_table(out, key, cols, order, ncpu):
              "and ceiling: at the largest W (x the instances when each drive has its own); each W=n "
              "cell: measured / predicted from that point's own lockstat (ratio).  Left out: a handoff that "
              "grows with the waiters (ticket locks collapse on many CPUs), work outside the lock, and a "
-             "holder or waiter the host preempted (docs/EXPERIMENTS.md)." % (
+             "holder or waiter the host preempted (docs/EXPERIMENTS.md); *: the point's W workers did not "
+             "have W free CPUs (bg_cpu of a repeat), they took turns, and no lock model applies." % (
                  ncpu, model.CONTENDED, model.OPTIMISTIC))
     out.table(["column", "D", "X1", "hold", "handoff", "model", "ceiling"] +
               ["W=%d" % w for w in ws], body)
