@@ -147,7 +147,7 @@ class TestReport(TmpDir):
         self.assertIn("the disk with the floppy idle and busy, 2 workers", page)
         self.assertIn('<td class="v-met">met</td>', page)
         self.assertIn("lock-scaling: scaling", page)
-        self.assertIn("Predicted from measured holds", page)
+        self.assertIn("Predicted from measured lock times", page)
         self.assertIn("[", page)        # intervals of the per-point tables
         # the plots inline, one <svg> each, ids apart
         for name in ("floppy-vs-disk", "lock-scaling-scaling", "timeline"):
