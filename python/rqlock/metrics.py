@@ -431,7 +431,8 @@ def human(v, m):
         v = v / 1048576.0
     if m.unit == "share":
         return "%.2f%%" % (100 * v) if v >= 0.0001 or v == 0 else "%.1e" % v
-    a = abs(v)
+    # thresholds on the value as three digits show it: 999.6 is "1k" (or "1000"), never "1e+03"
+    a = abs(float("%.3g" % v))
     if m.unit in ("count", "bytes"):
         for div, suf in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
             if a >= div:

@@ -156,3 +156,14 @@ class TestAggregate(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class TestHuman(unittest.TestCase):
+    """issue 33: a table cell says its value plainly: no exponent, no 0 for a sub-us latency."""
+
+    def test_no_exponent_at_a_thousand(self):
+        from rqlock.metrics import human
+        self.assertEqual(human(999.6, "iops"), "1k")
+        self.assertEqual(human(999.6, "p99"), "1000")
+        self.assertEqual(human(999.4, "iops"), "999")
+        self.assertEqual(human(0.074, "p99"), "0.074")
