@@ -196,19 +196,31 @@ static uint64_t random_offset_bs(struct clone *c, struct clone_file *f, uint32_t
 			b = rq_lfsr_next(&f->lfsr);
 		} else if (job->norandommap) {
 			b = rq_rng_next(&c->rng) % f->nblocks;
+		} else if (f->map.bits) {
+			/*
+			 * mixed sizes, as fio's __get_next_rand_offset(): a block
+			 * drawn over the region; one an earlier, larger I/O
+			 * covered is not a start, the next free one is
+			 * (axmap_next_free()), so a free run is taken from its
+			 * start rather than split.  The pass is over when every
+			 * block is marked.
+			 */
+			if (f->map.nr_set >= f->map.nblocks) {
+				if (c->sized)
+					return UINT64_MAX;	/* the file is done */
+				rq_randmap_clear(&f->map);
+			}
+			b = rq_rng_next(&c->rng) % f->nblocks;
+			if (rq_randmap_busy(&f->map, b))
+				b = rq_randmap_next_free(&f->map, b);
+			/* fio's get_next_buflen() then mark_random_map() */
+			if (fit)
+				*bsp = pick_bs_fit(c, op, end - (base + b * c->min_bs));
+			return map_take(c, f, base, b, bsp);
 		} else {
 			b = pass_next(f, c->seed + f->zone_pass * 0x9e3779b97f4a7c15ULL, !c->sized);
 			if (b == UINT64_MAX)
-				return b;	/* the map is full: the file is done */
-			/* mixed sizes: a block an earlier, larger I/O covered is not a start */
-			if (f->map.bits) {
-				if (rq_randmap_busy(&f->map, b))
-					continue;
-				/* fio's get_next_buflen() then mark_random_map() */
-				if (fit)
-					*bsp = pick_bs_fit(c, op, end - (base + b * c->min_bs));
-				return map_take(c, f, base, b, bsp);
-			}
+				return b;	/* the pass is over: the file is done */
 		}
 		off = base + b * c->min_bs;
 		if (fit) {
