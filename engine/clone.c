@@ -884,6 +884,33 @@ static struct clone_file *next_file(struct clone *c, uint32_t bs)
 }
 
 /*
+ * A sized clone's next file that is not done this pass, as fio 3.33's
+ * get_next_file(): round robin and sequential take the files in turn
+ * (sequential stays on one until it is done), random draws among them.
+ * NULL when every file is done.
+ */
+static struct clone_file *next_file_sized(struct clone *c)
+{
+	struct clone_file *f;
+
+	if (c->nr_done >= c->nr_files)
+		return NULL;
+	if (c->job->file_service == RQ_FS_RANDOM) {
+		do
+			f = &c->files[rq_rng_next(&c->rng) % c->nr_files];
+		while (f->done);
+		return f;
+	}
+	while (c->files[c->cur_file].done)
+		if (++c->cur_file == c->nr_files)
+			c->cur_file = 0;
+	f = &c->files[c->cur_file];
+	if (c->job->file_service != RQ_FS_SEQUENTIAL && ++c->cur_file == c->nr_files)
+		c->cur_file = 0;
+	return f;
+}
+
+/*
  * zonemode=strided, before each I/O of a clone of one file, as fio's
  * setup_strided_zone_mode(): a zone is zonerange bytes from zone_start;
  * after zonesize bytes of I/O in it the next begins zonerange + zoneskip
@@ -1061,19 +1088,37 @@ static bool __attribute__((noinline)) clone_place_general(struct clone *c, int o
 
 	/* a sized clone draws a mixed size where it goes (pick_bs_fit()) */
 	bs = c->sized && mixed_bs(job, op) ? c->min_bs : bs_within_limit(c, pick_bs(c, op));
-	f = next_file(c, bs);
-	if (c->strided)
-		strided_zone(c, f, bs);
-	if (rq_rw_random(job->rw)) {
-		*off = random_offset(c, f, &bs, op);
-		if (*off == UINT64_MAX)
-			return false;
-		f->last_end = *off + bs;
-	} else if (c->sized) {
-		if (!seq_offset_sized(c, f, op, &bs, off))
-			return false;
+	if (c->sized) {
+		const uint32_t bs0 = bs;
+
+		/* fio's set_io_u_file(): a file that cannot take the I/O is done, the next tries */
+		for (;;) {
+			f = c->one_file ? c->files : next_file_sized(c);
+			if (!f || f->done)
+				return false;
+			bs = bs0;
+			if (rq_rw_random(job->rw)) {
+				*off = random_offset(c, f, &bs, op);
+				if (*off != UINT64_MAX) {
+					f->last_end = *off + bs;
+					break;
+				}
+			} else if (seq_offset_sized(c, f, op, &bs, off)) {
+				break;
+			}
+			f->done = true;
+			c->nr_done++;
+		}
 	} else {
-		*off = seq_offset(c, f, bs);
+		f = next_file(c, bs);
+		if (c->strided)
+			strided_zone(c, f, bs);
+		if (rq_rw_random(job->rw)) {
+			*off = random_offset(c, f, &bs, op);
+			f->last_end = *off + bs;
+		} else {
+			*off = seq_offset(c, f, bs);
+		}
 	}
 	f->zone_bytes += bs;
 	*fp = f;
@@ -1095,7 +1140,8 @@ static inline bool clone_place(struct clone *c, int op, struct clone_file **fp, 
 	uint64_t o, b;
 	uint32_t bs;
 
-	if (!plain && !c->plain_rand)
+	/* a sized clone of several files finds each one's end: the general path */
+	if (!plain && (!c->plain_rand || (c->sized && !c->one_file)))
 		return clone_place_general(c, op, fp, off, bsp);
 	bs = bs_within_limit(c, job->bs[op]);
 	f = plain || c->one_file ? c->files : next_file(c, bs);
@@ -1137,9 +1183,11 @@ static bool clone_next_pass(struct clone *c)
 	c->passes++;
 	c->pass_ios = c->nr_ios;
 	c->seq_left = 0;
+	c->nr_done = 0;
 	for (unsigned int i = 0; i < c->nr_files; i++) {
 		struct clone_file *f = &c->files[i];
 
+		f->done = false;
 		f->pos = f->trim_pos = f->last_end = f->start;
 		f->counter = 0;
 		if (f->map.bits)

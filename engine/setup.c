@@ -994,7 +994,7 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 	for (unsigned int i = 0; job->lfsr && i < c->nr_files; i++)
 		rq_lfsr_init(&c->files[i].lfsr, c->files[i].nblocks, c->seed + i);
 	/* fio 3.33's passes (clone.c clone_next_pass()): what is modelled so far */
-	c->sized = !job->time_based && c->nr_files == 1 && !c->strided && !rq_rw_trimwrite(job->rw) &&
+	c->sized = !job->time_based && !c->strided && !rq_rw_trimwrite(job->rw) &&
 		   job->rw_seq_add >= 0 && !job->lfsr &&
 		   !(e->replay_of && e->replay_of[c - e->clones]);
 	c->passes = 1;
