@@ -45,6 +45,7 @@ struct clone_file {
 	int bits;
 	int perm_shift;			/* permute()'s xor-shift: bits / 2 + 1 */
 	bool has_data;
+	bool done;			/* a sized clone's file is done this pass (clone.c next_file_sized()) */
 	/*
 	 * zonemode=strided (clone.c strided_zone()): where the current zone
 	 * begins, the bytes issued in it, and the file's size (fio's
@@ -158,6 +159,19 @@ struct clone {
 	uint64_t rng;
 	uint64_t seed;
 	uint64_t io_limit, issued;
+	/*
+	 * sized: a size-bound clone (not time_based, strided, trimwrite,
+	 * rw=...:-N or lfsr) whose passes end as fio 3.33's: a file is done
+	 * when its next offset or length does not fit (clone.c
+	 * seq_offset_sized(), pass_next()), the next file not done takes
+	 * the I/O, and once all are (nr_done), clone_next_pass() decides as
+	 * backend.c keep_running() does; pass_limit is fio's limit there
+	 * (io_size, else size; not times loops), passes the passes started,
+	 * pass_ios the I/Os issued when the current one started.
+	 */
+	bool sized;
+	uint32_t passes, nr_done;
+	uint64_t pass_limit, pass_ios;
 	uint64_t ios_limit, nr_ios;	/* number_ios x loops; 0 = no limit */
 	uint64_t delay_until_ns;	/* startdelay: not started before then */
 	uint64_t next_byte_ns[RQ_DDIR_NR];	/* rate (bytes per second) */
