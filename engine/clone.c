@@ -69,18 +69,29 @@ static uint64_t map_take(struct clone *c, struct clone_file *f, uint64_t base, u
 }
 
 static uint64_t random_offset_bs(struct clone *c, struct clone_file *f, uint32_t *bsp, int op);
+static uint32_t pick_bs_fit(struct clone *c, int op, uint64_t room);
+
+/* @op's sizes are drawn (bssplit or bsrange), as pick_bs() draws them */
+static inline bool mixed_bs(const struct rq_job *job, int op)
+{
+	return job->nr_bssplit[op] || (job->bs_min[op] && job->bs_max[op] > job->bs_min[op]);
+}
 
 /*
  * The random pass's next block below nblocks.  A pass is over when the
  * counter has run through [0, 2^bits) or, with a map, when every block
- * is marked; the next one starts.
+ * is marked: with @wrap the next one starts, else UINT64_MAX (a sized
+ * clone's file is done, as fio's when get_next_rand_offset() finds its
+ * random map full).
  */
-static inline uint64_t pass_next(struct clone_file *f, uint64_t seed)
+static inline uint64_t pass_next(struct clone_file *f, uint64_t seed, bool wrap)
 {
 	uint64_t b;
 
 	do {
 		if (f->counter > f->mask || (f->map.bits && f->map.nr_set == f->map.nblocks)) {
+			if (!wrap)
+				return UINT64_MAX;
 			f->counter = 0;
 			if (f->map.bits)
 				rq_randmap_clear(&f->map);
@@ -136,6 +147,8 @@ static uint64_t random_offset(struct clone *c, struct clone_file *f, uint32_t *b
 	uint32_t ba = job->blockalign[op];
 	uint64_t off = random_offset_bs(c, f, bsp, op);
 
+	if (off == UINT64_MAX)
+		return off;
 	/*
 	 * blockalign: offsets are multiples of ba within the region, as fio's.
 	 * The random map marked the blocks drawn, so with ba and mixed sizes a
@@ -150,10 +163,18 @@ static uint64_t random_offset_bs(struct clone *c, struct clone_file *f, uint32_t
 {
 	uint32_t bs = *bsp;
 	const struct rq_job *job = c->job;
+	/* a sized clone with mixed sizes draws its size once the offset is known */
+	const bool fit = c->sized && mixed_bs(job, op);
 
-	if (job->rw_seq_nr > 1 && c->seq_left && f->last_end + bs <= f->end) {
-		c->seq_left--;
-		return f->last_end;	/* rw=rand...:N: N-1 sequential I/Os follow */
+	if (job->rw_seq_nr > 1 && c->seq_left) {
+		if (fit)
+			bs = pick_bs_fit(c, op, f->last_end < f->end ? f->end - f->last_end : 0);
+		if (bs && f->last_end + bs <= f->end) {
+			c->seq_left--;
+			*bsp = bs;
+			return f->last_end;	/* rw=rand...:N: N-1 sequential I/Os follow */
+		}
+		bs = *bsp;
 	}
 	c->seq_left = job->rw_seq_nr > 1 ? job->rw_seq_nr - 1 : 0;
 	/* strided: blocks are drawn in the current zone, not the whole region */
@@ -165,23 +186,51 @@ static uint64_t random_offset_bs(struct clone *c, struct clone_file *f, uint32_t
 
 		if (job->random_distribution == RQ_RAND_ZONED ||
 		    job->random_distribution == RQ_RAND_ZONED_ABS) {
-			return zoned_offset(c, f, op, bs);
+			off = zoned_offset(c, f, op, bs);
+			if (fit)
+				*bsp = pick_bs_fit(c, op, end - off);
+			return off;
 		} else if (job->random_distribution != RQ_RAND_UNIFORM) {
 			b = rq_dist_next(&f->dist, &c->rng);
 		} else if (job->lfsr) {
 			b = rq_lfsr_next(&f->lfsr);
 		} else if (job->norandommap) {
 			b = rq_rng_next(&c->rng) % f->nblocks;
-		} else {
-			b = pass_next(f, c->seed + f->zone_pass * 0x9e3779b97f4a7c15ULL);
-			/* mixed sizes: a block an earlier, larger I/O covered is not a start */
-			if (f->map.bits) {
-				if (rq_randmap_busy(&f->map, b))
-					continue;
-				return map_take(c, f, base, b, bsp);
+		} else if (f->map.bits) {
+			/*
+			 * mixed sizes, as fio's __get_next_rand_offset(): a block
+			 * drawn over the region; one an earlier, larger I/O
+			 * covered is not a start, the next free one is
+			 * (axmap_next_free()), so a free run is taken from its
+			 * start rather than split.  The pass is over when every
+			 * block is marked.
+			 */
+			if (f->map.nr_set >= f->map.nblocks) {
+				if (c->sized)
+					return UINT64_MAX;	/* the file is done */
+				rq_randmap_clear(&f->map);
 			}
+			b = rq_rng_next(&c->rng) % f->nblocks;
+			if (rq_randmap_busy(&f->map, b))
+				b = rq_randmap_next_free(&f->map, b);
+			/* fio's get_next_buflen() then mark_random_map() */
+			if (fit)
+				*bsp = pick_bs_fit(c, op, end - (base + b * c->min_bs));
+			return map_take(c, f, base, b, bsp);
+		} else {
+			b = pass_next(f, c->seed + f->zone_pass * 0x9e3779b97f4a7c15ULL, !c->sized);
+			if (b == UINT64_MAX)
+				return b;	/* the pass is over: the file is done */
 		}
 		off = base + b * c->min_bs;
+		if (fit) {
+			/* io_u_fits(): the smallest size fits from any block of the region */
+			bs = pick_bs_fit(c, op, off < end ? end - off : 0);
+			if (!bs)
+				continue;
+			*bsp = bs;
+			return off;
+		}
 		if (off + bs <= end)
 			return off;
 	}
@@ -217,6 +266,46 @@ static uint32_t pick_bs(struct clone *c, int op)
 		return v > hi ? hi / lo * lo : v;
 	}
 	return job->bs[op];
+}
+
+/*
+ * A size of @op that fits @room bytes, as fio 3.33's get_next_buflen()
+ * with mixed sizes (io_u_fits(): offset + size within the region): a
+ * bssplit draw takes the first entry at or past the draw that fits, a
+ * bsrange draw is drawn again until it fits.  0 when the smallest does
+ * not fit: fio's file is done then.
+ */
+static uint32_t pick_bs_fit(struct clone *c, int op, uint64_t room)
+{
+	const struct rq_job *job = c->job;
+	unsigned int n = job->nr_bssplit[op];
+	uint64_t *rng = rq_rw_trimwrite(job->rw) && op != RQ_OP_READ ? &c->bs_rng[op - 1] : &c->rng;
+	uint32_t lo = UINT32_MAX, v;
+
+	if (n) {
+		for (unsigned int i = 0; i < n; i++)
+			if (job->bssplit[op][i].pct && job->bssplit[op][i].bs < lo)
+				lo = job->bssplit[op][i].bs;
+		if (lo > room)
+			return 0;
+		for (;;) {
+			unsigned int r = (unsigned int)(rq_rng_next(rng) % 100), sum = 0;
+
+			for (unsigned int i = 0; i < n; i++) {
+				if (!job->bssplit[op][i].pct)
+					continue;
+				sum += job->bssplit[op][i].pct;
+				if (r < sum && job->bssplit[op][i].bs <= room)
+					return job->bssplit[op][i].bs;
+			}
+		}
+	}
+	if (job->bs_min[op] > room)
+		return 0;
+	do
+		v = pick_bs(c, op);
+	while (v > room);
+	return v;
 }
 
 static void stamp(char *buf, uint64_t offset, uint32_t len)
@@ -820,6 +909,33 @@ static struct clone_file *next_file(struct clone *c, uint32_t bs)
 }
 
 /*
+ * A sized clone's next file that is not done this pass, as fio 3.33's
+ * get_next_file(): round robin and sequential take the files in turn
+ * (sequential stays on one until it is done), random draws among them.
+ * NULL when every file is done.
+ */
+static struct clone_file *next_file_sized(struct clone *c)
+{
+	struct clone_file *f;
+
+	if (c->nr_done >= c->nr_files)
+		return NULL;
+	if (c->job->file_service == RQ_FS_RANDOM) {
+		do
+			f = &c->files[rq_rng_next(&c->rng) % c->nr_files];
+		while (f->done);
+		return f;
+	}
+	while (c->files[c->cur_file].done)
+		if (++c->cur_file == c->nr_files)
+			c->cur_file = 0;
+	f = &c->files[c->cur_file];
+	if (c->job->file_service != RQ_FS_SEQUENTIAL && ++c->cur_file == c->nr_files)
+		c->cur_file = 0;
+	return f;
+}
+
+/*
  * zonemode=strided, before each I/O of a clone of one file, as fio's
  * setup_strided_zone_mode(): a zone is zonerange bytes from zone_start;
  * after zonesize bytes of I/O in it the next begins zonerange + zoneskip
@@ -913,6 +1029,50 @@ static uint64_t seq_offset(struct clone *c, struct clone_file *f, uint32_t bs)
 	return off;
 }
 
+/*
+ * A sized clone's next sequential I/O (rw_seq_add >= 0), as fio 3.33's
+ * get_next_seq_offset(), get_next_offset(), get_next_buflen() and
+ * fill_io_u(): f->pos is where the last I/O ended; a hole of N bytes
+ * goes before every I/O but the pass's first (past the file's size fio
+ * starts at the file's offset, taken from the region's start).  False
+ * when fio's file is done: the offset is at the region's size or the
+ * file's end, or the I/O would run past the file's end.  One size is
+ * never fitted to the region (the last I/O may run past it, up to a
+ * block past size: fio's overshoot); drawn sizes are (pick_bs_fit()).
+ */
+static bool seq_offset_sized(struct clone *c, struct clone_file *f, int op, uint32_t *bsp,
+			     uint64_t *offp)
+{
+	const struct rq_job *job = c->job;
+	const uint64_t fsize = f->file_size;	/* fio's real_file_size */
+	uint64_t rel = f->pos - f->start, off;
+	uint32_t bs = *bsp;
+
+	if (f->pos >= fsize)
+		return false;
+	if (rel && job->rw_seq_add) {
+		rel += (uint64_t)job->rw_seq_add;
+		if (rel >= fsize)
+			rel = f->start;
+	}
+	if (rel >= f->end - f->start)
+		return false;
+	off = f->start + rel;
+	if (off >= fsize)
+		return false;
+	if (mixed_bs(job, op)) {
+		bs = pick_bs_fit(c, op, f->end - off);
+		if (!bs)
+			return false;
+	}
+	if (off + bs > fsize)
+		return false;
+	f->pos = off + bs;
+	*offp = off;
+	*bsp = bs;
+	return true;
+}
+
 /* buffer_pattern: written data is the pattern repeated, as fio fills its buffers */
 static void fill_pattern(const struct rq_job *job, void *buf, uint32_t len)
 {
@@ -922,10 +1082,18 @@ static void fill_pattern(const struct rq_job *job, void *buf, uint32_t len)
 		p[i] = job->buffer_pattern[i % job->buffer_pattern_len];
 }
 
-/* A size-bound job's last I/O is what is left of its io_size, as fio's. */
+/*
+ * fio 3.33 never shortens an I/O to the bytes left (io_u.c
+ * get_next_buflen() returns bs as it is; do_io() stops once the bytes
+ * issued reach the limit, so the last I/O may go up to a block past
+ * it), and a sized clone does the same.  The clones whose passes are
+ * not modelled yet (more than one file, zonemode=strided, trimwrite,
+ * rw=...:-N, lfsr) still end on the limit exactly: their last I/O is
+ * what is left of it.
+ */
 static inline uint32_t bs_within_limit(const struct clone *c, uint32_t bs)
 {
-	if (!c->job->time_based && c->io_limit - c->issued < bs)
+	if (!c->job->time_based && !c->sized && c->io_limit - c->issued < bs)
 		bs = (uint32_t)(c->io_limit - c->issued);
 	return bs;
 }
@@ -936,26 +1104,51 @@ static inline uint32_t bs_within_limit(const struct clone *c, uint32_t bs)
  * verify_only (clone_dry_run()) draws the same sequence from the same
  * seed as the run that wrote.
  */
-static void __attribute__((noinline)) clone_place_general(struct clone *c, int op, struct clone_file **fp,
+static bool __attribute__((noinline)) clone_place_general(struct clone *c, int op, struct clone_file **fp,
 							uint64_t *off, uint32_t *bsp)
 {
 	const struct rq_job *job = c->job;
 	struct clone_file *f;
 	uint32_t bs;
 
-	bs = bs_within_limit(c, pick_bs(c, op));
-	f = next_file(c, bs);
-	if (c->strided)
-		strided_zone(c, f, bs);
-	if (rq_rw_random(job->rw)) {
-		*off = random_offset(c, f, &bs, op);
-		f->last_end = *off + bs;
+	/* a sized clone draws a mixed size where it goes (pick_bs_fit()) */
+	bs = c->sized && mixed_bs(job, op) ? c->min_bs : bs_within_limit(c, pick_bs(c, op));
+	if (c->sized) {
+		const uint32_t bs0 = bs;
+
+		/* fio's set_io_u_file(): a file that cannot take the I/O is done, the next tries */
+		for (;;) {
+			f = c->one_file ? c->files : next_file_sized(c);
+			if (!f || f->done)
+				return false;
+			bs = bs0;
+			if (rq_rw_random(job->rw)) {
+				*off = random_offset(c, f, &bs, op);
+				if (*off != UINT64_MAX) {
+					f->last_end = *off + bs;
+					break;
+				}
+			} else if (seq_offset_sized(c, f, op, &bs, off)) {
+				break;
+			}
+			f->done = true;
+			c->nr_done++;
+		}
 	} else {
-		*off = seq_offset(c, f, bs);
+		f = next_file(c, bs);
+		if (c->strided)
+			strided_zone(c, f, bs);
+		if (rq_rw_random(job->rw)) {
+			*off = random_offset(c, f, &bs, op);
+			f->last_end = *off + bs;
+		} else {
+			*off = seq_offset(c, f, bs);
+		}
 	}
 	f->zone_bytes += bs;
 	*fp = f;
 	*bsp = bs;
+	return true;
 }
 
 /*
@@ -964,26 +1157,68 @@ static void __attribute__((noinline)) clone_place_general(struct clone *c, int o
  * path replays the other's writes).  @plain: the caller knows the clone is
  * c->plain (one file, plain_rand), a constant that drops both tests.
  */
-static inline void clone_place(struct clone *c, int op, struct clone_file **fp, uint64_t *off,
+static inline bool clone_place(struct clone *c, int op, struct clone_file **fp, uint64_t *off,
 			       uint32_t *bsp, const bool plain)
 {
 	const struct rq_job *job = c->job;
 	struct clone_file *f;
-	uint64_t o;
+	uint64_t o, b;
 	uint32_t bs;
 
-	if (!plain && !c->plain_rand) {
-		clone_place_general(c, op, fp, off, bsp);
-		return;
-	}
+	/* a sized clone of several files finds each one's end: the general path */
+	if (!plain && (!c->plain_rand || (c->sized && !c->one_file)))
+		return clone_place_general(c, op, fp, off, bsp);
 	bs = bs_within_limit(c, job->bs[op]);
 	f = plain || c->one_file ? c->files : next_file(c, bs);
-	do
-		o = f->start + pass_next(f, c->seed) * c->min_bs;
-	while (o + bs > f->end);
+	do {
+		b = pass_next(f, c->seed, !c->sized);
+		if (__builtin_expect(b == UINT64_MAX, 0))
+			return false;	/* the pass is over: the file is done */
+		o = f->start + b * c->min_bs;
+	} while (o + bs > f->end);
 	*off = o;
 	*fp = f;
 	*bsp = bs;
+	return true;
+}
+
+/*
+ * A sized clone's file is done (its pass is over): whether another pass
+ * starts, as fio 3.33's backend.c keep_running() decides between passes:
+ * while loops are left, yes; else, below the limit (io_size, else
+ * size), no when less than the largest block is left, no when there is
+ * no io_size (the files are done), else yes.  A pass that issued nothing
+ * ends the job (fio's do_io() moved no bytes).  A new pass starts each
+ * file over from its region's start, its random map empty.
+ */
+static bool clone_next_pass(struct clone *c)
+{
+	const struct rq_job *job = c->job;
+	uint32_t loops = job->loops ? job->loops : 1;
+
+	if (c->nr_ios == c->pass_ios)
+		return false;
+	if (c->passes >= loops) {
+		if (c->ios_limit && c->nr_ios >= c->ios_limit)
+			return false;
+		if (c->issued >= c->pass_limit || c->pass_limit - c->issued < c->max_bs ||
+		    !job->io_size)
+			return false;
+	}
+	c->passes++;
+	c->pass_ios = c->nr_ios;
+	c->seq_left = 0;
+	c->nr_done = 0;
+	for (unsigned int i = 0; i < c->nr_files; i++) {
+		struct clone_file *f = &c->files[i];
+
+		f->done = false;
+		f->pos = f->trim_pos = f->last_end = f->start;
+		f->counter = 0;
+		if (f->map.bits)
+			rq_randmap_clear(&f->map);
+	}
+	return true;
 }
 
 /*
@@ -1024,8 +1259,10 @@ static inline bool place_io(struct clone *c, int op, struct clone_file **fp, uin
 	const struct rq_job *job = c->job;
 
 	if (plain || __builtin_expect(!rq_rw_trimwrite(job->rw), 1)) {
-		clone_place(c, op, fp, off, bsp, plain);
-		return true;
+		if (__builtin_expect(clone_place(c, op, fp, off, bsp, plain), 1))
+			return true;
+		/* a sized clone's file is done: another pass, or the end */
+		return clone_next_pass(c) && clone_place(c, op, fp, off, bsp, plain);
 	}
 	if (job->rw == RQ_RW_RANDTRIMWRITE) {
 		if (c->tw_pending && op == RQ_OP_WRITE) {

@@ -26,6 +26,11 @@ void rq_randmap_clear(struct rq_randmap *m);
 bool rq_randmap_busy(const struct rq_randmap *m, uint64_t b);
 /* Mark up to @n free blocks from @b on, stopping at a busy one; returns how many. */
 uint64_t rq_randmap_take(struct rq_randmap *m, uint64_t b, uint64_t n);
+/*
+ * The first free block after @b, wrapping to the region's start, as fio's
+ * axmap_next_free(); UINT64_MAX when every block is marked.
+ */
+uint64_t rq_randmap_next_free(const struct rq_randmap *m, uint64_t b);
 
 /*
  * Non-uniform block choice (random_distribution): zipf, pareto, normal.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * pytool.c - `rqlock sweep|compare|plot`: the experiment tools are the
+ * pytool.c - `rqlock sweep|compare|plot|report`: the experiment tools are the
  * Python package python/rqlock (installed as share/rqlock/python/rqlock);
  * this execs it.  See pytool.h for where the package is looked for.
  */
@@ -13,7 +13,7 @@
 
 #include "engine/pytool.h"
 
-static const char *const py_cmds[] = { "sweep", "compare", "plot" };
+static const char *const py_cmds[] = { "sweep", "compare", "plot", "report" };
 
 /*
  * The package's directory goes first on sys.path before the import, so a

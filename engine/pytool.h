@@ -4,7 +4,7 @@
 
 #include <stdbool.h>
 
-/* True for the commands the Python package implements: sweep, compare, plot. */
+/* True for the commands the Python package implements: sweep, compare, plot, report. */
 bool rq_pytool_is_cmd(const char *cmd);
 
 /*

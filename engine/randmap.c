@@ -7,7 +7,8 @@
  * size; a larger I/O covers several.  Without a map a later pick can land
  * inside an earlier, larger I/O, and one pass writes some blocks twice.
  * fio keeps an axmap of the same unit: an I/O marks every block it covers,
- * a start block already marked is not used, and an I/O whose tail would run
+ * a start block already marked gives the next free one (axmap_next_free(),
+ * rq_randmap_next_free() here), and an I/O whose tail would run
  * into marked blocks is shortened to the free run (io_u.c,
  * mark_random_map() with axmap_set_nr()).  This does the same with a flat
  * bitmap: one bit per block, nblocks / 8 bytes.
@@ -53,4 +54,30 @@ uint64_t rq_randmap_take(struct rq_randmap *m, uint64_t b, uint64_t n)
 	}
 	m->nr_set += k;
 	return k;
+}
+
+/* The first free block at or after @from below @to, or UINT64_MAX. */
+static uint64_t first_free(const struct rq_randmap *m, uint64_t from, uint64_t to)
+{
+	while (from < to) {
+		uint64_t w = ~m->bits[from / 64] >> (from % 64);
+
+		if (w) {
+			uint64_t b = from + (uint64_t)__builtin_ctzll(w);
+
+			return b < to ? b : UINT64_MAX;
+		}
+		from = (from / 64 + 1) * 64;
+	}
+	return UINT64_MAX;
+}
+
+uint64_t rq_randmap_next_free(const struct rq_randmap *m, uint64_t b)
+{
+	uint64_t r;
+
+	if (b >= m->nblocks || m->nr_set >= m->nblocks)
+		return UINT64_MAX;
+	r = first_free(m, b + 1, m->nblocks);
+	return r != UINT64_MAX ? r : first_free(m, 0, b + 1);
 }

@@ -45,6 +45,7 @@ struct clone_file {
 	int bits;
 	int perm_shift;			/* permute()'s xor-shift: bits / 2 + 1 */
 	bool has_data;
+	bool done;			/* a sized clone's file is done this pass (clone.c next_file_sized()) */
 	/*
 	 * sync_file_range: the range of the writes completed since the last
 	 * sync completed (fio's first_write, last_write); UINT64_MAX: none
@@ -163,6 +164,19 @@ struct clone {
 	uint64_t rng;
 	uint64_t seed;
 	uint64_t io_limit, issued;
+	/*
+	 * sized: a size-bound clone (not time_based, strided, trimwrite,
+	 * rw=...:-N or lfsr) whose passes end as fio 3.33's: a file is done
+	 * when its next offset or length does not fit (clone.c
+	 * seq_offset_sized(), pass_next()), the next file not done takes
+	 * the I/O, and once all are (nr_done), clone_next_pass() decides as
+	 * backend.c keep_running() does; pass_limit is fio's limit there
+	 * (io_size, else size; not times loops), passes the passes started,
+	 * pass_ios the I/Os issued when the current one started.
+	 */
+	bool sized;
+	uint32_t passes, nr_done;
+	uint64_t pass_limit, pass_ios;
 	uint64_t ios_limit, nr_ios;	/* number_ios x loops; 0 = no limit */
 	uint64_t delay_until_ns;	/* startdelay: not started before then */
 	uint64_t next_byte_ns[RQ_DDIR_NR];	/* rate (bytes per second) */
@@ -274,6 +288,10 @@ struct clone {
 
 /* vstate.c */
 int eng_vstate_setup(struct rq_engine *e, FILE *err);
+
+/* numa.c: numa_cpu_nodes= and numa_mem_policy= against the machine, as fio checks them at run time */
+int eng_numa_list(const char *s, uint64_t *mask, const uint64_t *online);
+int eng_numa_check(const struct rq_job *job, FILE *err);
 int eng_vstate_save(struct rq_engine *e, FILE *err);
 void eng_vstate_free(struct clone *c);
 void eng_vtrack_issue(struct clone *c, uint32_t file, uint64_t offset);
@@ -430,15 +448,41 @@ extern _Atomic uint64_t g_grace_end_ns;	/* the interrupt's grace ends, 0 = not s
 extern atomic_bool g_abandoned;		/* the grace ran out: what is in flight is left */
 
 /* worker.c */
-unsigned int eng_account_ended(struct rq_cpu *cpu);
-unsigned int eng_account_list(struct rq_bio *b, uint64_t now, bool keep_done);
-int eng_cpu_submit(struct rq_cpu *cpu, bool wait, uint64_t wait_ns);
 void *eng_worker_main(void *arg);
 
-/* clone.c */
+/* clone.c: what the worker drives a clone with (clone.c calls nothing of worker.c) */
 void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done);
 void eng_clone_check_done(struct clone *c, uint64_t now);
 unsigned int eng_clone_fill(struct clone *c);
+
+/* cpu.c: the worker's ring, for the worker loop and a clone's batch */
+int eng_cpu_submit(struct rq_cpu *cpu, bool wait, uint64_t wait_ns);
+
+/* Account a list of ended bios to their clones; @keep_done: at their own done_ns, else @now. */
+static inline unsigned int eng_account_list(struct rq_bio *b, uint64_t now, bool keep_done)
+{
+	unsigned int n = 0;
+
+	while (b) {
+		struct rq_bio *next = b->next;
+
+		eng_clone_account(b->private, b, keep_done ? b->done_ns : now);
+		b = next;
+		n++;
+	}
+	return n;
+}
+
+/* The bios this worker's own context ended (eng_bio_end_io), accounted now. */
+static inline unsigned int eng_account_ended(struct rq_cpu *cpu)
+{
+	struct rq_bio *b = cpu->ended;
+
+	if (!b)
+		return 0;
+	cpu->ended = NULL;
+	return eng_account_list(b, cpu->now, false);
+}
 /* write_iolog (replay.c): open in clone set-up, one line per I/O issued, close at teardown */
 int eng_iolog_open(struct clone *c);
 void eng_iolog_io(struct clone *c, const struct clone_file *f, int op, uint64_t offset, uint32_t len,

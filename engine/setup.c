@@ -490,6 +490,8 @@ static int check_jobs(struct rq_engine *e, FILE *err)
 				return -EINVAL;
 			}
 		}
+		if (eng_numa_check(job, err))
+			return -EINVAL;
 		if (job->zonemode == RQ_ZONEMODE_ZBD) {
 			fprintf(err, "%s:%d: job '%s': zonemode=zbd: rqlock has no zoned block devices "
 				"(fio's values are parsed; --parse-only accepts the file)\n",
@@ -874,7 +876,7 @@ static bool seq_holes_end_pass(const struct clone *c, const struct rq_job *job)
 {
 	int d = rq_rw_writes(job->rw) ? 1 : 0;
 
-	if (rq_rw_random(job->rw) || job->rw_seq_add <= 0 || job->time_based || job->io_size ||
+	if (c->sized || rq_rw_random(job->rw) || job->rw_seq_add <= 0 || job->time_based || job->io_size ||
 	    rq_rw_reads(job->rw) == rq_rw_writes(job->rw) || c->strided)
 		return false;
 	/* one block size: bs, not bsrange or bssplit */
@@ -937,10 +939,12 @@ static void clone_io_limit(struct clone *c, const struct rq_job *job)
 	} else
 		for (unsigned int i = 0; i < c->nr_files; i++)
 			c->io_limit += c->files[i].end - c->files[i].start;
+	c->pass_limit = c->io_limit;
 	/*
 	 * rw=read:N or write:N (holes of N bytes), not time_based, no
-	 * io_size: fio's pass ends at the region's end (the file is done),
-	 * so the amount is what fits with the holes, not size (t0007).
+	 * io_size, more than one file: fio's pass ends at the region's end
+	 * (the file is done), so the amount is what fits with the holes, not
+	 * size (t0007).  A sized clone finds its files' ends as it goes.
 	 */
 	if (seq_holes_end_pass(c, job)) {
 		c->io_limit = 0;
@@ -1002,6 +1006,11 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 	/* lfsr: no map, as fio's (it covers each block once a pass by itself) */
 	for (unsigned int i = 0; job->lfsr && i < c->nr_files; i++)
 		rq_lfsr_init(&c->files[i].lfsr, c->files[i].nblocks, c->seed + i);
+	/* fio 3.33's passes (clone.c clone_next_pass()): what is modelled so far */
+	c->sized = !job->time_based && !c->strided && !rq_rw_trimwrite(job->rw) &&
+		   job->rw_seq_add >= 0 && !job->lfsr &&
+		   !(e->replay_of && e->replay_of[c - e->clones]);
+	c->passes = 1;
 	clone_io_limit(c, job);
 	c->plain_rand = plain_rand(c, job);
 	/* a random file_service draws even for one file, keeping its sequence */

@@ -74,11 +74,6 @@ int rq_engine_stopped(void)
 }
 
 
-const char *rq_engine_clock(void)
-{
-	return rq_clock_name();
-}
-
 /*
  * A clone's bio has ended, on the worker whose context @ctx ended it
  * (every bio's end_io).  A clone lives on one worker and only that worker
@@ -101,30 +96,6 @@ void eng_bio_end_io(struct rq_ctx *ctx, struct rq_bio *bio)
 }
 
 /* ---- the worker loop ------------------------------------------------ */
-
-unsigned int eng_account_list(struct rq_bio *b, uint64_t now, bool keep_done)
-{
-	unsigned int n = 0;
-
-	while (b) {
-		struct rq_bio *next = b->next;
-
-		eng_clone_account(b->private, b, keep_done ? b->done_ns : now);
-		b = next;
-		n++;
-	}
-	return n;
-}
-
-unsigned int eng_account_ended(struct rq_cpu *cpu)
-{
-	struct rq_bio *b = cpu->ended;
-
-	if (!b)
-		return 0;
-	cpu->ended = NULL;
-	return eng_account_list(b, cpu->now, false);
-}
 
 /*
  * fio's iodepth_batch_complete_max: CQEs reaped per round, the largest of
@@ -171,41 +142,6 @@ static unsigned int cpu_reap(struct rq_cpu *cpu)
 	n += eng_account_ended(cpu);
 	n += eng_account_list(rq_ctx_handed_back(cpu->ctx), cpu->now, true);
 	return n;
-}
-
-/*
- * How many completions a sleeping worker waits for: fio's
- * iodepth_batch_complete_min, the smallest of its running clones'
- * (rq_ctx_submit() waits for no more than its ring has in flight).
- */
-static unsigned int cpu_wait_nr(const struct rq_cpu *cpu)
-{
-	unsigned int nr = UINT32_MAX;
-
-	for (unsigned int i = 0; i < cpu->nr_clones; i++) {
-		const struct clone *c = cpu->clones[i];
-		unsigned int m = c->job->iodepth_batch_complete_min;
-
-		if (!c->finished)
-			nr = (m ? m : 1) < nr ? (m ? m : 1) : nr;
-	}
-	return nr == UINT32_MAX || nr < 1 ? 1 : nr;
-}
-
-/*
- * Hand the ring's prepared SQEs to the kernel; with @wait, also wait (one
- * io_uring_enter) for a completion or @wait_ns (queues/ctx.c).
- */
-int eng_cpu_submit(struct rq_cpu *cpu, bool wait, uint64_t wait_ns)
-{
-	int ret = rq_ctx_submit(cpu->ctx, wait ? cpu_wait_nr(cpu) : 0, wait_ns);
-
-	if (ret > 0)
-		cpu->ring_rounds = 0;
-	if (ret >= 0)
-		return 0;
-	fprintf(stderr, "rqlock: worker %d: io_uring_enter: %s\n", rq_ctx_id(cpu->ctx), strerror(-ret));
-	return ret;
 }
 
 static bool cpu_has_pending(struct rq_cpu *cpu)

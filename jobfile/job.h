@@ -189,6 +189,13 @@ struct rq_job {
 	bool has_cpus_allowed;
 	uint64_t cpus_allowed[RQ_CPUMASK_WORDS];
 	bool cpus_allowed_split;	/* cpus_allowed_policy=split */
+	/*
+	 * numa_cpu_nodes=LIST, numa_mem_policy=MODE[:LIST], as written; ""
+	 * = none.  rqlock places workers by the machine's topology; the run
+	 * checks them as fio's callbacks do (engine/setup.c), --parse-only not.
+	 */
+	char numa_cpu_nodes[64];
+	char numa_mem_policy[80];
 	char write_iolog[RQ_JOB_PATH_MAX];	/* write_iolog=FILE, "" = none */
 	/* read_iolog: replay fio's iolog v2/v3 (engine/replay.c); "" = none */
 	char read_iolog[RQ_JOB_PATH_MAX];	/* FILE, or FILE:FILE... one per clone in turn */

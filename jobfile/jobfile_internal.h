@@ -7,6 +7,7 @@
 #ifndef RQ_JOBFILE_INTERNAL_H
 #define RQ_JOBFILE_INTERNAL_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -120,9 +121,10 @@ struct opt {
 
 #define REFUSE_NEVER	"is not supported in rqlock"
 
-/* parse.c */
+/* perr.c: the parse's error line and warnings (parse.c and the setters) */
 int jf_perr(struct pctx *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void jf_pwarn(struct pctx *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void jf_vwarn(struct pctx *p, const char *fmt, va_list ap);	/* "FILE:LINE: warning: ..." */
 
 /*
  * options.c: the table, a registry of sections.  An option's index is its

@@ -330,6 +330,18 @@ const struct opt jf_opts_job[] = {
 		.help = "CPUs the job's clones may run on, as 0-3,6 (default: all)",
 	},
 	{
+		.name = "numa_cpu_nodes", .type = OPT_STR, FIELD(numa_cpu_nodes),
+		.help = "NUMA nodes the job runs on, as 0-1: checked against the machine when the "
+			"job runs, as fio does; rqlock places its workers by the machine's topology "
+			"(default: none)",
+	},
+	{
+		.name = "numa_mem_policy", .type = OPT_STR, FIELD(numa_mem_policy),
+		.help = "default, local, prefer:NODE, bind:LIST or interleave[:LIST]: checked "
+			"when the job runs, as fio does; the memory stays where the workers allocate "
+			"it (default: none)",
+	},
+	{
 		.name = "cpumask", .type = OPT_INT, .set = set_cpumask, .show = show_cpumask,
 		.min = 0, .max = UINT32_MAX,
 		.help = "CPUs 0 to 31 the job may run on, one bit each (default: all)",

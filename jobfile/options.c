@@ -125,8 +125,6 @@ static const struct opt unimpl_opts[] = {
 	INERT("threads", "it is the thread count of fio's tiobench profile, which fio "
 	      "also ignores without profile=tiobench"),
 	INERT("prio", W_PRIO), INERT("prioclass", W_PRIO),
-	INERT("numa_cpu_nodes", "rqlock places its workers by the machine's topology"),
-	INERT("numa_mem_policy", "rqlock places its workers by the machine's topology"),
 	INERT("sqthread_poll_cpu", "rqlock's workers own their rings; the poller's CPU is the kernel's choice"),
 	INERT("nonvectored", "rqlock's io_uring reads and writes are not vectored already"),
 	INERT("verify_async", "verification runs in the clone's worker; the result is the same"),

@@ -54,52 +54,6 @@
 
 #include "jobfile/jobfile_internal.h"
 
-/* Print the one error line of this parse; returns -EINVAL for the caller. */
-int jf_perr(struct pctx *p, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (p->failed || !p->err)
-		goto out;
-	if (p->line > 0)
-		fprintf(p->err, "%s:%d: ", p->file, p->line);
-	else
-		fprintf(p->err, "%s: ", p->file);
-	va_start(ap, fmt);
-	vfprintf(p->err, fmt, ap);
-	va_end(ap);
-	fputc('\n', p->err);
-out:
-	p->failed = true;
-	return -EINVAL;
-}
-
-static void vwarn(struct pctx *p, const char *fmt, va_list ap)
-{
-	if (p->line > 0)
-		fprintf(p->err, "%s:%d: warning: ", p->file, p->line);
-	else
-		fprintf(p->err, "%s: warning: ", p->file);
-	vfprintf(p->err, fmt, ap);
-	fputc('\n', p->err);
-}
-
-/*
- * rqlock's own notes on a job (an option without effect, a line fio would
- * misread): --parse-only prints them; a run is silent about them, as fio
- * is about the same options (rq_parse_opts.quiet).
- */
-void jf_pwarn(struct pctx *p, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!p->err || (p->po && p->po->quiet))
-		return;
-	va_start(ap, fmt);
-	vwarn(p, fmt, ap);
-	va_end(ap);
-}
-
 /*
  * A warning fio prints too (on stderr): always printed; with
  * --warnings-fatal it is the parse's one error instead, as fio's is.
@@ -121,7 +75,7 @@ static int warn_fio(struct pctx *p, const char *fmt, ...)
 	if (!p->err)
 		return 0;
 	va_start(ap, fmt);
-	vwarn(p, fmt, ap);
+	jf_vwarn(p, fmt, ap);
 	va_end(ap);
 	return 0;
 }

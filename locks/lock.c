@@ -90,13 +90,6 @@ static void clock_setup(void)
 	lk_clk.ns0 = rq_clock_mono_ns();
 }
 
-/* ns per tick, and the ns since set-up */
-double lk_clock_rate(uint64_t *elapsed_ns)
-{
-	*elapsed_ns = rq_clock_mono_ns() - lk_clk.ns0;
-	return rq_clock_ns_per_tick();
-}
-
 /* ---- registries: locks and classes ---------------------------------- */
 
 /* Touched only single-threaded (set-up, report). */
@@ -329,6 +322,10 @@ void rq_lock_contended(struct rq_lock *l, int cpu, const char *who, const char *
 	h_site = __atomic_load_n(&l->holder_site, __ATOMIC_RELAXED);
 	l->ops->lock_slow(l, token);
 	t1 = ticks();
+	/* the release of a sampled hold, and no acquisition since: this wait ended with its handoff */
+	if (l->rel_ticks && l->acquisitions == l->rel_acq && t1 >= l->rel_ticks)
+		lk_time_add(&l->handoff, t1 - l->rel_ticks);
+	l->rel_ticks = 0;
 	rq_lock_acquired(l, cpu, token, true, t1);
 	rq_lock_holder_set(l, who, site);
 	lk_stat_contended(l, site, t0, t1);
@@ -353,13 +350,23 @@ void rq_unlock_slow(struct rq_lock *l, int cpu)
 			__atomic_load_n(&l->owner, __ATOMIC_RELAXED));
 		abort();
 	}
-	if (__builtin_expect(l->hold_start != 0, 0)) {
+	bool sampled = l->hold_start != 0;
+
+	if (__builtin_expect(sampled, 0)) {
 		lk_time_add(&l->hold, ticks() - l->hold_start);
 		l->hold_start = 0;
 	}
 	if (__builtin_expect(l->flags & RQ_LOCK_F_DEP, 0))
 		ld_pop(l, cpu);
 	__atomic_store_n(&l->owner, -1, __ATOMIC_RELAXED);
+	if (__builtin_expect(sampled, 0)) {
+		/*
+		 * The handoff starts here, after the hold's bookkeeping: read
+		 * by the next holder (after the primitive's release store).
+		 */
+		l->rel_acq = l->acquisitions;
+		l->rel_ticks = ticks();
+	}
 	l->ops->unlock(l, l->token);
 }
 

@@ -32,8 +32,12 @@
  * another worker than the previous holder), the wait time of every
  * contended acquisition, the hold time of a random 1 in N acquisitions
  * (N = rq_mode_config.lockstat_sample, default 64) and the contention
- * sites (file:line).  Everything is written by the holder only, so plain
- * counters are exact; the report folds them per lock class.
+ * sites (file:line), and the handoff: on a contended acquisition that
+ * directly follows a sampled hold, the time from that hold's release to
+ * the waiter having the lock (the line's move to the waiter's CPU and the
+ * primitive's wake-up; what a lock every request takes adds to each hold
+ * when it is saturated).  Everything is written by the holder only, so
+ * plain counters are exact; the report folds them per lock class.
  *
  * lockdep (rq_mode_config.lockdep): each worker's held locks are kept;
  * "held A while taking B" adds the class edge A -> B (the report's edge
@@ -133,11 +137,13 @@ struct rq_lock {
 	uint64_t acq_bounces;		/* lockstat: acquisitions after another worker held it */
 	uint64_t con_bounces;		/* lockstat: contentions after another worker held it */
 	uint64_t hold_start;		/* lockstat: ticks when a sampled hold began, 0 none */
+	uint64_t rel_ticks;		/* lockstat: ticks when the last sampled hold ended, 0 none */
+	uint64_t rel_acq;		/* lockstat: acquisitions then (the handoff is of the next one only) */
 	uint32_t rng;			/* lockstat: sampling gaps (xorshift32) */
 	const struct rq_lock_class *cls;
 	char name[48];
-	/* lockstat: contended acquisitions' wait, sampled holds, sites */
-	struct rq_lock_time wait, hold;
+	/* lockstat: contended acquisitions' wait, sampled holds, handoffs after them, sites */
+	struct rq_lock_time wait, hold, handoff;
 	struct rq_lock_site_count sites[RQ_LOCK_SITES];
 	uint64_t sites_other;		/* contentions at sites beyond RQ_LOCK_SITES */
 	/*

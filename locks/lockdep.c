@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * lockdep.c - lockdep: the lock-class graph, cycle search and reports (see
- * lock.c's header).
+ * lock.c's header).  The floor of locks/: it calls nothing of lock.c or
+ * lockstat.c; lockstat.c reads its report, lock.c calls its check.
  */
 #include <errno.h>
 #include <limits.h>
@@ -18,8 +19,21 @@
 
 #include "locks/locks_internal.h"
 
-/* ---- lockdep --------------------------------------------------------- */
+/* "queues/legacy.c:95" rather than the absolute path the compiler was given. */
+const char *lk_site_trim(const char *site)
+{
+	static const char self[] = __FILE__;
+	static const char tail[] = "locks/lockdep.c";
+	size_t root = sizeof(self) - sizeof(tail);
 
+	if (!site)
+		return "?";
+	if (sizeof(self) >= sizeof(tail) && !strcmp(self + root, tail) && !strncmp(site, self, root))
+		return site + root;
+	return site;
+}
+
+/* ---- lockdep --------------------------------------------------------- */
 
 static int ld_path(unsigned int from, unsigned int to, unsigned int *path, unsigned int depth,
 		   uint64_t *seen)

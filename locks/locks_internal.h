@@ -94,11 +94,17 @@ extern const struct rq_lock_ops *const lk_lock_ops[];
 /* primitives.c: every registered primitive has every hook; 0 or -EINVAL */
 int lk_lock_ops_check(void);
 
-/* lock.c */
-double lk_clock_rate(uint64_t *elapsed_ns);
+/* ns per tick, and the ns since set-up (lk_clk, set up by lock.c) */
+static inline double lk_clock_rate(uint64_t *elapsed_ns)
+{
+	*elapsed_ns = rq_clock_mono_ns() - lk_clk.ns0;
+	return rq_clock_ns_per_tick();
+}
+
+/* lockdep.c (the floor below lockstat.c, which is below lock.c) */
+const char *lk_site_trim(const char *site);
 
 /* lockstat.c */
-const char *lk_site_trim(const char *site);
 void lk_time_add(struct rq_lock_time *t, uint64_t v);
 void lk_stat_contended(struct rq_lock *l, const char *site, uint64_t t0, uint64_t t1);
 /* a contended wait of @wait ticks by @waiter, while @holder (taken at @holder_site) held @l */

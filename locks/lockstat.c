@@ -146,20 +146,6 @@ unsigned int rq_lockstat_sample(struct rq_lockstat_sample *out, unsigned int max
 
 /* ---- reports ------------------------------------------------------------ */
 
-/* "queues/legacy.c:95" rather than the absolute path the compiler was given. */
-const char *lk_site_trim(const char *site)
-{
-	static const char self[] = __FILE__;
-	static const char tail[] = "locks/lockstat.c";
-	size_t root = sizeof(self) - sizeof(tail);
-
-	if (!site)
-		return "?";
-	if (sizeof(self) >= sizeof(tail) && !strcmp(self + root, tail) && !strncmp(site, self, root))
-		return site + root;
-	return site;
-}
-
 static void time_fold(struct rq_lock_time *dst, const struct rq_lock_time *src)
 {
 	if (!src->n)
@@ -248,7 +234,7 @@ static void holders_fold(struct holder_acc *acc, unsigned int *nr, unsigned int 
 
 static int lockstat_fill(struct rq_lockstat_report *out, unsigned int *classes_used)
 {
-	static struct rq_lock_time wait, hold;	/* big: not on a worker-sized stack */
+	static struct rq_lock_time wait, hold, handoff;	/* big: not on a worker-sized stack */
 	uint64_t elapsed;
 	double rate = lk_clock_rate(&elapsed);
 
@@ -271,6 +257,7 @@ static int lockstat_fill(struct rq_lockstat_report *out, unsigned int *classes_u
 
 		memset(&wait, 0, sizeof(wait));
 		memset(&hold, 0, sizeof(hold));
+		memset(&handoff, 0, sizeof(handoff));
 		snprintf(rc->name, sizeof(rc->name), "%s", lk_classes[c]->name);
 		for (unsigned int i = 0; i < lk_nr_registered; i++) {
 			const struct rq_lock *l = lk_registry[i];
@@ -284,6 +271,7 @@ static int lockstat_fill(struct rq_lockstat_report *out, unsigned int *classes_u
 			rc->con_bounces += l->con_bounces;
 			time_fold(&wait, &l->wait);
 			time_fold(&hold, &l->hold);
+			time_fold(&handoff, &l->handoff);
 			holders_fold(holders, &nholders, sizeof(holders) / sizeof(holders[0]), l,
 				     &rc->holders_other);
 			for (unsigned int s = 0; s < RQ_LOCK_SITES && l->sites[s].site; s++) {
@@ -307,6 +295,7 @@ static int lockstat_fill(struct rq_lockstat_report *out, unsigned int *classes_u
 			++*classes_used;
 		time_report(&rc->wait, &wait, rate, 0);
 		time_report(&rc->hold, &hold, rate, rc->acquisitions);
+		time_report(&rc->handoff, &handoff, rate, 0);
 		qsort(sites, nsites, sizeof(sites[0]), site_cmp);
 		for (unsigned int s = 0; s < nsites && s < RQ_LOCKSTAT_SITES; s++) {
 			snprintf(rc->sites[s].site, sizeof(rc->sites[s].site), "%s", lk_site_trim(sites[s].site));

@@ -9,9 +9,12 @@
  *                 classes: [ { name, locks, acquisitions, contentions,
  *                   con_bounces, acq_bounces,
  *                   wait_ns: { samples, min, avg, max, total, histogram },
- *                   hold_ns: { ... }, sites: [ { site, contentions } ],
+ *                   hold_ns: { ... }, handoff_ns: { ... },
+ *                   sites: [ { site, contentions } ],
  *                   holders: [ { waiter, holder, holder_site, contentions,
  *                                wait_ns } ], holders_other } ] }
+ *               handoff_ns: a sampled hold's release to the next
+ *               acquisition, when that one waited for it (lock.h).
  *               holders: each contended wait attributed to the holder at
  *               the time its wait began (queue/device and site), longest
  *               total wait first.
@@ -179,6 +182,7 @@ static void json_classes(struct rq_json *j, const struct rq_lockstat_report *ls)
 		rq_json_fields_of(j, c, class_fields);
 		json_time(j, "wait_ns", &c->wait);
 		json_time(j, "hold_ns", &c->hold);
+		json_time(j, "handoff_ns", &c->handoff);
 		rq_json_objects_of(j, "sites", c->sites, at_most(c->nr_sites, RQ_LOCKSTAT_SITES),
 				   site_fields);
 		rq_json_objects_of(j, "holders", c->holders,

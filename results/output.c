@@ -142,16 +142,6 @@ static uint64_t per_sec(uint64_t x, uint64_t ms)
 	return x / ms * 1000 + x % ms * 1000 / ms;
 }
 
-static unsigned int ndigits(uint64_t v)
-{
-	unsigned int n = 1;
-
-	while (v >= 10) {
-		v /= 10;
-		n++;
-	}
-	return n;
-}
 
 /* ------------------------------------------------------------- views */
 
@@ -758,79 +748,6 @@ static int write_json(struct ctx *c, FILE *f)
 	return rq_json_end(&j);
 }
 
-/* ------------------------------------------------------- text helpers */
-
-void rq_txt_out(struct rq_txt *t, const char *fmt, ...)
-{
-	va_list ap;
-	int ret;
-
-	if (t->err)
-		return;
-	va_start(ap, fmt);
-	ret = vfprintf(t->f, fmt, ap);
-	va_end(ap);
-	if (ret < 0)
-		t->err = -EIO;
-}
-
-/*
- * fio's num2str(): scale @num by 1000 (or 1024 with @pow2) until at most
- * @maxlen digits are left, then use the spare digits, if at least two,
- * for a fraction; with fewer, round the last division half up.  So
- * 8159232 bytes at 4 digits is "7968KiB" and 996000 is "996k".
- */
-const char *rq_txt_n2s(char *buf, size_t len, uint64_t num, unsigned int maxlen, bool pow2, const char *unit)
-{
-	static const char *const si[] = { "", "k", "M", "G", "T", "P", "E" };
-	static const char *const iec[] = { "", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei" };
-	const char *const *pfx = pow2 ? iec : si;
-	unsigned int thousand = pow2 ? 1024 : 1000, post = 0;
-	uint64_t rem = 0;
-	bool scaled = false, carry = false;
-	char frac[32];
-	int room;
-
-	while (post < 6 && ndigits(num) > maxlen) {
-		rem = num % thousand;
-		num /= thousand;
-		carry = rem >= thousand / 2;
-		post++;
-		scaled = true;
-	}
-
-	room = (int)maxlen - (int)ndigits(num);
-	if (!scaled || room <= 1) {
-		if (scaled && carry)
-			num++;
-		snprintf(buf, len, "%" PRIu64 "%s%s", num, pfx[post], unit);
-		return buf;
-	}
-
-	/* "0.xyz" for the remainder; a carry into "1.000" bumps the integer */
-	snprintf(frac, sizeof(frac), "%.*f", room - 1, (double)rem / (double)thousand);
-	if (frac[0] == '1')
-		num++;
-	snprintf(buf, len, "%" PRIu64 ".%s%s%s", num, frac + 2, pfx[post], unit);
-	return buf;
-}
-
-/* Copy @s (at most @max bytes) for the terminal: control bytes become '?'. */
-const char *rq_txt_clean(char *buf, size_t len, const char *s, size_t max)
-{
-	size_t i, n;
-
-	if (!s)
-		s = "";
-	n = strnlen(s, max);
-	if (n >= len)
-		n = len - 1;
-	for (i = 0; i < n; i++)
-		buf[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
-	buf[n] = '\0';
-	return buf;
-}
-
 /* ---------------------------------------------------------------- terse */
 
 /* fio's calc_lat() in microseconds, for the terse fields */
@@ -999,7 +916,7 @@ static void text_percentiles(struct rq_txt *t, const struct view *v, const char 
 		div = 1000;
 		unit = "usec";
 	}
-	width = ndigits(maxv / div);
+	width = rq_txt_ndigits(maxv / div);
 	if (width < 5)
 		width = 5;
 	per_line = (80 - 7) / (prec + 10 + width);

@@ -3,7 +3,7 @@
  * output_internal.h - what output.c shares with output_rqlock.c.
  *
  * Internal to results/.  The text sink and fio's number and string
- * formatting are output.c's; the "rqlock" part of a report (lock mode,
+ * formatting are txt.c's, which both use; the "rqlock" part of a report (lock mode,
  * stuck requests, locks, queues, devices, then lockstat.c's sections) is
  * output_rqlock.c's, in both the JSON and the normal rendering.
  */
@@ -27,7 +27,9 @@ struct rq_txt {
 	int err;
 };
 
+/* txt.c */
 void rq_txt_out(struct rq_txt *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+unsigned int rq_txt_ndigits(uint64_t v);	/* decimal digits of @v */
 /* fio's num2str(): @num in at most @maxlen digits, scaled by 1000 or (@pow2) 1024. */
 const char *rq_txt_n2s(char *buf, size_t len, uint64_t num, unsigned int maxlen, bool pow2, const char *unit);
 /* Copy @s (at most @max bytes) for the terminal: control bytes become '?'. */

@@ -315,6 +315,7 @@ struct rq_lockstat_class {
 	uint64_t con_bounces;		/* contended, and another worker held it before */
 	struct rq_lockstat_time wait;	/* samples = contended acquisitions */
 	struct rq_lockstat_time hold;	/* samples = sampled acquisitions */
+	struct rq_lockstat_time handoff;	/* release of a sampled hold to the waiter that took it next */
 	unsigned int nr_sites;
 	struct rq_lockstat_site sites[RQ_LOCKSTAT_SITES];	/* most contended first */
 	unsigned int nr_holders;

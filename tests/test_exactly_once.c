@@ -33,7 +33,7 @@ static void one(const char *mode, unsigned int workers, unsigned int ndev, const
 			 irqmode, irqmode == 2 ? ",delay_us=5" : "");
 		strcat(files, one_dev);
 	}
-	/* 1 MiB per clone of 4k: 256 bios each; QD 16 against depth 8 queues and merges */
+	/* 1 MiB per clone of 4k: 256 bios each (255 over 3 files); QD 16 against depth 8 queues and merges */
 	snprintf(job, sizeof(job),
 		 "[global]\nbs=4k\nsize=1m\niodepth=16\nnumjobs=%u\n[j]\nrw=%s\nfilename=%s\n",
 		 numjobs, rw, files);
@@ -42,7 +42,12 @@ static void one(const char *mode, unsigned int workers, unsigned int ndev, const
 		return;
 	CHECK(t.ret == 0, "%s: run returned %d", name, t.ret);
 	r = t.r;
-	per_clone = (1 << 20) / 4096;
+	/*
+	 * each file holds 1 MiB / ndev, whole 4k blocks of it: a file is done
+	 * once the next block would pass its end, as fio 3.33's (ioengine=null
+	 * nrfiles=3 size=1m: 3 x 85 = 255 I/Os, both with rw=write and randread)
+	 */
+	per_clone = ndev * ((1u << 20) / ndev / 4096);
 	for (unsigned int i = 0; i < r->nr_jobs; i++) {
 		uint64_t n = r->jobs[i].dir[0].total_ios + r->jobs[i].dir[1].total_ios;
 

@@ -20,7 +20,10 @@ check() {
 check t0007 read 87040 size=128m rw=read:512k bs=1m norandommap
 check loops read 174080 size=128m rw=read:512k bs=1m loops=2
 check write write 87040 size=128m rw=write:512k bs=1m
-check odd read 3840 size=10m rw=read:5k bs=3k
+# the holes carry the offset past the file's end (10 MiB, the null file's
+# size): fio 3.33 starts again at the region's start (get_next_seq_offset)
+# and goes on to size, 3414 reads; 3840 was what fits without the wrap
+check odd read 10242 size=10m rw=read:5k bs=3k
 check no_holes read 131072 size=128m rw=read bs=1m
 check io_size read 32768 size=8m rw=read:4k bs=4k io_size=32m
 echo "PASS"

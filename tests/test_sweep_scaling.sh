@@ -46,7 +46,7 @@ grep -q 'warning: W=' "$TMP/s.err" && fail "a warning of oversubscription with W
 grep -q "warning: W=$((ncpu + 1)) workers on $ncpu CPUs: more workers than CPUs" "$TMP/o.err" ||
 	fail "no oversubscription warning: $(head -3 "$TMP/o.err")"
 
-"$S/compare" "$out/s" | grep -q 'D=1: W=2 vs W=1' || [ "$ncpu" -lt 2 ] || fail "compare: no D=1 scaling column"
+"$S/compare" --format json "$out/s" | grep -q '"D=1: W=2 vs W=1"' || [ "$ncpu" -lt 2 ] || fail "compare: no D=1 scaling column"
 if command -v gnuplot >/dev/null; then
 	"$S/plot" "$out/s" >"$TMP/plot.out" || fail "plot"
 	[ "$(head -c 4 "$out/s/plots/lock-scaling-scaling.png" | od -An -c | tr -d ' ')" = '211PNG' ] ||

@@ -1,4 +1,4 @@
-"""python3 -m rqlock COMMAND [ARGS]: what `rqlock sweep|compare|plot` runs.
+"""python3 -m rqlock COMMAND [ARGS]: what `rqlock sweep|compare|plot|report` runs.
 
 engine/main.c execs this with the package's directory on PYTHONPATH and
 RQLOCK set to its own binary, so a sweep started as `rqlock sweep` runs the
@@ -11,6 +11,7 @@ COMMANDS = {
     "sweep": "run job files over lock modes, primitives, drives and workers into a run store",
     "compare": "tables of lock modes side by side, from runs of sweep",
     "plot": "gnuplot PNG and SVG of a run",
+    "report": "one self-contained HTML page of a run (or two): verdicts, tables, plots, lockstat",
     "manpage": "write rqlock(1) (roff) from `rqlock --help` (used by the build)",
 }
 
@@ -33,11 +34,14 @@ def main(argv=None):
         return 2
     prog = os.environ.get("RQLOCK_PROG", "rqlock") + " " + cmd
     if cmd == "sweep":
-        from . import sweep as m
-    elif cmd == "compare":
+        from . import report, sweep
+        return sweep.main(rest, prog=prog, on_done=report.after_sweep)
+    if cmd == "compare":
         from . import compare as m
     elif cmd == "plot":
         from . import plot as m
+    elif cmd == "report":
+        from . import report as m
     else:
         from . import manpage as m
     return m.main(rest, prog=prog)

@@ -49,7 +49,7 @@ import io
 import json
 import sys
 
-from . import layout, metrics, model, registry, store, verdict
+from . import layout, metrics, model, registry, store, sweep, verdict
 from .metrics import BY_KEY, human, num, reps as metric_reps
 
 MODE_ORDER = registry.MODE_ORDER     # the binary's modes (`rqlock --list --json`), then fio's
@@ -60,7 +60,7 @@ METRIC_KEYS = [m.key for m in metrics.METRICS if m.unit != "text"]
 
 def load(runs):
     try:
-        return store.load_runs(runs)
+        return store.load_runs(runs, summarize=sweep.summarize)
     except store.StoreError as e:
         sys.exit("compare: %s" % e)
 
@@ -481,13 +481,21 @@ def worst(judged):
     return verdict.MET
 
 
+def short_of_cpus(row, w, ncpu):
+    """Whether a repeat of the point had fewer than W CPUs free for its W
+    workers (bg_cpu, the load from elsewhere, as scaling_judgement)."""
+    bg = max([x for x in metric_reps(row, "bg_cpu") + [num(row.get("bg_cpu"))] if x is not None] or [0.0])
+    return bool(ncpu) and ncpu - bg < w - 0.25
+
+
 def prediction_table(out, key, cols, order, ncpu):
     """Prediction beside measurement: per column and D = 1 / D = W, the
-    ceiling of the most loaded lock from its measured hold per I/O
-    (model.ceiling), and IOPS predicted at each W (model.predict) against
-    the measurement."""
+    ceiling of the most loaded lock at the largest W (model.ceiling: its
+    measured hold and handoff per I/O), and at each W > 1 the IOPS
+    measured / predicted from that W's own lockstat (model.predict), with
+    the model that drew it (model.name)."""
     body = []
-    ws = sorted({w for c in cols.values() for _, w in c})
+    ws = sorted({w for c in cols.values() for _, w in c if w > 1})
     for c in order:
         if c not in cols:
             continue
@@ -497,33 +505,38 @@ def prediction_table(out, key, cols, order, ncpu):
             x1 = num((ser.get(1) or {}).get("iops"))
             if x1 is None or len(ser) < 2:
                 continue
-            line = [c, panel, human(x1, "iops")]
             wm = max(ser)
-            h = num(ser[wm].get("hold_ns_per_io"))
-            line.append("%.1f" % h if h is not None else "-")
+            h, hf = num(ser[wm].get("hold_ns_per_io")), num(ser[wm].get("handoff_ns_per_io"))
             ceil = model.ceiling(ser[wm])
-            line.append(human(ceil, "iops") if ceil else "none")
+            line = [c, panel, human(x1, "iops"), "%.1f" % h if h is not None else "-",
+                    "%.1f" % hf if hf is not None else "-", model.name(ser[wm]) if h is not None else "-",
+                    human(ceil, "iops") if ceil else "none"]
             for w in ws:
                 r = ser.get(w)
-                if r is None:
-                    line.append("-")
-                    continue
-                pred = model.predict(w, x1, model.ceiling(r))
-                meas = num(r.get("iops"))
-                line.append("%s / %s (%.2f)" % (human(meas, "iops"), human(pred, "iops"), meas / pred)
+                pred = model.predict(w, x1, model.ceiling(r)) if r is not None else None
+                meas = num((r or {}).get("iops"))
+                line.append("%s / %s (%.2f)%s" % (human(meas, "iops"), human(pred, "iops"), meas / pred,
+                                                  " *" if short_of_cpus(r, w, ncpu) else "")
                             if meas and pred else "-")
             body.append(line)
     if not body:
         return
-    out.para("Predicted from measured holds (a prediction, not a measurement past this machine's %d CPUs): "
-             "a lock every request takes saturates at 1 / (its hold per I/O), whatever the CPU count; "
-             "below that, W workers do W x the work of one (X1, measured at W=1).  hold: lockstat's "
-             "acquisitions per I/O x mean hold of the most loaded lock instance at the largest W; ceiling: "
-             "1e9 / hold (x the instances when each drive has its own).  The model leaves out the cost of "
-             "moving the lock's cache line between CPUs, which grows with them: ticket locks collapse below "
-             "the ceiling (Boyd-Wickizer et al. 2012), and a waiter the host preempted stalls a queue lock "
-             "(mcs) here.  W=n cells: measured / predicted (ratio)." % ncpu)
-    out.table(["column", "D", "X1 (IOPS)", "hold (ns/IO)", "ceiling"] + ["W=%d" % w for w in ws], body, keys=2)
+    out.para("Predicted from measured lock times (a prediction, not a measurement past this machine's %d "
+             "CPUs): a lock every request takes saturates at 1 / (the time per I/O it is unavailable), "
+             "whatever the CPU count; below that, W workers do W x the work of one (X1, measured at W=1).  "
+             "hold (ns per I/O): lockstat's acquisitions per I/O x mean hold of the most loaded lock instance; "
+             "handoff: x the share of acquisitions that moved the lock to another worker x the mean time from a "
+             "release to the waiter holding it (the line's move, the primitive's wake-up).  model "
+             "%s: ceiling 1e9 / (hold + handoff) (Boyd-Wickizer et al. 2012: serial section plus "
+             "handoff); %s: 1e9 / hold, for a run with no handoff samples (optimistic).  hold, handoff "
+             "and ceiling: at the largest W (x the instances when each drive has its own); each W=n "
+             "cell: measured / predicted from that point's own lockstat (ratio).  Left out: a handoff that "
+             "grows with the waiters (ticket locks collapse on many CPUs), work outside the lock, and a "
+             "holder or waiter the host preempted (docs/EXPERIMENTS.md); *: the point's W workers did not "
+             "have W free CPUs (bg_cpu of a repeat), they took turns, and no lock model applies." % (
+                 ncpu, model.CONTENDED, model.OPTIMISTIC))
+    out.table(["column", "D", "X1", "hold", "handoff", "model", "ceiling"] +
+              ["W=%d" % w for w in ws], body, keys=2)
 
 
 def scaling_points(rows, labels):
@@ -573,8 +586,7 @@ def parser(prog=None):
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("runs", nargs="+", metavar="RUN")
     ap.add_argument("--format", choices=["text", "markdown", "both", "csv", "json"], default="text",
-                    help="text (each table within 100 columns: reasons as footnotes, long tables in "
-                         "blocks), markdown, both, csv (one block per table) or json (default text)")
+                    help="text (within 100 columns), markdown, both, csv or json (default text)")
     ap.add_argument("--wide", action="store_true",
                     help="text tables one line per row however long, reasons in place (default: off)")
     ap.add_argument("--metric", default="iops,p99",

@@ -9,7 +9,7 @@ Sources, so that the page cannot drift from the program:
   optdump           the job-file option table (engine/jobfile.c's opts[]):
                     every fio option rqlock implements with its default, and
                     those it accepts with a warning or refuses, with why
-  sweep, compare, plot   their argparse parsers
+  sweep, compare, plot, report   their argparse parsers
 
 Every option must state its default; an option taking a value whose help
 text has no "(default ...)" fails the build (exit 1, naming it).
@@ -20,7 +20,7 @@ import re
 import subprocess
 import sys
 
-from . import compare, plot, store, sweep
+from . import compare, plot, report, store, sweep
 
 DEFAULT_RE = re.compile(r"\s*\(([^()]*; )?default:? ([^()]*(?:\([^()]*\)[^()]*)*)\)\s*$")
 
@@ -201,7 +201,7 @@ def devices_section(text, out):
 def build(help_text, version, dump=None, devices_help=None):
     usage, intro, opts, notes = parse_help(help_text)
     out = ['.\\" rqlock(1): generated at build time by python/rqlock/manpage.py from',
-           '.\\" `rqlock --help`, the job option table and the sweep/compare/plot parsers.',
+           '.\\" `rqlock --help`, the job option table and the sweep/compare/plot/report parsers.',
            '.TH RQLOCK 1 "" "%s" "User Commands"' % esc(version),
            ".SH NAME",
            "rqlock \\- run fio job files through a userspace block layer with switchable request-queue locks",
@@ -210,14 +210,15 @@ def build(help_text, version, dump=None, devices_help=None):
     out += [".fi", ".SH DESCRIPTION", esc(intro),
             ".PP",
             "\\fBrqlock run\\fR runs fio job files and reports fio-compatible results (normal, JSON, json+, "
-            "terse).  \\fBrqlock sweep\\fR, \\fBcompare\\fR and \\fBplot\\fR run job files over lock modes, "
-            "primitives, drives and workers into a run store, tabulate and draw the results; they are a "
+            "terse).  \\fBrqlock sweep\\fR, \\fBcompare\\fR, \\fBplot\\fR and \\fBreport\\fR run job files over "
+            "lock modes, primitives, drives and workers into a run store, tabulate and draw the results, and "
+            "put them on one HTML page; they are a "
             "Python package that \\fBrqlock\\fR runs with \\fBpython3\\fR.",
             ".SH OPTIONS OF RUN"]
     run_options(opts, out)
     if devices_help:
         devices_section(devices_help, out)
-    for name, mod in (("sweep", sweep), ("compare", compare), ("plot", plot)):
+    for name, mod in (("sweep", sweep), ("compare", compare), ("plot", plot), ("report", report)):
         out.append(".SH rqlock %s" % name)
         ap = mod.parser("rqlock " + name)
         out.append(".nf")

@@ -199,14 +199,14 @@ def _hist_trimmed_mean(h, keep=0.99):
 
 
 def _most_loaded(doc):
-    """(lock time per I/O of one instance, instances) of the most loaded
-    lockstat class, or (None, None)."""
+    """(lock time per I/O of one instance, instances, the class) of the
+    most loaded lockstat class, or (None, None, None)."""
     rq = doc.get("rqlock") or {}
     ls = rq.get("lockstat") or {}
     ios = sum((x.get("total_ios") or 0) for j in doc.get("jobs", []) for x in _dirs(j))
     if not ios or not ls.get("classes"):
-        return None, None
-    best = (None, None)
+        return None, None, None
+    best = (None, None, None)
     for c in ls["classes"]:
         hold = _hist_trimmed_mean((c.get("hold_ns") or {}).get("histogram"))
         if hold is None or not c.get("acquisitions"):
@@ -214,8 +214,42 @@ def _most_loaded(doc):
         n = max(1, c.get("locks") or 1)
         per_io = c["acquisitions"] / ios * hold / n
         if best[0] is None or per_io > best[0]:
-            best = (per_io, n)
+            best = (per_io, n, c)
     return best
+
+
+def _handoff(doc, every):
+    """Handoff time per I/O of the most loaded lock instance: acquisitions
+    per I/O / instances x (every: 1, else the share of acquisitions that
+    moved the lock to another worker) x the mean handoff."""
+    per_io, n, c = _most_loaded(doc)
+    if not per_io:
+        return None
+    hand = _hist_trimmed_mean((c.get("handoff_ns") or {}).get("histogram"))
+    if hand is None:
+        return None
+    acq_per_io = per_io / _hist_trimmed_mean(c["hold_ns"]["histogram"])    # acquisitions / I/Os / instances
+    share = 1.0 if every else min(1.0, (c.get("acq_bounces") or 0) / c["acquisitions"])
+    return acq_per_io * share * hand
+
+
+def shared_handoff_ns(doc, workers):
+    """The handoff time per I/O of the most loaded lock instance (the class
+    shared_hold_ns reads): acquisitions per I/O x the share of them that
+    moved the lock to another worker (acq_bounces / acquisitions) x the
+    mean handoff (lockstat handoff_ns: a sampled hold's release to the
+    waiter that took it, fastest 99 %) / instances.  What a saturated lock
+    adds to its holds (model.py).  None without handoff samples (a binary
+    older than handoff_ns, or no contended acquisition followed a sampled
+    hold, as at W=1)."""
+    return _handoff(doc, False)
+
+
+def shared_handoff_full_ns(doc, workers):
+    """As shared_handoff_ns with every acquisition a handoff: a saturated
+    fair lock with waiters always queued hands the lock to another worker
+    at each release."""
+    return _handoff(doc, True)
 
 
 def shared_hold_locks(doc, workers):
@@ -315,6 +349,13 @@ METRICS = [
     Metric("hold_locks", "hold_locks", "instances of the most loaded lock class", shared_hold_locks,
            scope="point", doc="lockstat: the locks of the class hold_ns_per_io reads (1: one lock every "
            "request takes; D: one per drive)"),
+    Metric("handoff", "handoff_ns_per_io", "lock handoff time per I/O (ns)", shared_handoff_ns, scope="point",
+           unit="count", doc="lockstat: of the class hold_ns_per_io reads, acquisitions per I/O x the share "
+           "that moved the lock to another worker x mean handoff (a sampled hold's release to the waiter "
+           "that took it; fastest 99 %) / instances; the contention-aware ceiling is 1e9 / (hold + this)"),
+    Metric("handoff_full", "handoff_full_ns_per_io", "lock handoff time per I/O, every acquisition (ns)",
+           shared_handoff_full_ns, scope="point", unit="count", doc="lockstat: as handoff_ns_per_io with "
+           "every acquisition a handoff (a fair lock, saturated); the pessimistic end of the band past W"),
 ]
 BY_KEY = {m.key: m for m in METRICS}
 BY_COLUMN = {m.column: m for m in METRICS}
@@ -390,7 +431,8 @@ def human(v, m):
         v = v / 1048576.0
     if m.unit == "share":
         return "%.2f%%" % (100 * v) if v >= 0.0001 or v == 0 else "%.1e" % v
-    a = abs(v)
+    # thresholds on the value as three digits show it: 999.6 is "1k" (or "1000"), never "1e+03"
+    a = abs(float("%.3g" % v))
     if m.unit in ("count", "bytes"):
         for div, suf in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
             if a >= div:

@@ -1,51 +1,129 @@
-"""model: how far a lock mode can scale, predicted from its measured lock holds.
+"""model: how far a lock mode can scale, predicted from its measured lock
+holds and handoffs.
 
-A lock that every request takes serializes the time it is held: however
-many CPUs submit, the requests through one lock instance cannot exceed
-1 / (hold time per request).  Below that, W workers do W times the work of
-one (each request's work outside the lock runs in parallel).  So
+A lock that every request takes serializes the time it is unavailable:
+however many CPUs submit, the requests through one lock instance cannot
+exceed 1 / (that time per request).  Below that, W workers do W times the
+work of one (each request's work outside the lock runs in parallel).  So
 
     predicted IOPS(W) = min(W x X1, ceiling)
-    ceiling           = 1e9 / hold_ns_per_io
 
-with X1 the IOPS one worker measured and hold_ns_per_io lockstat's
-acquisitions per I/O x mean hold of the most loaded lock class, divided by
-its instances (metrics.shared_hold_ns: I/Os spread over one lock per
-drive share the load).  Past the largest W measured, a class with one lock
-per drive (hold_locks = D) gains instances with the drives at D = W; a
-class with one lock (global's io_request_lock, any queue's lock at D = 1)
-keeps its ceiling.
+with X1 the IOPS one worker measured.  What the ceiling counts is the
+model, named in compare's table and plot's legend:
 
-What it leaves out (docs/EXPERIMENTS.md, "Past this machine"): the cost of
-moving the lock's cache line between CPUs, which grows with their number
-(a ticket lock's waiters all re-read it at each release: the collapse
-Boyd-Wickizer et al. measured, "Non-scalable locks are dangerous", 2012),
-memory and device bounds, and the scheduler (more workers than CPUs).
+  holds            (the optimistic model, issue 28)
+                   ceiling = 1e9 / hold_ns_per_io: lockstat's acquisitions
+                   per I/O x mean hold of the most loaded lock class,
+                   divided by its instances (metrics.shared_hold_ns).  It
+                   counts only the time the lock is held, so it promises
+                   more than a contended lock gives: on a 2-CPU VM the
+                   global lock measured 0.3-0.6 of it at W=2.
+  holds+handoffs   (the contention-aware model, issue 33)
+                   ceiling = 1e9 / (hold_ns_per_io + handoff_ns_per_io):
+                   a saturated lock is also unavailable from one holder's
+                   release until the next holder has it, the lock's line
+                   moving to the waiter's CPU and the primitive waking it
+                   (futex wake for the mutex).  lockstat measures that
+                   handoff on contended acquisitions that follow a sampled
+                   hold (locks/lock.h); handoff_ns_per_io counts it for the
+                   share of acquisitions that moved the lock to another
+                   worker (acq_bounces / acquisitions, metrics.
+                   shared_handoff_ns).  This is the serial-section-plus-
+                   handoff service time of Boyd-Wickizer et al., "Non-
+                   scalable locks are dangerous" (Linux Symposium 2012,
+                   section 3), with the handoff measured instead of modelled.
+                   Both inputs are lockstat times of the lock's own events
+                   at the W predicted, not its IOPS.
+
+Past the largest W measured the prediction is a band, not a line:
+  high  the optimistic model (holds only: no handoff can be cheaper than
+        none);
+  low   every acquisition a handoff (handoff_full_ns_per_io: a fair lock
+        with waiters always queued hands it to another worker at each
+        release; ttas, unfair, hands it on less often).
+A class with one lock per drive (hold_locks = D) gains instances with the
+drives at D = W; a class with one lock (global's io_request_lock, any
+queue's lock at D = 1) keeps its ceiling.
+
+What it still leaves out (docs/EXPERIMENTS.md, "Past this machine"): a
+handoff that grows with the waiters (a ticket lock's waiters all re-read
+its line at each release: the collapse Boyd-Wickizer et al. measured),
+work outside the lock slowed by lines the CPUs share, memory and device
+bounds, and the scheduler (a preempted holder, more workers than CPUs).
 It is a ceiling, not a forecast.
 """
 from .metrics import num
 
+OPTIMISTIC = "holds"
+CONTENDED = "holds+handoffs"
 
-def ceiling(row):
-    """IOPS at which the most loaded lock of a summary row saturates
-    (1e9 / hold_ns_per_io), or None without lockstat."""
+
+def _hold(row):
     h = num((row or {}).get("hold_ns_per_io"))
-    return 1e9 / h if h and h > 0 else None
+    return h if h and h > 0 else None
 
 
-def extrapolate(points, w):
+def name(row):
+    """The model ceiling() uses for a summary row: CONTENDED when the row
+    has handoff samples, else OPTIMISTIC (a run older than handoff_ns, or
+    W=1, where no acquisition waited)."""
+    return CONTENDED if num((row or {}).get("handoff_ns_per_io")) is not None else OPTIMISTIC
+
+
+def ceiling(row, model=None):
+    """IOPS at which the most loaded lock of a summary row saturates, by
+    @model (default name(row)): 1e9 / hold, or 1e9 / (hold + handoff);
+    None without lockstat."""
+    h = _hold(row)
+    if h is None:
+        return None
+    if (model or name(row)) == CONTENDED:
+        h += num(row.get("handoff_ns_per_io")) or 0.0
+    return 1e9 / h
+
+
+def band(row):
+    """(low, high) ceilings of a summary row: every acquisition a handoff,
+    and holds only.  low is high without handoff samples; (None, None)
+    without lockstat."""
+    h = _hold(row)
+    if h is None:
+        return None, None
+    full = num(row.get("handoff_full_ns_per_io"))
+    return 1e9 / (h + (full or 0.0)), 1e9 / h
+
+
+def _scale(points, w):
+    """The factor a ceiling measured at the largest W gains at W: W / Wmax
+    when its most loaded class has one lock per drive at D = W, else 1."""
+    wm = max(points)
+    r = points[wm]
+    if int(num(r.get("drives")) or 1) == wm > 1 and int(num(r.get("hold_locks")) or 1) == wm:
+        return w / wm
+    return 1.0
+
+
+def extrapolate(points, w, model=None):
     """The ceiling at W workers of a series {W: summary row} (one lock mode
     and primitive, at D = 1 or D = W): the measured point's own at a W it
     has, else the largest W's, times W / Wmax when its most loaded class
     has one lock per drive at D = W."""
     if w in points:
-        return ceiling(points[w])
-    wm = max(points)
-    r = points[wm]
-    c = ceiling(r)
-    if c and int(num(r.get("drives")) or 1) == wm > 1 and int(num(r.get("hold_locks")) or 1) == wm:
-        c *= w / wm
-    return c
+        return ceiling(points[w], model)
+    c = ceiling(points[max(points)], model)
+    return c * _scale(points, w) if c else c
+
+
+def extrapolate_band(points, w):
+    """(low, high) ceilings at W: the measured point's own band at a W it
+    has (both its contention-aware ceiling, as measured there), else the
+    largest W's band, scaled as extrapolate()."""
+    if w in points:
+        c = ceiling(points[w])
+        return c, c
+    lo, hi = band(points[max(points)])
+    k = _scale(points, w)
+    return (lo * k if lo else lo), (hi * k if hi else hi)
 
 
 def predict(w, x1, ceil):

@@ -42,7 +42,7 @@ import shutil
 import subprocess
 import sys
 
-from . import model, registry, store
+from . import model, registry, store, sweep
 from .metrics import BY_COLUMN, num
 
 MODE_ORDER = registry.MODE_ORDER     # the binary's modes (`rqlock --list --json`), then fio's
@@ -416,7 +416,7 @@ class Plotter:
             series = [(m, t) for m in modes for t in prims
                       if any(r["mode"] == m and r["primitive"] == t for r in rows)]
             dat = os.path.join(self.out, jf + "-scaling.dat")
-            idx, pidx = {}, {}
+            idx, pidx, pmodels = {}, {}, set()
             pred_ws = [w for w in (1, 2, 4, 8, 16, 32, 64) if w <= max(PREDICT_W, ws[-1])]
             with open(dat, "w") as f:
                 f.write("# %s: IOPS against workers W; blocks per (panel, mode/primitive); "
@@ -436,17 +436,23 @@ class Plotter:
                             f.write("nan nan nan nan\n")
                         idx[(panel, m, t)] = i
                         i += 1
-                        # the ceiling predicted from the measured holds, out to PREDICT_W
+                        # the ceiling predicted from the measured holds and handoffs, out to
+                        # PREDICT_W: the model's line, and past the largest W measured its band
+                        # (model.extrapolate_band: every acquisition a handoff .. holds only)
                         ser = {int(r["workers"]): r for r in rows if r["mode"] == m and r["primitive"] == t and
                                int(r["drives"]) == (1 if panel == "d1" else int(r["workers"]))}
                         x1 = num((ser.get(1) or {}).get("iops"))
-                        f.write("\n\n# %s %s/%s predicted from measured holds: W IOPS\n" % (panel, m, t))
+                        f.write("\n\n# %s %s/%s predicted from measured lock times: W IOPS band-low "
+                                "band-high\n" % (panel, m, t))
                         if x1 is not None and any(num(r.get("hold_ns_per_io")) for r in ser.values()):
                             for w in pred_ws:
-                                f.write("%d %.6g\n" % (w, model.predict(w, x1, model.extrapolate(ser, w))))
+                                lo, hi = model.extrapolate_band(ser, w)
+                                f.write("%d %.6g %.6g %.6g\n" % (w, model.predict(w, x1, model.extrapolate(ser, w)),
+                                                                  model.predict(w, x1, lo), model.predict(w, x1, hi)))
                             pidx[(panel, m, t)] = i
+                            pmodels.add(model.name(ser[max(ser)]))
                         else:
-                            f.write("nan nan\n")
+                            f.write("nan nan nan nan\n")
                         i += 1
             ncpu = self.man.get("axes", {}).get("cpus_usable") or self.man["machine"].get("cpus")
             rt, reps = self.man["axes"]["runtime"], self.man["axes"]["repeat"]
@@ -471,7 +477,9 @@ class Plotter:
             if pidx:
                 body += "set arrow from %g, graph 0 to %g, graph 1 nohead dt 3 lc rgb '#888888'\n" % (
                     ws[-1] * 1.1, ws[-1] * 1.1)
-                body += "set label 'measured | predicted from measured holds (dashed)' at %g, graph 0.96 center " \
+                body += "set label 'measured | predicted, model %s (dashed)' at %g, graph 0.96 center " \
+                        "font ',8' tc rgb '#555555'\n" % (" / ".join(sorted(pmodels)), ws[-1] * 1.1)
+                body += "set label 'band: every acquisition a handoff .. holds only' at %g, graph 0.92 left " \
                         "font ',8' tc rgb '#555555'\n" % (ws[-1] * 1.1)
             # one key, under the left panel (the same curves are in both); the note below it
             body += "set bmargin %d\nset key outside bottom center horizontal maxrows %d noenhanced font ',9'\n" % (
@@ -491,6 +499,11 @@ class Plotter:
                     if (panel, m, t) not in pidx:
                         continue
                     col = (mode_style(m) or (EXTRA_COLOURS[modes.index(m) % len(EXTRA_COLOURS)], 0))[0]
+                    # the band only past the largest W measured (below it, both ends are the line)
+                    plots.append("'%s' index %d using 1:($1 >= %d ? $3 : NaN):($1 >= %d ? $4 : NaN) "
+                                 "with filledcurves fs transparent solid 0.12 noborder lc rgb '%s' %s" % (
+                                     os.path.basename(dat), pidx[(panel, m, t)], ws[-1], ws[-1], col,
+                                     "title 'band past W=%d'" % ws[-1] if first else "notitle"))
                     plots.append("'%s' index %d using 1:2 with lines lw 1 dt (6,4) lc rgb '%s' %s" % (
                         os.path.basename(dat), pidx[(panel, m, t)], col,
                         "title 'predicted (dashed)'" if first else "notitle"))
@@ -794,7 +807,7 @@ def main(argv=None, prog=None):
         die("give a RUN (or --timeline CSV)")
     try:
         runs = [store.resolve_run(r) for r in a.run]
-        rows, mans = store.load_runs(runs)
+        rows, mans = store.load_runs(runs, summarize=sweep.summarize)
         run = runs[0]
         man = store.load_manifest(run)
     except store.StoreError as e:

@@ -190,9 +190,13 @@ def with_host(rows, man):
     return rows
 
 
-def load_runs(runs):
+def load_runs(runs, summarize=None):
     """(rows of every run's summary, {run id: manifest}) for compare and
-    plot; every row has a host and its cores (with_host)."""
+    plot; every row has a host and its cores (with_host).  @summarize(dir,
+    manifest) writes the summary of a store made by `rqlock sweep
+    --portable` on a machine without Python, the first time it is read
+    (sweep.summarize: given by the caller, so that the store, the bottom
+    of the package, imports nothing above it)."""
     rows, mans = [], {}
     for r in runs:
         d = resolve_run(r)
@@ -201,9 +205,8 @@ def load_runs(runs):
             raise StoreError("%s: run %s is given twice" % (d, man["id"]))
         mans[man["id"]] = man
         if (man.get("axes") or {}).get("portable") and not os.path.exists(os.path.join(d, "summary.csv")):
-            # a store made by `rqlock sweep --portable` on a machine without
-            # Python: summarized here, the first time it is read
-            from . import sweep
-            sweep.summarize(d, man)
+            if summarize is None:
+                raise StoreError("%s: a portable run with no summary yet (rqlock sweep --summarize %s)" % (d, d))
+            summarize(d, man)
         rows += with_host(read_summary(d), man)
     return rows, mans

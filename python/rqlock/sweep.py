@@ -1190,7 +1190,8 @@ def parser(prog=None):
     return ap
 
 
-def main(argv=None, prog=None):
+def main(argv=None, prog=None, on_done=None):
+    """@on_done(run_dir): called when the sweep has finished its run."""
     argv = sys.argv[1:] if argv is None else argv
     prog = prog or store.rel(sys.argv[0])
     _command[:] = [prog] + argv
@@ -1287,6 +1288,16 @@ def main(argv=None, prog=None):
     man["status"] = "done" if not failed else "done, %d runs failed" % failed
     save_manifest(run_dir, man)
     say("sweep: %s  (%s)" % (os.path.join(run_dir, "summary.csv"), man["status"]))
+    # what the caller does with a finished run: `rqlock sweep` writes its
+    # page (report.after_sweep, given by the command above this module, so
+    # that sweep imports nothing above it).  On stderr: stdout stays the run
+    # directory alone (run=$(rqlock sweep ...)); a hook that fails is said
+    # and does not fail the sweep
+    if on_done:
+        try:
+            on_done(run_dir)
+        except (Exception, SystemExit) as e:    # noqa: BLE001 (the data is safe; the page is a convenience)
+            say("sweep: no report: %s%s" % ("" if type(e).__name__ == "Bad" else type(e).__name__ + ": ", e))
     print(run_dir)
     return 1 if failed else 0
 

@@ -132,3 +132,54 @@ def fmt_ci(med, ci, f="%.2f", scale=1.0, unit=""):
     if ci is None:
         return (f % (med * scale)) + unit
     return (f + " (" + f + ".." + f + ")") % (med * scale, ci[0] * scale, ci[1] * scale) + unit
+
+
+CHANGED, UNCHANGED = "changed", "unchanged within noise"
+
+
+def ratio_ci(num, den, level=LEVEL, n=BOOT, seed=28):
+    """(lo, hi): the bootstrap interval of median(num) / median(den), the
+    two groups resampled independently (two runs: no pairing), or None
+    when either has fewer than two samples."""
+    a, b = clean(num), clean(den)
+    if len(a) < 2 or len(b) < 2:
+        return None
+    rnd = random.Random(seed)
+    vals = []
+    for _ in range(n):
+        d = statistics.median([b[rnd.randrange(len(b))] for _ in b])
+        if d:
+            vals.append(statistics.median([a[rnd.randrange(len(a))] for _ in a]) / d)
+    if len(vals) < 2:
+        return None
+    vals.sort()
+    lo = (1 - level) / 2
+    return vals[int(lo * (len(vals) - 1))], vals[int((1 - lo) * (len(vals) - 1))]
+
+
+def judge_change(a, b, floor_a=None, floor_b=None):
+    """Run B against run A for one metric of one point: a, b the repeats'
+    values.  Each run's noise is its repeats' spread (ratio_noise: largest
+    over smallest), or, with one repeat, floor_a / floor_b, the spread the
+    run measured elsewhere (None: not measured).  A median can move by its
+    run's noise, so B / A moves by both: noise = noise_a x noise_b.  The
+    change is "changed" when B / A is outside 1 / noise .. noise and the
+    interval of the ratio (ratio_ci) leaves out 1; "unchanged within noise"
+    when it is inside; "inconclusive" when no noise was measured.
+    Returns (ratio, ci, noise, verdict, text)."""
+    ma, mb = statistics.median(clean(a)) if clean(a) else None, statistics.median(clean(b)) if clean(b) else None
+    if ma is None or mb is None or not ma:
+        return None, None, None, INCONCLUSIVE, "inconclusive: not measured in both runs"
+    r = mb / ma
+    na = ratio_noise([a]) if len(clean(a)) > 1 else floor_a
+    nb = ratio_noise([b]) if len(clean(b)) > 1 else floor_b
+    ci = ratio_ci(b, a)
+    if na is None or nb is None:
+        return r, ci, None, INCONCLUSIVE, "inconclusive: no noise measured (one repeat)"
+    nz = max(na, 1.0) * max(nb, 1.0)
+    if (r > nz or r < 1 / nz) and (ci is None or not ci[0] <= 1 <= ci[1]):
+        return r, ci, nz, CHANGED, "changed: %s %.3fx, beyond %.3f..%.3fx" % (
+            "up" if r > 1 else "down", r if r > 1 else 1 / r, 1 / nz, nz)
+    if r > nz or r < 1 / nz:
+        return r, ci, nz, UNCHANGED, "unchanged within noise: the interval %.3f..%.3fx holds 1" % ci
+    return r, ci, nz, UNCHANGED, "unchanged within noise: %.3fx inside %.3f..%.3fx" % (r, 1 / nz, nz)

@@ -14,7 +14,8 @@ class TestTable(unittest.TestCase):
             "int_p99_us_min", "int_p99_us_max", "int_p99_us_reps", "int_p9999_us", "int_max_us",
             "late_share", "late_share_reps", "slat_share", "slat_share_reps", "slat_mean_us", "lat_kind",
             "lock_wait_share", "contention_share", "holder_wait_ms", "floppy_wait_share", "merges", "bg_cpu",
-            "bg_cpu_reps", "steal", "mhz_spread", "hold_ns_per_io", "hold_locks"])
+            "bg_cpu_reps", "steal", "mhz_spread", "hold_ns_per_io", "hold_locks",
+            "handoff_ns_per_io", "handoff_full_ns_per_io"])
 
     def test_keys_and_columns_unique(self):
         keys = [m.key for m in metrics.METRICS]
@@ -76,7 +77,8 @@ class TestRunMetrics(unittest.TestCase):
     def test_without_lockstat(self):
         r = metrics.run_metrics(self.base, 2)
         self.assertEqual(r, {"lock_wait_share": None, "contention_share": 0.25, "holder_wait_ms": None,
-                             "floppy_wait_share": None, "merges": 3, "steal": None, "mhz_spread": None, "hold_ns_per_io": None, "hold_locks": None})
+                             "floppy_wait_share": None, "merges": 3, "steal": None, "mhz_spread": None, "hold_ns_per_io": None, "hold_locks": None,
+                             "handoff_ns_per_io": None, "handoff_full_ns_per_io": None})
 
     def test_lockstat_wait_share(self):
         d = dict(self.base, rqlock=dict(self.base["rqlock"], lockstat={
@@ -99,7 +101,8 @@ class TestRunMetrics(unittest.TestCase):
         d = {"jobs": [], "disk_util": [{"read_merges": 4, "write_merges": 1}]}
         self.assertEqual(metrics.run_metrics(d, 1), {"lock_wait_share": None, "contention_share": None,
                                                      "holder_wait_ms": None, "floppy_wait_share": None,
-                                                     "merges": 5, "steal": None, "mhz_spread": None, "hold_ns_per_io": None, "hold_locks": None})
+                                                     "merges": 5, "steal": None, "mhz_spread": None, "hold_ns_per_io": None, "hold_locks": None,
+                                                     "handoff_ns_per_io": None, "handoff_full_ns_per_io": None})
 
 
 class TestIntended(unittest.TestCase):
@@ -153,3 +156,14 @@ class TestAggregate(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class TestHuman(unittest.TestCase):
+    """issue 33: a table cell says its value plainly: no exponent, no 0 for a sub-us latency."""
+
+    def test_no_exponent_at_a_thousand(self):
+        from rqlock.metrics import human
+        self.assertEqual(human(999.6, "iops"), "1k")
+        self.assertEqual(human(999.6, "p99"), "1000")
+        self.assertEqual(human(999.4, "iops"), "999")
+        self.assertEqual(human(0.074, "p99"), "0.074")

@@ -1,14 +1,23 @@
-"""model.py and metrics.shared_hold_ns: the ceiling predicted from measured
-lock holds (issue 28): a lock every request takes saturates at 1 / hold."""
+"""model.py and metrics.shared_hold_ns / shared_handoff_ns: the ceiling
+predicted from measured lock holds (issue 28): a lock every request takes
+saturates at 1 / hold; with the handoffs measured (issue 33) at
+1 / (hold + handoff), and past the machine a band between the two."""
+import contextlib
+import io
+import os
+import shutil
 import unittest
 
-from rqlock import metrics, model
+from rqlock import metrics, model, plot
+from tests.helpers import TmpDir, make_run
 
 
-def doc(acq, ios, hold_hist, locks=1):
+def doc(acq, ios, hold_hist, locks=1, handoff_hist=None, bounces=0):
+    c = {"acquisitions": acq, "locks": locks, "acq_bounces": bounces, "hold_ns": {"histogram": hold_hist}}
+    if handoff_hist is not None:
+        c["handoff_ns"] = {"histogram": handoff_hist}
     return {"jobs": [{"read": {"total_ios": ios}, "write": {}, "trim": {}}],
-            "rqlock": {"lockstat": {"classes": [{"acquisitions": acq, "locks": locks,
-                                                 "hold_ns": {"histogram": hold_hist}}]}}}
+            "rqlock": {"lockstat": {"classes": [c]}}}
 
 
 class Hold(unittest.TestCase):
@@ -45,6 +54,93 @@ class Ceiling(unittest.TestCase):
         per_drive = {1: {"hold_ns_per_io": "10", "drives": "1", "hold_locks": "1"},
                      2: {"hold_ns_per_io": "10", "drives": "2", "hold_locks": "2"}}
         self.assertAlmostEqual(model.extrapolate(per_drive, 16), 1e8 * 8)   # a lock per drive: grows
+
+
+class Handoff(unittest.TestCase):
+    def test_handoff_per_io(self):
+        # 1 acquisition per I/O, half of them moved the lock, 200 ns each: 100 ns per I/O
+        d = doc(1000, 1000, {"50": 10}, handoff_hist={"200": 10}, bounces=500)
+        self.assertAlmostEqual(metrics.shared_handoff_ns(d, 2), 100.0)
+        self.assertAlmostEqual(metrics.shared_handoff_full_ns(d, 2), 200.0)
+        # one lock per drive: each instance hands off its own share
+        d4 = doc(1000, 1000, {"50": 10}, locks=4, handoff_hist={"200": 10}, bounces=1000)
+        self.assertAlmostEqual(metrics.shared_handoff_ns(d4, 4), 50.0)
+
+    def test_no_handoff_samples(self):
+        # W=1 (nothing waited) or a binary older than handoff_ns
+        self.assertIsNone(metrics.shared_handoff_ns(doc(1000, 1000, {"50": 10}), 1))
+        self.assertIsNone(metrics.shared_handoff_ns(doc(1000, 1000, {"50": 10}, handoff_hist={}), 1))
+
+    def test_known_ceiling(self):
+        # hold 150 + handoff 250 ns per I/O: 2.5 M IOPS, whatever X1 promises
+        r = {"hold_ns_per_io": "150", "handoff_ns_per_io": "250", "handoff_full_ns_per_io": "250"}
+        self.assertEqual(model.name(r), model.CONTENDED)
+        self.assertAlmostEqual(model.ceiling(r), 2.5e6)
+        self.assertAlmostEqual(model.ceiling(r, model.OPTIMISTIC), 1e9 / 150)
+        self.assertAlmostEqual(model.predict(2, 20e6, model.ceiling(r)), 2.5e6)
+        self.assertAlmostEqual(model.predict(2, 1e6, model.ceiling(r)), 2e6)     # below it: linear
+
+    def test_falls_back_to_holds(self):
+        r = {"hold_ns_per_io": "100", "handoff_ns_per_io": ""}
+        self.assertEqual(model.name(r), model.OPTIMISTIC)
+        self.assertAlmostEqual(model.ceiling(r), 1e7)
+        self.assertEqual(model.band(r), (1e7, 1e7))
+        self.assertEqual(model.band({}), (None, None))
+
+    def test_band_ordered(self):
+        # ttas: a third of the acquisitions handed off; the band's low end hands off all of them
+        r = {"hold_ns_per_io": "100", "handoff_ns_per_io": "100", "handoff_full_ns_per_io": "300",
+             "drives": "1", "hold_locks": "1"}
+        lo, hi = model.band(r)
+        self.assertAlmostEqual(lo, 1e9 / 400)
+        self.assertAlmostEqual(hi, 1e9 / 100)
+        self.assertLess(lo, model.ceiling(r))
+        self.assertLess(model.ceiling(r), hi)
+        pts = {1: {"hold_ns_per_io": "10", "drives": "1", "hold_locks": "1"}, 2: r}
+        # at a measured W the band is the point; past it the band opens, ordered, and one lock keeps it
+        self.assertEqual(model.extrapolate_band(pts, 2), (model.ceiling(r), model.ceiling(r)))
+        lo64, hi64 = model.extrapolate_band(pts, 64)
+        self.assertAlmostEqual(lo64, lo)
+        self.assertAlmostEqual(hi64, hi)
+        # a lock per drive at D = W: both ends grow with the drives
+        per_drive = {1: {"hold_ns_per_io": "10", "drives": "1", "hold_locks": "1"},
+                     2: dict(r, drives="2", hold_locks="2")}
+        lo16, hi16 = model.extrapolate_band(per_drive, 16)
+        self.assertAlmostEqual(lo16, lo * 8)
+        self.assertAlmostEqual(hi16, hi * 8)
+        self.assertLessEqual(lo16, model.extrapolate(per_drive, 16))
+        self.assertLessEqual(model.extrapolate(per_drive, 16), hi16)
+
+
+class PlotBand(TmpDir):
+    """plot's scaling figure draws the prediction past the machine as a band
+    between the two models, and says which model drew the line."""
+
+    def test_band_past_the_machine(self):
+        if not shutil.which("gnuplot"):
+            self.skipTest("gnuplot is not installed")
+        base = {"mode": "global", "primitive": "ttas", "jobfile": "lock-scaling", "hold_locks": 1}
+        rows = [dict(base, drives=1, workers=1, iops=20e6, hold_ns_per_io=15),
+                dict(base, drives=1, workers=2, iops=3.5e6, hold_ns_per_io=100, handoff_ns_per_io=100,
+                     handoff_full_ns_per_io=300),
+                dict(base, drives=2, workers=2, iops=3.5e6, hold_ns_per_io=100, handoff_ns_per_io=100,
+                     handoff_full_ns_per_io=300)]
+        d = make_run(self.tmp, "r", rows)
+        with contextlib.redirect_stdout(io.StringIO()):
+            self.assertEqual(plot.main([d, "--out", self.path("p")], prog="plot"), 0)
+        with open(self.path("p", "lock-scaling-scaling.dat")) as f:
+            blocks = [b for b in f.read().split("\n\n\n") if "predicted" in b.splitlines()[0]]
+        with open(self.path("p", "lock-scaling-scaling.gp")) as f:
+            gp = f.read()
+        self.assertIn("filledcurves", gp)
+        self.assertIn("model holds+handoffs", gp)
+        pts = {int(x.split()[0]): [float(v) for v in x.split()[1:]] for x in blocks[0].splitlines()[1:]}
+        self.assertEqual(pts[2], [5e6, 5e6, 5e6])                  # measured W: the point, no band
+        mid, lo, hi = pts[64]
+        self.assertAlmostEqual(lo, 2.5e6)                           # every acquisition a handoff
+        self.assertAlmostEqual(hi, 1e7)                             # holds only
+        self.assertLess(lo, mid)
+        self.assertLess(mid, hi)
 
 
 if __name__ == "__main__":

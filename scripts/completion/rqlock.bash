@@ -6,7 +6,7 @@
 
 _rqlock_opts()
 {
-	# $1: the rqlock binary, $2: the command (run, devices, sweep, compare, plot)
+	# $1: the rqlock binary, $2: the command (run, devices, sweep, compare, plot, report)
 	local key=_rqlock_cache_${2//-/_}
 	if [[ -z ${!key-} ]]; then
 		local text
@@ -45,11 +45,11 @@ _rqlock()
 	local bin=${words[0]} cmd="" i
 	for ((i = 1; i < cword; i++)); do
 		case ${words[i]} in
-		run | devices | sweep | compare | plot) cmd=${words[i]}; break ;;
+		run | devices | sweep | compare | plot | report) cmd=${words[i]}; break ;;
 		esac
 	done
 	if [[ -z $cmd ]]; then
-		COMPREPLY=($(compgen -W 'run devices sweep compare plot --help --version' -- "$cur"))
+		COMPREPLY=($(compgen -W 'run devices sweep compare plot report --help --version' -- "$cur"))
 		return
 	fi
 	case $cur in
@@ -71,6 +71,6 @@ _rqlock()
 	esac
 	case $cmd in
 	run | sweep) _filedir fio ;;
-	compare | plot) _filedir -d ;;
+	compare | plot | report) _filedir -d ;;
 	esac
 } && complete -F _rqlock rqlock
