@@ -38,7 +38,7 @@ enum rq_ioengine {
 	/*
 	 * fio's synchronous engines (psync is fio's default): one I/O in
 	 * flight, whatever iodepth says (fio caps it at 1 and says so).  The
-	 * runner issues them through io_uring at depth 1 (engine/main.c).
+	 * runner issues them through io_uring at depth 1 (cli/main.c).
 	 */
 	RQ_IOENGINE_SYNC,
 	RQ_IOENGINE_PSYNC,

@@ -3,7 +3,7 @@
 # rqlock binary and a POSIX shell: no Python, no fio, no jq.
 #
 # Run as `rqlock sweep --portable OUT [OPTIONS]`: the binary carries this
-# script and jobs/lock-scaling.fio inside it (engine/portable.c) and runs
+# script and jobs/lock-scaling.fio inside it (cli/portable.c) and runs
 # the script with sh -c, RQLOCK naming itself; the script checks its
 # options before it writes anything, then writes both into OUT (run.sh,
 # jobs/lock-scaling.fio).  A finished (point, repeat) is not run again: the

@@ -11,7 +11,9 @@
 # queues/driver.h alone (the driver interface is declared there, as
 # include/linux/blk-mq.h declares blk_mq_ops): queues/ includes nothing of
 # devices/; and struct rq_ctx is defined in queues/ctx.c alone (opaque to
-# engine/ and devices/, which reach it through rq_ctx_*).
+# engine/ and devices/, which reach it through rq_ctx_*).  engine/ includes
+# and calls nothing of server/ or cli/, server/ nothing of cli/: the
+# command line (cli/main.c, the one room above both) dispatches to each.
 # Exit 0: clean; 1: an upward reference, each printed with its objects.
 set -u
 list=${1:?usage: test_layering.sh OBJLIST [SRCDIR]}
@@ -21,7 +23,8 @@ if [ -n "$src" ]; then
 	# folder: the folders whose headers it may include
 	for rule in "lib:lib" "jobfile:lib jobfile" "locks:lib locks results" \
 		"queues:lib locks queues results" "devices:lib devices queues/driver.h" \
-		"results:lib results"; do
+		"results:lib results" "engine:lib jobfile locks queues devices results engine" \
+		"server:lib jobfile locks queues devices results engine server"; do
 		dir=${rule%%:*} allowed=" ${rule#*:} "
 		while IFS= read -r line; do
 			f=${line%%:*} inc=${line#*#include \"}; inc=${inc%%\"*}
@@ -41,7 +44,7 @@ if [ -n "$src" ]; then
 		bad=1
 	fi
 	[ $bad -eq 0 ] || exit 1
-	echo "layering: $n includes of lib/ jobfile/ locks/ queues/ devices/ results/ point down"
+	echo "layering: $n includes of lib/ jobfile/ locks/ queues/ devices/ results/ engine/ server/ point down"
 fi
 command -v nm >/dev/null || { echo "SKIP: nm is not installed"; exit 77; }
 mapfile -t objs <"$list"
@@ -55,7 +58,7 @@ function folder(path,   n, p) {
 {
 	path = $1; sub(/:[^/]*$/, "", path)
 	f = folder(path); obj = path; sub(/.*\//, "", obj)
-	if (f !~ /^(lib|jobfile|locks|queues|devices|results|engine)$/) next
+	if (f !~ /^(lib|jobfile|locks|queues|devices|results|engine|server)$/) next
 	seen[path] = f
 	if (NF == 3 && $2 ~ /^[TDBR]$/) def[$3] = f ":" obj
 	if ($(NF - 1) == "U") { nu++; upath[nu] = path; usym[nu] = $NF }
@@ -65,6 +68,8 @@ END {
 	allow["jobfile"] = " lib jobfile "
 	allow["locks"] = " lib locks results "
 	allow["queues"] = allow["devices"] = allow["results"] = " lib locks queues devices results "
+	allow["engine"] = " lib jobfile locks queues devices results engine "
+	allow["server"] = " lib jobfile locks queues devices results engine server "
 	for (p in seen) if (seen[p] in allow) checked++
 	for (i = 1; i <= nu; i++) {
 		f = seen[upath[i]]
@@ -77,5 +82,5 @@ END {
 	}
 	if (checked <= 10) { printf "FAIL: only %d objects checked: is the list right?\n", checked; exit 1 }
 	if (bad) exit 1
-	printf "layering: %d objects of lib/ jobfile/ locks/ queues/ devices/ results/, no upward reference\n", checked
+	printf "layering: %d objects of lib/ jobfile/ locks/ queues/ devices/ results/ engine/ server/, no upward reference\n", checked
 }'

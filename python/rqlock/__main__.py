@@ -1,6 +1,6 @@
 """python3 -m rqlock COMMAND [ARGS]: what `rqlock sweep|compare|plot|report` runs.
 
-engine/main.c execs this with the package's directory on PYTHONPATH and
+cli/main.c execs this with the package's directory on PYTHONPATH and
 RQLOCK set to its own binary, so a sweep started as `rqlock sweep` runs the
 same rqlock.
 """

@@ -1200,7 +1200,7 @@ def main(argv=None, prog=None, on_done=None):
 
     if a.portable:
         # the set for a machine with only the binary and a shell: the binary
-        # runs it itself (engine/portable.c, scripts/portable-sweep.sh)
+        # runs it itself (cli/portable.c, scripts/portable-sweep.sh)
         rq = store.find_rqlock(a.rqlock)
         args, skip = [], False
         for x in argv:

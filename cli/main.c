@@ -19,7 +19,7 @@
 
 #include "devices/device.h"
 #include "engine/engine.h"
-#include "engine/pytool.h"
+#include "cli/pytool.h"
 #include "queues/queue.h"
 #include "server/server.h"
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine/pytool.h"
+#include "cli/pytool.h"
 
 static const char *const py_cmds[] = { "sweep", "compare", "plot", "report" };
 

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "engine/pytool.h"
+#include "cli/pytool.h"
 
 /*
  * Weak: a build that compiles every engine source without the generated portable_data.c
