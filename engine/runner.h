@@ -450,10 +450,25 @@ extern atomic_bool g_abandoned;		/* the grace ran out: what is in flight is left
 /* worker.c */
 void *eng_worker_main(void *arg);
 
-/* clone.c: what the worker drives a clone with (clone.c calls nothing of worker.c) */
+/*
+ * What the worker drives a clone with: clone.c issues (fill), account.c
+ * takes what came back and ends the clone; neither calls worker.c.
+ */
 void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done);
 void eng_clone_check_done(struct clone *c, uint64_t now);
 unsigned int eng_clone_fill(struct clone *c);
+
+/* continue_on_error covers errors of @kind (RQ_COE_*) */
+static inline bool eng_coe_allows(const struct clone *c, int kind)
+{
+	return (c->job->continue_on_error & kind) == kind;
+}
+
+/* experimental_verify's replay is not drawn whole yet (and may go on) */
+static inline bool eng_clone_replaying(const struct clone *c)
+{
+	return c->xv_phase == 1 && !c->rep.interrupted && (!c->error || eng_coe_allows(c, RQ_COE_VERIFY));
+}
 
 /* cpu.c: the worker's ring, for the worker loop and a clone's batch */
 int eng_cpu_submit(struct rq_cpu *cpu, bool wait, uint64_t wait_ns);
