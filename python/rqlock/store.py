@@ -33,7 +33,7 @@ class StoreError(Exception):
 
 def source_top():
     """The source tree this package is part of, or None when installed."""
-    if os.path.isfile(os.path.join(_UP2, "engine", "main.c")):
+    if os.path.isfile(os.path.join(_UP2, "cli", "main.c")):
         return _UP2
     return None
 
