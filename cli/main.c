@@ -20,8 +20,8 @@
 #include "devices/device.h"
 #include "engine/engine.h"
 #include "cli/pytool.h"
+#include "cli/server_cmd.h"
 #include "queues/queue.h"
-#include "server/server.h"
 
 enum { EXIT_JOB_FAILED = 1, EXIT_BAD_INPUT = 2 };
 
@@ -195,7 +195,7 @@ static int run_server(const char *addr, const char *pidfile, const struct rq_eng
 	}
 	args[n] = NULL;
 	if (!pidfile)
-		return rq_server_cmd(n, args);
+		return rq_cmd_server(n, args);
 	pid = fork();
 	if (pid < 0) {
 		fprintf(stderr, "rqlock: --daemonize: fork: %s\n", strerror(errno));
@@ -212,7 +212,7 @@ static int run_server(const char *addr, const char *pidfile, const struct rq_eng
 			if (fd > STDERR_FILENO)
 				close(fd);
 		}
-		_exit(rq_server_cmd(n, args));
+		_exit(rq_cmd_server(n, args));
 	}
 	{
 		FILE *f = fopen(pidfile, "w");
@@ -710,7 +710,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "devices"))
 		return rq_devices_cmd(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "server"))
-		return rq_server_cmd(argc - 1, argv + 1);
+		return rq_cmd_server(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "run"))
 		return cmd_run(argc - 1, argv + 1);
 	if (rq_pytool_is_cmd(argv[1]))

@@ -5,8 +5,9 @@
  * concern, each section in its opt_*.c file beside its setters, then the
  * options fio knows that rqlock ignores or refuses, which are here), and
  * the lookups over all of them (jf_opt_at, jf_opt_find, jf_opt_idx,
- * jf_closest, jf_is_set, jf_mark); with the ioengine values parse.c shares
- * and the options of fio engines rqlock lacks (see parse.c).
+ * jf_closest, jf_is_set, jf_mark); with the ioengine values parse.c and
+ * section.c share and the options of fio engines rqlock lacks (see
+ * section.c's jf_add_opt).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -251,10 +252,10 @@ static const unsigned int nr_unimpl_opts = JF_ARRAY_LEN(unimpl_opts);
  * concern, then the ones rqlock refuses or ignores.  An option's index
  * (its bit in sect.set and rq_job.opts_set) is its place in this walk,
  * dense from 0; --showcmd, --cmdhelp and the man page list them so, and
- * parse.c applies the defaults of one prio in this order.  The counts are
+ * section.c applies the defaults of one prio in this order.  The counts are
  * pointers because a section file's count is no constant here; that the
- * total fits RQ_JOB_OPTS_MAX is checked by apply_defaults() (parse.c) and
- * by test_parser's test_table.
+ * total fits RQ_JOB_OPTS_MAX is checked by jf_apply_defaults() (section.c)
+ * and by test_parser's test_table.
  */
 static const struct {
 	const struct opt *opts;

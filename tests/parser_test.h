@@ -17,6 +17,8 @@
 #include "../jobfile/opt_prio.c"
 #include "../jobfile/opt_job.c"
 #include "../jobfile/parse.c"
+#include "../jobfile/section.c"
+#include "../jobfile/expand.c"
 #include "../jobfile/perr.c"
 #include "../jobfile/showcmd.c"
 #include "../jobfile/value.c"
