@@ -109,8 +109,11 @@ port:
 			return -EINVAL;
 		}
 	}
-	if (comma && comma > h && (size_t)(comma - h) >= sizeof(l->host))
+	if ((comma && comma > h ? (size_t)(comma - h) : comma ? 0 : strlen(h)) >= sizeof(l->host)) {
+		fprintf(stderr, "rqlock server: %.40s...: host name too long (at most %zu bytes)\n",
+			arg, sizeof(l->host) - 1);
 		return -ENAMETOOLONG;
+	}
 	if (comma && comma <= h)
 		snprintf(l->host, sizeof(l->host), "%s", l->v6 ? "::1" : "127.0.0.1");
 	else if (comma)
