@@ -87,6 +87,15 @@ int rq_open_flags(const struct rq_dev_open *o);
 int rq_file_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err);
 int rq_file_prepare(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err);
 int rq_blk_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err);
+/* The path as what it is: rq_blk_open() for a block device, else rq_file_open() */
+int rq_path_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err);
+/* Its prepare: a file laid out (rq_file_prepare()), a block device as it is */
+int rq_path_prepare(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err);
+/*
+ * A driver's per-worker state: one zeroed entry of @size bytes per worker
+ * of the run (*@nr of them), on cache lines of their own.  NULL: no memory.
+ */
+void *rq_percpu_alloc(const struct rq_dev_open *o, size_t size, unsigned int *nr);
 
 /* ---- backing stores: memory or a file ---- */
 
