@@ -25,6 +25,7 @@
 #include "engine/engine.h"
 #include "engine/offsets.h"
 #include "engine/runner.h"
+#include "engine/steadystate.h"
 #include "engine/verify.h"
 #include "lib/alloc.h"
 #include "lib/clock.h"
@@ -511,6 +512,7 @@ void rq_engine_free(struct rq_engine *e)
 		free(e->clones[i].snap);
 	}
 	free(e->clones);
+	eng_ss_free(e);
 	eng_place_free(e);
 	free(e->devs);
 	free(e->cpus);

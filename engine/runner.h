@@ -6,7 +6,7 @@
  * devices and flows), and the functions the runner's files call one
  * another through (eng_*).  Included by clone.c, worker.c, setup.c,
  * place.c, run.c, status.c, lattarget.c, replay.c, timeline.c, iolog.c,
- * vstate.c and test_flow_place.c.
+ * vstate.c, steadystate.c and test_flow_place.c.
  */
 #ifndef RQ_ENGINE_RUNNER_H
 #define RQ_ENGINE_RUNNER_H
@@ -267,6 +267,17 @@ struct clone {
 	uint32_t held_bs;
 	struct rq_logs *logs;		/* fio's logs the job asked for, NULL = none */
 	/*
+	 * Steady state (steadystate.c): the judge the clone is judged by,
+	 * NULL = none.  Its worker publishes for the status thread, with
+	 * atomic stores each round (eng_ss_tick()): the bytes and I/Os done,
+	 * when its samples may start (the end of ramp_time; 0 = not yet) and
+	 * that it ended.  ss_started is the worker's own.
+	 */
+	struct eng_ss *ss;
+	_Atomic uint64_t ss_bytes, ss_ios, ss_epoch;
+	atomic_bool ss_done;
+	bool ss_started;
+	/*
 	 * For the status thread (engine/status.c): the clone's progress,
 	 * published by its worker with relaxed stores while rq_engine_opts
 	 * asks for a status; a copy of rep taken under status_mutex when the
@@ -423,6 +434,9 @@ struct rq_engine {
 	_Atomic unsigned int snap_gen;	/* bumped when the status thread wants copies */
 	struct eng_locklog *locklog;	/* the status thread's, until eng_locklog_write() */
 	struct eng_agglog *agglog;	/* the same, for fio's --bandwidth-log */
+	/* steadystate.c: the judges (ss_dur), sampled by the status thread; NULL = none */
+	struct eng_ss *ss;
+	unsigned int nr_ss;
 };
 
 #define BIO_INFLIGHT 0x2		/* submitted, not yet accounted */

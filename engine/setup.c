@@ -26,6 +26,7 @@
 #include "engine/pace.h"
 #include "engine/paths.h"
 #include "engine/runner.h"
+#include "engine/steadystate.h"
 #include "engine/verify.h"
 #include "lib/alloc.h"
 #include "lib/clock.h"
@@ -819,6 +820,9 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 		ret = setup_clones(e, err);
 	if (!ret)
 		ret = check_shared_verify(e, err);
+	/* steady state: a group's settings agree; the judges and their windows */
+	if (!ret)
+		ret = eng_ss_setup(e, err);
 	/* verify_state_load's files are read, experimental_verify's start kept (vstate.c) */
 	if (!ret)
 		ret = eng_vstate_setup(e, err);

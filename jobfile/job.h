@@ -117,6 +117,11 @@ enum rq_coe {
 #define RQ_REPLAY_SKIP_TRIM	0x4
 #define RQ_REPLAY_SKIP_SYNC	0x8	/* sync and datasync */
 
+/* rq_job.ss_flags: fio's steady-state criterion (ss=) */
+#define RQ_JOB_SS_BW		0x1	/* bandwidth is sampled, else IOPS */
+#define RQ_JOB_SS_SLOPE		0x2	/* the window's least-squares slope, else its largest deviation */
+#define RQ_JOB_SS_PCT		0x4	/* the limit is a percentage of the window's mean */
+
 #define RQ_MAX_ZONES 256		/* random_distribution=zoned: fio's ZONESPLIT_MAX */
 #define RQ_MAX_IGNORE 32		/* ignore_error: errnos per kind, as fio's */
 
@@ -226,6 +231,16 @@ struct rq_job {
 	uint64_t startdelay_ns;		/* start this long after the group */
 	uint64_t rate[3];		/* bytes per second per clone, R,W,T; 0 = unlimited */
 	bool exitall;			/* the first job to finish ends all jobs */
+	/*
+	 * ---- steady state (fio's ss, ss_dur, ss_ramp; engine/steadystate.c) ----
+	 * The job ends once its IOPS or bandwidth, sampled each second, held
+	 * within ss_limit over a window of ss_dur (whole seconds; 0 = no
+	 * detection), samples kept from ss_ramp on.
+	 */
+	unsigned int ss_flags;		/* RQ_JOB_SS_* */
+	double ss_limit;
+	uint64_t ss_dur_ns;
+	uint64_t ss_ramp_ns;
 	bool exitall_on_error;		/* the first job to fail ends all jobs */
 	int exit_what;			/* enum rq_exit_what: whom exitall ends */
 

@@ -148,6 +148,8 @@ extern const struct opt_val jf_ioengine_vals[];
 /* opt_*.c: the implemented options by concern, the sections options.c lists in order */
 extern const struct opt jf_opts_job[];		/* opt_job.c: job description and control */
 extern const unsigned int jf_nr_opts_job;
+extern const struct opt jf_opts_steady[];	/* opt_steady.c: steady-state detection */
+extern const unsigned int jf_nr_opts_steady;
 extern const struct opt jf_opts_io[];		/* opt_io.c: what I/O is issued */
 extern const unsigned int jf_nr_opts_io;
 extern const struct opt jf_opts_prio[];	/* opt_prio.c: I/O priorities, serialize_overlap */

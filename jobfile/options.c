@@ -109,7 +109,6 @@ const struct opt_val jf_ioengine_vals[] = {
 #define W_OS		"rqlock does not change its process or thread settings"
 #define W_PRIO		"rqlock does not set its threads' I/O priority; an I/O's own is cmdprio_*'s"
 #define W_CONTENT	"rqlock writes its own verifiable data; no rqlock device compresses or deduplicates"
-#define W_SS		"rqlock runs to runtime or size; steady-state detection could only end a job earlier"
 #define W_ZBD		"it only matters with zonemode=zbd, which rqlock refuses when it runs"
 #define W_TRIMV		"rqlock trims with rw=trim|randtrim|trimwrite|randtrimwrite, not verified blocks"
 
@@ -133,8 +132,6 @@ static const struct opt unimpl_opts[] = {
 	INERT("dedupe_percentage", W_CONTENT), INERT("dedupe_mode", W_CONTENT),
 	INERT("dedupe_working_set_percentage", W_CONTENT), INERT("dedupe_global", W_CONTENT),
 	INERT("buffer_compress_percentage", W_CONTENT), INERT("buffer_compress_chunk", W_CONTENT),
-	INERT_A("steadystate", "ss", W_SS), INERT_A("steadystate_duration", "ss_dur", W_SS),
-	INERT_A("steadystate_ramp_time", "ss_ramp", W_SS),
 	INERT_A("rate_min", "ratemin", "rqlock does not end a job that falls below a minimum rate"),
 	INERT("rate_iops_min", "rqlock does not end a job that falls below a minimum rate"),
 	INERT("max_open_zones", W_ZBD), INERT("job_max_open_zones", W_ZBD),
@@ -262,6 +259,7 @@ static const struct {
 	const unsigned int *nr;
 } opt_sections[] = {
 	{ jf_opts_job, &jf_nr_opts_job },
+	{ jf_opts_steady, &jf_nr_opts_steady },
 	{ jf_opts_io, &jf_nr_opts_io },
 	{ jf_opts_prio, &jf_nr_opts_prio },
 	{ jf_opts_random, &jf_nr_opts_random },

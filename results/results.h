@@ -141,6 +141,25 @@ struct rq_prio_stat *rq_prio_slot(struct rq_dir_report *d, uint32_t ioprio);
  */
 void rq_prio_merge(struct rq_dir_report *dst, const struct rq_dir_report *src);
 
+/*
+ * fio's steady state (ss=, ss_dur=): a judge's window and verdict, as
+ * fio's "steadystate" object and normal-output line show it.  The
+ * engine's judge owns it and keeps it while the run goes on; a job's
+ * clones judged together (group_reporting) share one.
+ */
+struct rq_ss_report {
+	bool bw;			/* bandwidth was sampled, else IOPS */
+	bool slope;			/* the slope was judged, else the largest deviation */
+	bool pct;			/* limit and criterion are percentages of the mean */
+	bool attained;
+	double limit;
+	double criterion;		/* the last judged: slope or deviation, or its percentage */
+	double deviation, slope_val;	/* the last computed; 0 until the window was full */
+	unsigned int dur;		/* samples in the window (seconds) */
+	/* the window, oldest first, bytes/s and IOPS per second; zeros past what was sampled */
+	const uint64_t *bw_data, *iops_data;
+};
+
 struct rq_job_report {
 	char name[128];
 	int groupid;
@@ -186,6 +205,7 @@ struct rq_job_report {
 	/* fsync=N's flushes (fio's DDIR_SYNC): how many, their latency from issue */
 	uint64_t sync_ios;
 	struct rq_lat_stat sync;
+	const struct rq_ss_report *ss;	/* steady state (ss_dur), NULL = none */
 	/* "job options" as fio prints them (key/value pairs, as written) */
 	const char *const *opt_keys;
 	const char *const *opt_vals;

@@ -16,6 +16,7 @@
 #include "../jobfile/opt_io.c"
 #include "../jobfile/opt_prio.c"
 #include "../jobfile/opt_job.c"
+#include "../jobfile/opt_steady.c"
 #include "../jobfile/parse.c"
 #include "../jobfile/section.c"
 #include "../jobfile/expand.c"
