@@ -336,6 +336,9 @@ struct rq_lockstat_class {
 	struct rq_lockstat_time wait;	/* samples = contended acquisitions */
 	struct rq_lockstat_time hold;	/* samples = sampled acquisitions */
 	struct rq_lockstat_time handoff;	/* release of a sampled hold to the waiter that took it next */
+	uint64_t rel_sampled;		/* sampled releases */
+	uint64_t rel_waited;		/* of them, those that left a waiter behind */
+	struct rq_lockstat_time gap;	/* such a release to the next acquisition, by anyone */
 	unsigned int nr_sites;
 	struct rq_lockstat_site sites[RQ_LOCKSTAT_SITES];	/* most contended first */
 	unsigned int nr_holders;

@@ -1,5 +1,5 @@
 """model: how far a lock mode can scale, predicted from its measured lock
-holds and handoffs.
+holds and the gaps between them.
 
 A lock that every request takes serializes the time it is unavailable:
 however many CPUs submit, the requests through one lock instance cannot
@@ -33,14 +33,30 @@ model, named in compare's table and plot's legend:
                    scalable locks are dangerous" (Linux Symposium 2012,
                    section 3), with the handoff measured instead of modelled.
                    Both inputs are lockstat times of the lock's own events
-                   at the W predicted, not its IOPS.
+                   at the W predicted, not its IOPS.  A run older than
+                   gap_ns is read with it.
+  holds+gaps       (issue 33, what runs use now)
+                   ceiling = 1e9 / (hold_ns_per_io + gap_ns_per_io): the
+                   handoff sees only a release followed by its waiter; a
+                   releaser that takes the lock again while its waiter is
+                   still waking (a futex mutex's sleeper: 0.72-0.76 of the
+                   holds+handoffs ceiling on quiet runs) leaves the lock
+                   free with a waiter there, and no handoff sample counts
+                   it.  lockstat's gap is measured after every sampled
+                   release that left a waiter behind, to the next
+                   acquisition by anyone (locks/lock.h); gap_ns_per_io
+                   counts it for the share of sampled releases that left a
+                   waiter (rel_waited / rel_sampled, metrics.shared_gap_ns).
+                   Still the serial section plus what passing the lock on
+                   costs, with "passing on" measured from the lock's
+                   events whoever takes it.
 
 Past the largest W measured the prediction is a band, not a line:
-  high  the optimistic model (holds only: no handoff can be cheaper than
+  high  the optimistic model (holds only: no gap can be cheaper than
         none);
-  low   every acquisition a handoff (handoff_full_ns_per_io: a fair lock
-        with waiters always queued hands it to another worker at each
-        release; ttas, unfair, hands it on less often).
+  low   a waiter behind every release (gap_full_ns_per_io; for a run
+        older than gap_ns, handoff_full_ns_per_io: every acquisition a
+        handoff).
 A class with one lock per drive (hold_locks = D) gains instances with the
 drives at D = W; a class with one lock (global's io_request_lock, any
 queue's lock at D = 1) keeps its ceiling.
@@ -56,6 +72,9 @@ from .metrics import num
 
 OPTIMISTIC = "holds"
 CONTENDED = "holds+handoffs"
+GAPS = "holds+gaps"
+# the model's name -> the summary column it adds to the holds
+_ADDS = {CONTENDED: "handoff_ns_per_io", GAPS: "gap_ns_per_io"}
 
 
 def _hold(row):
@@ -64,32 +83,40 @@ def _hold(row):
 
 
 def name(row):
-    """The model ceiling() uses for a summary row: CONTENDED when the row
-    has handoff samples, else OPTIMISTIC (a run older than handoff_ns, or
-    W=1, where no acquisition waited)."""
-    return CONTENDED if num((row or {}).get("handoff_ns_per_io")) is not None else OPTIMISTIC
+    """The model ceiling() uses for a summary row: GAPS when the row has
+    gap samples, else CONTENDED when it has handoff samples (a run older
+    than gap_ns), else OPTIMISTIC (older than handoff_ns, or W=1, where
+    no acquisition waited)."""
+    row = row or {}
+    if num(row.get("gap_ns_per_io")) is not None:
+        return GAPS
+    return CONTENDED if num(row.get("handoff_ns_per_io")) is not None else OPTIMISTIC
 
 
 def ceiling(row, model=None):
     """IOPS at which the most loaded lock of a summary row saturates, by
-    @model (default name(row)): 1e9 / hold, or 1e9 / (hold + handoff);
-    None without lockstat."""
+    @model (default name(row)): 1e9 / hold, 1e9 / (hold + handoff) or
+    1e9 / (hold + gap); None without lockstat."""
     h = _hold(row)
     if h is None:
         return None
-    if (model or name(row)) == CONTENDED:
-        h += num(row.get("handoff_ns_per_io")) or 0.0
+    add = _ADDS.get(model or name(row))
+    if add:
+        h += num(row.get(add)) or 0.0
     return 1e9 / h
 
 
 def band(row):
-    """(low, high) ceilings of a summary row: every acquisition a handoff,
-    and holds only.  low is high without handoff samples; (None, None)
-    without lockstat."""
+    """(low, high) ceilings of a summary row: a waiter behind every
+    release (or, for a run older than gap_ns, every acquisition a
+    handoff), and holds only.  low is high without such samples;
+    (None, None) without lockstat."""
     h = _hold(row)
     if h is None:
         return None, None
-    full = num(row.get("handoff_full_ns_per_io"))
+    full = num(row.get("gap_full_ns_per_io"))
+    if full is None:
+        full = num(row.get("handoff_full_ns_per_io"))
     return 1e9 / (h + (full or 0.0)), 1e9 / h
 
 

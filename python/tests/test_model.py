@@ -12,10 +12,13 @@ from rqlock import metrics, model, plot
 from tests.helpers import TmpDir, make_run
 
 
-def doc(acq, ios, hold_hist, locks=1, handoff_hist=None, bounces=0):
-    c = {"acquisitions": acq, "locks": locks, "acq_bounces": bounces, "hold_ns": {"histogram": hold_hist}}
+def doc(acq, ios, hold_hist, locks=1, handoff_hist=None, bounces=0, gap_hist=None, rel=(0, 0)):
+    c = {"acquisitions": acq, "locks": locks, "acq_bounces": bounces, "hold_ns": {"histogram": hold_hist},
+         "rel_sampled": rel[0], "rel_waited": rel[1]}
     if handoff_hist is not None:
         c["handoff_ns"] = {"histogram": handoff_hist}
+    if gap_hist is not None:
+        c["gap_ns"] = {"histogram": gap_hist}
     return {"jobs": [{"read": {"total_ios": ios}, "write": {}, "trim": {}}],
             "rqlock": {"lockstat": {"classes": [c]}}}
 
@@ -70,6 +73,27 @@ class Handoff(unittest.TestCase):
         # W=1 (nothing waited) or a binary older than handoff_ns
         self.assertIsNone(metrics.shared_handoff_ns(doc(1000, 1000, {"50": 10}), 1))
         self.assertIsNone(metrics.shared_handoff_ns(doc(1000, 1000, {"50": 10}, handoff_hist={}), 1))
+
+    def test_gap_per_io(self):
+        # a quarter of the sampled releases left a waiter; the gap after them is 400 ns
+        d = doc(1000, 1000, {"50": 10}, gap_hist={"400": 10}, rel=(80, 20))
+        self.assertAlmostEqual(metrics.shared_gap_ns(d, 2), 100.0)
+        self.assertAlmostEqual(metrics.shared_gap_full_ns(d, 2), 400.0)
+        # one lock per drive shares it
+        d4 = doc(1000, 1000, {"50": 10}, locks=4, gap_hist={"400": 10}, rel=(80, 20))
+        self.assertAlmostEqual(metrics.shared_gap_ns(d4, 4), 25.0)
+        # no sampled release, or none left a waiter: no gap
+        self.assertIsNone(metrics.shared_gap_ns(doc(1000, 1000, {"50": 10}), 1))
+        self.assertIsNone(metrics.shared_gap_ns(doc(1000, 1000, {"50": 10}, gap_hist={}, rel=(80, 0)), 1))
+
+    def test_gap_model_first(self):
+        # a mutex: few handoffs (the releaser takes it again), but gaps while its waiter wakes
+        r = {"hold_ns_per_io": "150", "handoff_ns_per_io": "10", "handoff_full_ns_per_io": "40",
+             "gap_ns_per_io": "250", "gap_full_ns_per_io": "650"}
+        self.assertEqual(model.name(r), model.GAPS)
+        self.assertAlmostEqual(model.ceiling(r), 2.5e6)
+        self.assertAlmostEqual(model.ceiling(r, model.CONTENDED), 1e9 / 160)
+        self.assertEqual(model.band(r), (1e9 / 800, 1e9 / 150))
 
     def test_known_ceiling(self):
         # hold 150 + handoff 250 ns per I/O: 2.5 M IOPS, whatever X1 promises
