@@ -504,23 +504,19 @@ static void model_end_rq(struct rq_dev *dev, struct rq_request *rq)
 		model_spin(md->g.end_ns);
 }
 
-/* what the two models share: every hook but open, which parses their options */
-#define MODEL_OPS							\
-	.flags = RQ_DEV_HAS_DATA,					\
-	.prepare = model_prepare,					\
-	.close = model_close,						\
-	.attach = model_attach,						\
-	.queue_rq = model_queue_rq,					\
-	.irq = model_irq,						\
-	.end_rq = model_end_rq
-
 const struct rq_dev_ops rq_dev_floppy = {
 	.name = "floppy",
 	.builtin = "@floppy",
 	.help = "a 1.44 MB 3.5\" floppy drive model (seek, rotation, transfer; 2.4's floppy.c)",
 	.options = floppy_options,
+	.flags = RQ_DEV_HAS_DATA,
 	.open = floppy_open,
-	MODEL_OPS,
+	.prepare = model_prepare,
+	.close = model_close,
+	.attach = model_attach,
+	.queue_rq = model_queue_rq,
+	.irq = model_irq,
+	.end_rq = model_end_rq,
 };
 
 const struct rq_dev_ops rq_dev_hdd = {
@@ -528,6 +524,12 @@ const struct rq_dev_ops rq_dev_hdd = {
 	.builtin = "@hdd",
 	.help = "a disk model (seek, rotation, transfer)",
 	.options = hdd_options,
+	.flags = RQ_DEV_HAS_DATA,
 	.open = hdd_open,
-	MODEL_OPS,
+	.prepare = model_prepare,
+	.close = model_close,
+	.attach = model_attach,
+	.queue_rq = model_queue_rq,
+	.irq = model_irq,
+	.end_rq = model_end_rq,
 };
