@@ -47,7 +47,6 @@ struct eng_ss {
 	struct ss_member *m;
 	unsigned int nr;
 	uint64_t *bw, *iops;	/* the window, oldest first: the report's data */
-	unsigned int count;	/* samples in it so far, at most dur */
 	atomic_bool stop;	/* attained: the members stop issuing */
 	struct rq_ss_report rep;
 };
@@ -121,6 +120,7 @@ static int ss_judge_init(struct eng_ss *s, const struct rq_job *job, unsigned in
 	s->rep.pct = job->ss_flags & RQ_JOB_SS_PCT;
 	s->rep.limit = job->ss_limit;
 	s->rep.dur = s->dur;
+	s->rep.ramp_over = !s->ramp_ns;
 	s->rep.bw_data = s->bw;
 	s->rep.iops_data = s->iops;
 	return 0;
@@ -220,14 +220,16 @@ static bool ss_judge(struct eng_ss *s)
 /* A second's sample into the window, the oldest out once it is full; true: attained. */
 static bool ss_add(struct eng_ss *s, uint64_t bw, uint64_t iops)
 {
-	if (s->count == s->dur) {
+	unsigned int *count = &s->rep.count;
+
+	if (*count == s->dur) {
 		memmove(s->bw, s->bw + 1, (s->dur - 1) * sizeof(*s->bw));
 		memmove(s->iops, s->iops + 1, (s->dur - 1) * sizeof(*s->iops));
-		s->count--;
+		(*count)--;
 	}
-	s->bw[s->count] = bw;
-	s->iops[s->count] = iops;
-	return ++s->count == s->dur && ss_judge(s);
+	s->bw[*count] = bw;
+	s->iops[*count] = iops;
+	return ++*count == s->dur && ss_judge(s);
 }
 
 /*
@@ -278,6 +280,9 @@ void eng_ss_check(struct rq_engine *e, uint64_t now)
 			continue;
 		for (unsigned int i = 0; i < s->nr; i++)
 			last = ss_look(s, &s->m[i], now, &bw, &iops, &over);
+		/* fio's ts carries the state of the group's last job, the judged one */
+		if (s->nr && s->m[s->nr - 1].ramp_over)
+			s->rep.ramp_over = true;
 		/* fio judges at the group's last job, while it runs, once a rate counts */
 		if (!last || !over || !ss_add(s, bw, iops))
 			continue;

@@ -152,10 +152,12 @@ struct rq_ss_report {
 	bool slope;			/* the slope was judged, else the largest deviation */
 	bool pct;			/* limit and criterion are percentages of the mean */
 	bool attained;
+	bool ramp_over;			/* the judged (last) member's rates count: ss_ramp is over */
 	double limit;
 	double criterion;		/* the last judged: slope or deviation, or its percentage */
 	double deviation, slope_val;	/* the last computed; 0 until the window was full */
 	unsigned int dur;		/* samples in the window (seconds) */
+	unsigned int count;		/* samples taken into it so far, at most dur */
 	/* the window, oldest first, bytes/s and IOPS per second; zeros past what was sampled */
 	const uint64_t *bw_data, *iops_data;
 };
