@@ -144,6 +144,7 @@ static void sync_engines(struct rq_job_list *jobs, FILE *info)
 				"as fio caps it\n", j->name, j->ioengine == RQ_IOENGINE_SYNC ? "sync" : "psync");
 		j->iodepth = j->iodepth_batch_submit = 1;
 		j->iodepth_batch_complete_min = j->iodepth_batch_complete_max = 1;
+		rq_job_opt_mark(j, "iodepth");	/* a blktrace replay keeps it (engine/blktrace.c) */
 		j->ioengine = RQ_IOENGINE_IO_URING;
 	}
 }

@@ -121,7 +121,7 @@ const struct rq_cli_opt rq_cli_opts[] = {
 	{ "trigger", RQ_CLI_REFUSE, RUN, "CMD", "refused: rqlock has no triggers (default: none)" },
 	{ "trigger-remote", RQ_CLI_REFUSE, RUN, "CMD", "refused: rqlock has no triggers (default: none)" },
 	{ "aux-path", RQ_CLI_REFUSE, RUN, "PATH", "refused: rqlock writes no state files (default: none)" },
-	{ "merge-blktrace-only", RQ_CLI_REFUSE, RUN, NULL, "refused: rqlock does not read blktraces" },
+	{ "merge-blktrace-only", RQ_CLI_REFUSE, RUN, NULL, "refused: rqlock does not merge blktraces" },
 	{ "cpuclock-test", RQ_CLI_REFUSE, RUN, NULL, "refused: fio's own clock test" },
 	{ "crctest", RQ_CLI_REFUSE, RUN | RQ_CLI_OPTIONAL, "TYPE",
 	  "refused: fio's own checksum benchmark (default: none)" },

@@ -30,6 +30,11 @@
  * backwards, as where two appended runs meet); a v2 "wait N" holds what
  * follows until N ms after the start.  A replayed I/O is issued when due
  * or later, never earlier; replay_no_stall drops the times.
+ *
+ * A blktrace (a log that starts with blk_io_trace's magic, in either byte
+ * order) is read by engine/blktrace.c as fio 3.33 reads one: its queue
+ * events become reads, writes, trims and flushes on the devices it names
+ * (or replay_redirect), and a job that gives no iodepth takes the trace's.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -38,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/blktrace.h"
 #include "engine/runner.h"
 #include "queues/queue.h"
 
@@ -146,8 +152,10 @@ struct parse {
 	struct name_tab added;		/* this log's "add"ed names, as written in it */
 	uint64_t *extent;		/* by file index: the furthest byte touched */
 	unsigned int nr_extent;
-	uint32_t max_len[2];
-	bool has[2];
+	uint32_t max_len[3];		/* by direction: read, write, trim */
+	bool has[3];
+	bool syncs;			/* a flush is replayed */
+	unsigned int depth;		/* the blktraces' probed depth; 0: none read */
 	struct rq_replay *r;
 	uint64_t cap;
 };
@@ -350,23 +358,51 @@ static int log_line(struct parse *x, unsigned long ln, int version, char *line, 
 	return io_line(x, ln, version, tok + base, at);
 }
 
-/* blktrace's binary traces start with a magic fio checks too (blktrace_api.h's BLK_IO_TRACE_MAGIC) */
-static bool is_blktrace(const unsigned char *b, size_t n)
+/* One I/O of a blktrace (blktrace.c): into the clone's log, its file among the job's. */
+static int bt_emit(void *arg, const struct rq_bt_io *b)
 {
-	uint32_t le, be;
+	struct parse *x = arg;
+	struct rq_replay_io io = { .offset = b->offset, .at_ns = b->at_ns, .len = b->len, .op = b->op };
+	int fi = name_index(x->files, b->file, true);
 
-	if (n < 4)
-		return false;
-	le = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-	be = (uint32_t)b[3] | (uint32_t)b[2] << 8 | (uint32_t)b[1] << 16 | (uint32_t)b[0] << 24;
-	return (le & 0xffffff00) == 0x65617400 || (be & 0xffffff00) == 0x65617400;
+	if (fi < 0)
+		return fi;
+	if (fi > UINT16_MAX)
+		return perr(x, 0, "more than %u files", UINT16_MAX + 1);
+	io.file = (uint16_t)fi;
+	if (b->op == RQ_OP_FLUSH) {
+		x->syncs = true;
+	} else {
+		x->has[b->op] = true;
+		if (b->len > x->max_len[b->op])
+			x->max_len[b->op] = b->len;
+		if (note_extent(x, io.file, b->offset + b->len))
+			return -ENOMEM;
+	}
+	x->r->bytes += b->len;
+	return push_io(x, &io);
+}
+
+/* A blktrace, read whole into @x->r (@option names it in messages): 0 or -errno after one line. */
+static int parse_blktrace(struct parse *x, FILE *f, const char *option)
+{
+	struct rq_bt_where w = { .job = x->job, .option = option, .path = x->path, .err = x->err };
+	unsigned int depth = 1;
+	int ret = rq_bt_read(f, &w, bt_emit, x, &depth);
+
+	if (ret == -ENOMEM)
+		fprintf(x->err, "%s:%d: job '%s': %s=%s: out of memory\n", x->job->file, x->job->line,
+			x->job->name, option, x->path);
+	if (depth > x->depth)
+		x->depth = depth;
+	return ret;
 }
 
 /* Read log @path whole into @x->r; 0, or -errno after one line on x->err. */
 static int parse_log(struct parse *x)
 {
 	bool std = !strcmp(x->path, "-");
-	FILE *f = std ? stdin : fopen(x->path, "r");
+	FILE *f = std ? stdin : fopen(x->path, "rb");
 	char *line = malloc(LINE_MAX_LEN);
 	uint64_t at = 0, last_t = 0;
 	unsigned long ln = 1;
@@ -383,13 +419,19 @@ static int parse_log(struct parse *x)
 		free(line);
 		return ret;
 	}
+	/* a blktrace starts with its magic (fio reads none from stdin) */
+	if (!std) {
+		unsigned char b[4];
+		size_t n = fread(b, 1, sizeof(b), f);
+
+		if (rq_bt_is_trace(b, n)) {
+			ret = parse_blktrace(x, f, "read_iolog");
+			goto out;
+		}
+		rewind(f);
+	}
 	if (!fgets(line, LINE_MAX_LEN, f)) {
 		ret = perr(x, 0, "%s", ferror(f) ? strerror(errno) : "empty: no 'fio version 3 iolog' line");
-		goto out;
-	}
-	if (is_blktrace((const unsigned char *)line, strlen(line))) {
-		ret = perr(x, 0, "a blktrace binary trace: rqlock replays fio's text iologs (version 2 "
-			   "and 3) only; fio 3.33 replays blktraces");
 		goto out;
 	}
 	if (!strncmp(line, LOG_V3, strlen(LOG_V3)))
@@ -491,6 +533,8 @@ static bool join_names(const struct name_tab *t, char *buf, size_t size)
 /* The job the engine runs for a job that replays: its files, directions and sizes from the logs. */
 static int rewrite_job(struct rq_job *job, const struct parse *x, FILE *err)
 {
+	const bool *has = x->has;
+	uint32_t any = 0;
 	uint64_t ext = 0;
 
 	if (!join_names(x->files, job->filename, sizeof(job->filename))) {
@@ -501,9 +545,13 @@ static int rewrite_job(struct rq_job *job, const struct parse *x, FILE *err)
 	}
 	for (unsigned int i = 0; i < x->nr_extent; i++)
 		ext = x->extent[i] > ext ? x->extent[i] : ext;
-	job->rw = x->has[0] && x->has[1] ? RQ_RW_RW : x->has[1] ? RQ_RW_WRITE : RQ_RW_READ;
-	for (int d = 0; d < 2; d++) {
-		uint32_t bs = x->max_len[d] ? x->max_len[d] : x->max_len[!d];
+	/* trims with reads or writes have no rw of their own: the engine asks eng_replay_ops() */
+	job->rw = has[0] && has[1] ? RQ_RW_RW : has[1] ? RQ_RW_WRITE : has[0] ? RQ_RW_READ :
+		  has[2] ? RQ_RW_TRIM : RQ_RW_READ;
+	for (int d = 0; d < 3; d++)
+		any = x->max_len[d] > any ? x->max_len[d] : any;
+	for (int d = 0; d < 3; d++) {
+		uint32_t bs = x->max_len[d] ? x->max_len[d] : any ? any : job->bs[d];
 
 		job->bs[d] = job->bs_min[d] = job->bs_max[d] = bs;
 		job->nr_bssplit[d] = 0;
@@ -520,12 +568,16 @@ static int rewrite_job(struct rq_job *job, const struct parse *x, FILE *err)
 	job->rw_seq_nr = 0;
 	job->zonemode = RQ_ZONEMODE_NONE;
 	job->random_distribution = RQ_RAND_UNIFORM;
+	/* fio: a blktrace's depth, unless the job gives one */
+	if (x->depth && !rq_job_opt_set(job, "iodepth"))
+		job->iodepth = x->depth;
 	return 0;
 }
 
 /* Parse job @j's logs (one per clone, in turn); fills e->replay_of for its clones. */
-static int setup_job(struct rq_engine *e, struct rq_job *job, unsigned int first_clone, FILE *err)
+static int setup_job(struct rq_engine *e, unsigned int j, unsigned int first_clone, FILE *err)
 {
+	struct rq_job *job = &e->own_jobs.jobs[j];
 	struct name_tab files = { 0 };
 	struct parse x = { .job = job, .err = err, .files = &files };
 	char **names = NULL;
@@ -551,6 +603,9 @@ static int setup_job(struct rq_engine *e, struct rq_job *job, unsigned int first
 		e->replay_of[first_clone + k] = &e->replays[base + k % (unsigned int)n];
 	if (!ret)
 		ret = rewrite_job(job, &x, err);
+	for (int d = 0; d < 3; d++)
+		e->replay_ops[j] |= x.has[d] ? 1u << d : 0;
+	e->replay_ops[j] |= x.syncs ? 1u << RQ_OP_FLUSH : 0;
 	for (int i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
@@ -582,7 +637,8 @@ int eng_replay_setup(struct rq_engine *e, FILE *err)
 	e->own_jobs.jobs = malloc(jobs->nr * sizeof(*jobs->jobs));
 	e->replays = calloc(nr_logs, sizeof(*e->replays));
 	e->replay_of = calloc(nr_clones, sizeof(*e->replay_of));
-	if (!e->own_jobs.jobs || !e->replays || !e->replay_of)
+	e->replay_ops = calloc(jobs->nr, sizeof(*e->replay_ops));
+	if (!e->own_jobs.jobs || !e->replays || !e->replay_of || !e->replay_ops)
 		return -ENOMEM;
 	memcpy(e->own_jobs.jobs, jobs->jobs, jobs->nr * sizeof(*jobs->jobs));
 	e->own_jobs.nr = jobs->nr;
@@ -590,7 +646,7 @@ int eng_replay_setup(struct rq_engine *e, FILE *err)
 	for (unsigned int j = 0, k = 0; j < jobs->nr; k += jobs->jobs[j].numjobs, j++) {
 		if (!jobs->jobs[j].read_iolog[0])
 			continue;
-		ret = setup_job(e, &e->own_jobs.jobs[j], k, err);
+		ret = setup_job(e, j, k, err);
 		if (ret)
 			return ret;
 	}
@@ -601,6 +657,7 @@ void eng_replay_free(struct rq_engine *e)
 {
 	for (unsigned int i = 0; i < e->nr_replays; i++)
 		free(e->replays[i].io);
+	free(e->replay_ops);
 	free(e->replays);
 	free(e->replay_of);
 	free(e->own_jobs.jobs);

@@ -121,8 +121,9 @@ struct rq_replay_io {
 struct rq_replay {
 	struct rq_replay_io *io;
 	uint64_t nr;			/* I/Os in io[] */
-	uint64_t bytes;			/* their lengths' sum: the clone's io_limit */
+	uint64_t bytes;			/* their lengths' sum (a flush has none) */
 };
+
 
 struct clone {
 	const struct rq_job *job __attribute__((aligned(RQ_CACHELINE)));
@@ -399,6 +400,7 @@ struct rq_engine {
 	struct rq_replay *replays;
 	unsigned int nr_replays;
 	const struct rq_replay **replay_of;	/* by clone index; NULL: no replay at all */
+	unsigned int *replay_ops;	/* by job: 1 << RQ_OP_* of each kind its logs issue */
 	struct flow *flows;		/* one per distinct flow_id */
 	unsigned int nr_flows;
 	bool ran;			/* rq_engine_run() ran: unlink= may remove files */
@@ -495,6 +497,11 @@ int eng_iolog_close(struct clone *c);
  * on @err naming the job, the log and its line.
  */
 int eng_replay_setup(struct rq_engine *e, FILE *err);
+/* The kinds of I/O @job's logs issue: 1 << RQ_OP_* each; 0 when it replays nothing */
+static inline unsigned int eng_replay_ops(const struct rq_engine *e, const struct rq_job *job)
+{
+	return e->replay_ops ? e->replay_ops[job - e->jobs->jobs] : 0;
+}
 void eng_replay_free(struct rq_engine *e);
 /*
  * The clone's next replayed I/O: 1 with it in *@io (taken by the caller

@@ -197,7 +197,7 @@ struct rq_job {
 	char numa_cpu_nodes[64];
 	char numa_mem_policy[80];
 	char write_iolog[RQ_JOB_PATH_MAX];	/* write_iolog=FILE, "" = none */
-	/* read_iolog: replay fio's iolog v2/v3 (engine/replay.c); "" = none */
+	/* read_iolog: replay fio's iolog v2/v3 or a blktrace (engine/replay.c, blktrace.c); "" = none */
 	char read_iolog[RQ_JOB_PATH_MAX];	/* FILE, or FILE:FILE... one per clone in turn */
 	char replay_redirect[RQ_JOB_PATH_MAX];	/* every I/O of the log to this file; "" = the log's */
 	bool replay_no_stall;		/* ignore the log's times: issue as fast as the depth allows */
@@ -487,6 +487,14 @@ static inline bool rq_rw_random(enum rq_rw rw)
 	return rw == RQ_RW_RANDREAD || rw == RQ_RW_RANDWRITE || rw == RQ_RW_RANDRW ||
 	       rw == RQ_RW_RANDTRIM || rw == RQ_RW_RANDTRIMWRITE;
 }
+
+/*
+ * fio's fio_option_is_set(): whether option @name (fio's name or alias)
+ * was given for @job, in its section or a [global] above it.
+ */
+bool rq_job_opt_set(const struct rq_job *job, const char *name);
+/* Count option @name as given for @job from now on (a value the front end fixed). */
+void rq_job_opt_mark(struct rq_job *job, const char *name);
 
 /* A job that writes and syncs (fsync, fdatasync, sync_file_range, end_fsync, fsync_on_close): fio's should_fsync() */
 static inline bool rq_job_syncs(const struct rq_job *job)

@@ -166,9 +166,9 @@ const struct opt jf_opts_log[] = {
 	},
 	{
 		.name = "read_iolog", .type = OPT_STR, FIELD(read_iolog),
-		.help = "Replay the I/Os of fio's iolog (version 2 or 3) instead of "
-			"drawing them; FILE:FILE... gives the clones one log each in turn "
-			"(default: none)",
+		.help = "Replay the I/Os of fio's iolog (version 2 or 3) or of a blktrace "
+			"(blkparse -d) instead of drawing them; FILE:FILE... gives the "
+			"clones one log each in turn (default: none)",
 	},
 	{
 		.name = "replay_no_stall", .type = OPT_BOOL, FIELD(replay_no_stall), .def = "0",
@@ -184,7 +184,7 @@ const struct opt jf_opts_log[] = {
 	{
 		.name = "replay_redirect", .type = OPT_STR, FIELD(replay_redirect),
 		.help = "Replay every I/O of the log on this one file or device "
-			"(default: the files the log names)",
+			"(default: the files the log names, a blktrace's devices)",
 	},
 	{
 		.name = "replay_scale", .type = OPT_INT, FIELD(replay_scale),

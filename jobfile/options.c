@@ -348,6 +348,21 @@ bool jf_is_set(const struct sect *s, const char *name)
 	return o && jf_bit_test(s->set, jf_opt_idx(o));
 }
 
+bool rq_job_opt_set(const struct rq_job *job, const char *name)
+{
+	const struct opt *o = jf_opt_find(name);
+
+	return o && jf_bit_test(job->opts_set, jf_opt_idx(o));
+}
+
+void rq_job_opt_mark(struct rq_job *job, const char *name)
+{
+	const struct opt *o = jf_opt_find(name);
+
+	if (o)
+		jf_bit_set(job->opts_set, jf_opt_idx(o));
+}
+
 /* Edit distance, for "did you mean"; names longer than 63 get no hint. */
 static unsigned int dist(const char *a, const char *b)
 {

@@ -87,7 +87,8 @@ printf 'fio version 2 iolog\n%s add\n%s read 0 4096 9\n' "$F" "$F" >"$TMP/bad.lo
 printf 'fio version 3 iolog\n0 %s add\n1 %s/z read 0 4096\n' "$F" "$F" >"$TMP/bad.log"; bad "not in log" ", line 3: .*no earlier line adds"
 printf 'fio version 3 iolog\n0 %s add\n1 %s wait 0 4096\n' "$F" "$F" >"$TMP/bad.log"; bad "v3 wait" ", line 3: 'wait'"
 printf 'fio version 3 iolog\n0 %s add\n1 %s sync 0 0\n' "$F" "$F" >"$TMP/bad.log"; bad sync ", line 3: sync"
-printf '\x07\x74\x61\x65rest' >"$TMP/bad.log"; bad blktrace ": a blktrace binary trace"
+# a blktrace's magic: read as one (tests/test_blktrace.sh), here cut short in its first record
+printf '\x07\x74\x61\x65rest' >"$TMP/bad.log"; bad blktrace ", record 1 (byte 0): truncated: 8 of a record's 48"
 
 # round trip (fio replays with read_iolog but writes no log then): rqlock's log replays in
 # fio with its bytes; fio's log replays in rqlock with its I/Os
