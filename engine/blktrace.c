@@ -41,6 +41,18 @@
  * first) and a bad record anywhere are refused with one line naming the
  * trace and the record; fio stops at a short record and replays what it
  * read.
+ *
+ * merge_blktrace_file (rq_bt_merge): the traces' queue events of a
+ * direction, merged by time, each trace's times scaled by its
+ * merge_blktrace_scalars percent, pass k of its merge_blktrace_iters
+ * shifted by k times its length (the time of its last record), written
+ * with no pdus in this machine's byte order.  fio 3.33 documents this but
+ * never does it (its read_trace() reads into the pointer, not the record:
+ * every merge ends at "iolog short read" and fio replays the traces
+ * unmerged); rqlock follows the repaired merge of later fio (commit
+ * c55d29ef), without two slips it keeps: a pass's length taken after the
+ * scaling (so scalars below 100 shift later passes too little) and the
+ * last event of a pass written twice at the next pass.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -115,6 +127,12 @@ static uint64_t get(const unsigned char *p, int n, bool big)
 	return v;
 }
 
+static void put(unsigned char *p, int n, uint64_t v, bool big)
+{
+	for (int i = 0; i < n; i++)
+		p[big ? n - 1 - i : i] = (unsigned char)(v >> (8 * i));
+}
+
 static void decode(const unsigned char *b, bool big, struct rec *r)
 {
 	r->magic = (uint32_t)get(b, 4, big);
@@ -128,6 +146,21 @@ static void decode(const unsigned char *b, bool big, struct rec *r)
 	r->cpu = (uint32_t)get(b + 40, 4, big);
 	r->error = (uint16_t)get(b + 44, 2, big);
 	r->pdu_len = (uint16_t)get(b + 46, 2, big);
+}
+
+static void encode(unsigned char *b, bool big, const struct rec *r)
+{
+	put(b, 4, r->magic, big);
+	put(b + 4, 4, r->seq, big);
+	put(b + 8, 8, r->time, big);
+	put(b + 16, 8, r->sector, big);
+	put(b + 24, 4, r->bytes, big);
+	put(b + 28, 4, r->action, big);
+	put(b + 32, 4, r->pid, big);
+	put(b + 36, 4, r->device, big);
+	put(b + 40, 4, r->cpu, big);
+	put(b + 44, 2, r->error, big);
+	put(b + 46, 2, r->pdu_len, big);
 }
 
 bool rq_bt_is_trace(const unsigned char *b, size_t n)
@@ -202,7 +235,7 @@ static int next_rec(struct reader *rd, struct rec *r)
 	return 1;
 }
 
-/* fio's direction of a record for the depth probe: -1 for none. */
+/* fio's direction of a record for the depth probe and the merge: -1 for none. */
 static int rec_ddir(uint32_t action)
 {
 	if (action & C_READ)
@@ -430,5 +463,144 @@ int rq_bt_read(FILE *f, const struct rq_bt_where *w, rq_bt_emit_fn emit, void *a
 	for (unsigned int i = 0; i < s.nr_devs; i++)
 		free(s.devs[i].file);
 	free(s.devs);
+	return ret;
+}
+
+/* ---- merge_blktrace_file ----------------------------------------------- */
+
+/* One trace being merged: its next queue event, its scaling, its passes. */
+struct cursor {
+	struct reader rd;
+	struct rq_bt_where w;
+	FILE *f;
+	struct rec r;			/* the next event, its time scaled */
+	unsigned int scalar, iters, iter;
+	uint64_t length;		/* one pass: the time of its last record */
+	uint64_t last_t;		/* the last record's time this pass */
+	bool live;
+};
+
+/* The cursor's next queue event with a direction: 1, 0 when its passes are done, -errno. */
+static int cursor_next(struct cursor *c)
+{
+	for (;;) {
+		int v = next_rec(&c->rd, &c->r);
+
+		if (v < 0)
+			return v;
+		if (!v) {
+			if (!c->iter)
+				c->length = c->last_t;
+			if (++c->iter >= c->iters)
+				return 0;
+			v = reader_start(&c->rd, c->f, &c->w);
+			if (v)
+				return v;
+			continue;
+		}
+		c->last_t = c->r.time;
+		if ((c->r.action & 0xffffu) != A_QUEUE || rec_ddir(c->r.action) < 0)
+			continue;
+		c->r.time = (c->r.time + c->iter * c->length) * c->scalar / 100;
+		return 1;
+	}
+}
+
+/* Append one record, no pdu, in this machine's byte order. */
+static int out_rec(unsigned char **buf, size_t *len, size_t *cap, struct rec r)
+{
+	static const uint16_t one = 1;
+
+	if (*len + REC_LEN > *cap) {
+		size_t ncap = *cap ? *cap * 2 : 64 * REC_LEN;
+		unsigned char *n = realloc(*buf, ncap);
+
+		if (!n)
+			return -ENOMEM;
+		*buf = n;
+		*cap = ncap;
+	}
+	r.pdu_len = 0;
+	encode(*buf + *len, *(const uint8_t *)&one == 0, &r);
+	*len += REC_LEN;
+	return 0;
+}
+
+/* Open and prime the traces: 0, or -errno after one line naming the trace. */
+static int merge_open(const struct rq_bt_where *w, struct cursor *cs, char *const *paths, unsigned int nr)
+{
+	const struct rq_job *job = w->job;
+	int ret;
+
+	for (unsigned int i = 0; i < nr; i++) {
+		struct cursor *c = &cs[i];
+
+		c->w = *w;
+		c->w.option = "read_iolog";
+		c->w.path = paths[i];
+		/* fio keeps the whole part of each value */
+		c->scalar = job->nr_merge_scalars ? (unsigned int)job->merge_blktrace_scalars[i] : 100;
+		c->iters = job->nr_merge_iters ? (unsigned int)job->merge_blktrace_iters[i] : 1;
+		c->f = fopen(paths[i], "rb");
+		if (!c->f)
+			return bt_err(&c->w, NULL, "%s", strerror(errno));
+		ret = reader_start(&c->rd, c->f, &c->w);
+		if (ret)
+			return ret;
+		ret = cursor_next(c);
+		if (ret < 0)
+			return ret;
+		c->live = ret > 0;
+	}
+	return 0;
+}
+
+int rq_bt_merge(const struct rq_bt_where *w, char *const *paths, unsigned int nr, unsigned char **buf,
+		size_t *len)
+{
+	const struct rq_job *job = w->job;
+	struct cursor *cs;
+	size_t cap = 0;
+	int ret = 0;
+
+	*buf = NULL;
+	*len = 0;
+	if (job->nr_merge_scalars && job->nr_merge_scalars != nr)
+		return bt_err(w, NULL, "merge_blktrace_scalars gives %u value%s for the %u traces of read_iolog",
+			      job->nr_merge_scalars, job->nr_merge_scalars == 1 ? "" : "s", nr);
+	if (job->nr_merge_iters && job->nr_merge_iters != nr)
+		return bt_err(w, NULL, "merge_blktrace_iters gives %u value%s for the %u traces of read_iolog",
+			      job->nr_merge_iters, job->nr_merge_iters == 1 ? "" : "s", nr);
+	cs = calloc(nr, sizeof(*cs));
+	if (!cs)
+		return -ENOMEM;
+	ret = merge_open(w, cs, paths, nr);
+	for (;;) {
+		struct cursor *min = NULL;
+
+		for (unsigned int i = 0; !ret && i < nr; i++)
+			if (cs[i].live && (!min || cs[i].r.time < min->r.time))
+				min = &cs[i];
+		if (ret || !min)
+			break;
+		ret = out_rec(buf, len, &cap, min->r);
+		if (!ret) {
+			int v = cursor_next(min);
+
+			ret = v < 0 ? v : 0;
+			min->live = v > 0;
+		}
+	}
+	for (unsigned int i = 0; i < nr; i++)
+		if (cs[i].f)
+			fclose(cs[i].f);
+	free(cs);
+	if (!ret && !*len)
+		ret = bt_err(w, NULL, "the traces of read_iolog hold no read, write or trim queue event to merge");
+	if (ret) {
+		free(*buf);
+		*buf = NULL;
+		*len = 0;
+	}
 	return ret;
 }

@@ -29,7 +29,7 @@ typedef int (*rq_bt_emit_fn)(void *arg, const struct rq_bt_io *io);
 /* Where messages come from: "JOBFILE:LINE: job 'NAME': OPTION=PATH". */
 struct rq_bt_where {
 	const struct rq_job *job;
-	const char *option;	/* "read_iolog" */
+	const char *option;	/* "read_iolog" or "merge_blktrace_file" */
 	const char *path;
 	FILE *err;
 };
@@ -50,5 +50,14 @@ bool rq_bt_is_trace(const unsigned char *b, size_t n);
  * @w->err naming the trace and the record.
  */
 int rq_bt_read(FILE *f, const struct rq_bt_where *w, rq_bt_emit_fn emit, void *arg, unsigned int *depth);
+
+/*
+ * merge_blktrace_file: the @nr traces at @paths merged by time, each with
+ * its merge_blktrace_scalars percent and merge_blktrace_iters passes, as
+ * records in this machine's byte order with no pdus (fio's merged file);
+ * the caller frees *@buf.  0, or -errno after one line on @w->err.
+ */
+int rq_bt_merge(const struct rq_bt_where *w, char *const *paths, unsigned int nr, unsigned char **buf,
+		size_t *len);
 
 #endif

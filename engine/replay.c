@@ -35,6 +35,9 @@
  * order) is read by engine/blktrace.c as fio 3.33 reads one: its queue
  * events become reads, writes, trims and flushes on the devices it names
  * (or replay_redirect), and a job that gives no iodepth takes the trace's.
+ * merge_blktrace_file merges the job's traces into one, which every clone
+ * replays; the merged file is written only once the run is sure to start
+ * (eng_replay_commit()).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -574,14 +577,40 @@ static int rewrite_job(struct rq_job *job, const struct parse *x, FILE *err)
 	return 0;
 }
 
-/* Parse job @j's logs (one per clone, in turn); fills e->replay_of for its clones. */
+/* merge_blktrace_file: @names merged into e->merged[@j], which every clone of the job replays */
+static int parse_merged(struct rq_engine *e, unsigned int j, struct parse *x, char *const *names, int n)
+{
+	const struct rq_job *job = x->job;
+	struct rq_bt_where w = { .job = job, .option = "merge_blktrace_file", .path = job->merge_blktrace_file,
+				 .err = x->err };
+	struct rq_merged *m = &e->merged[j];
+	FILE *f;
+	int ret = rq_bt_merge(&w, names, (unsigned int)n, &m->buf, &m->len);
+
+	if (!ret) {
+		f = fmemopen(m->buf, m->len, "rb");
+		if (!f)
+			return -ENOMEM;
+		x->path = job->merge_blktrace_file;
+		x->r = &e->replays[e->nr_replays++];
+		ret = parse_blktrace(x, f, "merge_blktrace_file");
+		fclose(f);
+	}
+	if (ret == -ENOMEM) {
+		fprintf(x->err, "%s:%d: job '%s': merge_blktrace_file=%s: out of memory\n", job->file, job->line,
+			job->name, job->merge_blktrace_file);
+	}
+	return ret;
+}
+
+/* Parse job @j's logs (one per clone, in turn, or the merged one); fills e->replay_of for its clones. */
 static int setup_job(struct rq_engine *e, unsigned int j, unsigned int first_clone, FILE *err)
 {
 	struct rq_job *job = &e->own_jobs.jobs[j];
 	struct name_tab files = { 0 };
 	struct parse x = { .job = job, .err = err, .files = &files };
 	char **names = NULL;
-	int n = split_names(job->read_iolog, &names), ret = 0;
+	int n = split_names(job->read_iolog, &names), ret = 0, logs = n;
 	unsigned int base = e->nr_replays;
 
 	if (n <= 0) {
@@ -589,7 +618,11 @@ static int setup_job(struct rq_engine *e, unsigned int j, unsigned int first_clo
 			job->name, job->read_iolog);
 		return n < 0 ? n : -EINVAL;
 	}
-	for (int i = 0; i < n && !ret; i++) {
+	if (job->merge_blktrace_file[0]) {
+		ret = parse_merged(e, j, &x, names, n);
+		logs = 1;
+	}
+	for (int i = 0; i < n && !ret && !job->merge_blktrace_file[0]; i++) {
 		struct rq_replay *r = &e->replays[e->nr_replays++];
 
 		x.path = names[i];
@@ -600,7 +633,7 @@ static int setup_job(struct rq_engine *e, unsigned int j, unsigned int first_clo
 		ret = parse_log(&x);
 	}
 	for (unsigned int k = 0; !ret && k < job->numjobs; k++)
-		e->replay_of[first_clone + k] = &e->replays[base + k % (unsigned int)n];
+		e->replay_of[first_clone + k] = &e->replays[base + k % (unsigned int)logs];
 	if (!ret)
 		ret = rewrite_job(job, &x, err);
 	for (int d = 0; d < 3; d++)
@@ -619,6 +652,7 @@ int eng_replay_setup(struct rq_engine *e, FILE *err)
 {
 	const struct rq_job_list *jobs = e->jobs;
 	unsigned int nr_logs = 0, nr_clones = 0;
+	bool merges = false;
 	int ret;
 
 	for (unsigned int j = 0; j < jobs->nr; j++) {
@@ -627,6 +661,7 @@ int eng_replay_setup(struct rq_engine *e, FILE *err)
 		nr_clones += jobs->jobs[j].numjobs;
 		if (!l[0])
 			continue;
+		merges |= jobs->jobs[j].merge_blktrace_file[0] != '\0';
 		nr_logs++;
 		for (; *l; l++)
 			nr_logs += *l == ':';
@@ -638,7 +673,8 @@ int eng_replay_setup(struct rq_engine *e, FILE *err)
 	e->replays = calloc(nr_logs, sizeof(*e->replays));
 	e->replay_of = calloc(nr_clones, sizeof(*e->replay_of));
 	e->replay_ops = calloc(jobs->nr, sizeof(*e->replay_ops));
-	if (!e->own_jobs.jobs || !e->replays || !e->replay_of || !e->replay_ops)
+	e->merged = merges ? calloc(jobs->nr, sizeof(*e->merged)) : NULL;
+	if (!e->own_jobs.jobs || !e->replays || !e->replay_of || !e->replay_ops || (merges && !e->merged))
 		return -ENOMEM;
 	memcpy(e->own_jobs.jobs, jobs->jobs, jobs->nr * sizeof(*jobs->jobs));
 	e->own_jobs.nr = jobs->nr;
@@ -653,10 +689,76 @@ int eng_replay_setup(struct rq_engine *e, FILE *err)
 	return 0;
 }
 
+/* Write job @job's merged trace @m: 0, or -errno after one line. */
+static int write_merged(const struct rq_job *job, const struct rq_merged *m, FILE *err)
+{
+	FILE *f = fopen(job->merge_blktrace_file, "wb");
+	int ret = 0;
+
+	if (!f || fwrite(m->buf, 1, m->len, f) != m->len)
+		ret = errno ? -errno : -EIO;
+	if (f && fclose(f) && !ret)
+		ret = errno ? -errno : -EIO;
+	if (ret)
+		fprintf(err, "%s:%d: job '%s': merge_blktrace_file=%s: %s\n", job->file, job->line, job->name,
+			job->merge_blktrace_file, strerror(-ret));
+	return ret;
+}
+
+int eng_replay_commit(struct rq_engine *e, FILE *err)
+{
+	int ret = 0;
+
+	for (unsigned int j = 0; !ret && e->merged && j < e->jobs->nr; j++)
+		if (e->merged[j].buf)
+			ret = write_merged(&e->jobs->jobs[j], &e->merged[j], err);
+	return ret;
+}
+
+int rq_engine_merge_blktraces(const struct rq_job_list *jobs, FILE *err)
+{
+	struct rq_merged *m = calloc(jobs->nr ? jobs->nr : 1, sizeof(*m));
+	unsigned int nr = 0;
+	int ret = m ? 0 : -ENOMEM;
+
+	for (unsigned int j = 0; !ret && j < jobs->nr; j++) {
+		const struct rq_job *job = &jobs->jobs[j];
+		struct rq_bt_where w = { .job = job, .option = "merge_blktrace_file",
+					 .path = job->merge_blktrace_file, .err = err };
+		char **names = NULL;
+		int n;
+
+		if (!job->read_iolog[0] || !job->merge_blktrace_file[0])
+			continue;
+		n = split_names(job->read_iolog, &names);
+		ret = n < 0 ? n : rq_bt_merge(&w, names, (unsigned int)n, &m[j].buf, &m[j].len);
+		for (int i = 0; i < n; i++)
+			free(names[i]);
+		free(names);
+		nr++;
+	}
+	if (!ret && !nr) {
+		fprintf(err, "rqlock: --merge-blktrace-only: no job has both read_iolog and merge_blktrace_file\n");
+		ret = -EINVAL;
+	}
+	for (unsigned int j = 0; !ret && j < jobs->nr; j++)
+		if (m[j].buf)
+			ret = write_merged(&jobs->jobs[j], &m[j], err);
+	for (unsigned int j = 0; m && j < jobs->nr; j++)
+		free(m[j].buf);
+	free(m);
+	if (ret == -ENOMEM)
+		fprintf(err, "rqlock: --merge-blktrace-only: out of memory\n");
+	return ret;
+}
+
 void eng_replay_free(struct rq_engine *e)
 {
 	for (unsigned int i = 0; i < e->nr_replays; i++)
 		free(e->replays[i].io);
+	for (unsigned int j = 0; e->merged && j < e->own_jobs.nr; j++)
+		free(e->merged[j].buf);
+	free(e->merged);
 	free(e->replay_ops);
 	free(e->replays);
 	free(e->replay_of);

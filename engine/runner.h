@@ -124,6 +124,11 @@ struct rq_replay {
 	uint64_t bytes;			/* their lengths' sum (a flush has none) */
 };
 
+/* merge_blktrace_file: a job's merged trace, written before the run (replay.c) */
+struct rq_merged {
+	unsigned char *buf;
+	size_t len;
+};
 
 struct clone {
 	const struct rq_job *job __attribute__((aligned(RQ_CACHELINE)));
@@ -401,6 +406,7 @@ struct rq_engine {
 	unsigned int nr_replays;
 	const struct rq_replay **replay_of;	/* by clone index; NULL: no replay at all */
 	unsigned int *replay_ops;	/* by job: 1 << RQ_OP_* of each kind its logs issue */
+	struct rq_merged *merged;	/* by job: merge_blktrace_file's trace; NULL: none merges */
 	struct flow *flows;		/* one per distinct flow_id */
 	unsigned int nr_flows;
 	bool ran;			/* rq_engine_run() ran: unlink= may remove files */
@@ -502,6 +508,8 @@ static inline unsigned int eng_replay_ops(const struct rq_engine *e, const struc
 {
 	return e->replay_ops ? e->replay_ops[job - e->jobs->jobs] : 0;
 }
+/* merge_blktrace_file: write each merged trace, once the run is sure to start; 0 or -errno after one line */
+int eng_replay_commit(struct rq_engine *e, FILE *err);
 void eng_replay_free(struct rq_engine *e);
 /*
  * The clone's next replayed I/O: 1 with it in *@io (taken by the caller

@@ -835,7 +835,10 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 		goto fail;
 	for (unsigned int k = 0; k < e->nr_clones; k++)
 		e->clones[k].traced = e->clones[k].logs || e->o.timeline || e->clones[k].cmdprio;
-	/* 5: only now may anything be written (file layout) */
+	/* 5: only now may anything be written (merge_blktrace_file, file layout) */
+	ret = eng_replay_commit(e, err);
+	if (ret)
+		goto fail;
 	for (unsigned int i = 0; i < e->nr_devs; i++) {
 		ret = rq_dev_prepare(&e->devs[i].dev, &e->devs[i].o, err);
 		if (ret)

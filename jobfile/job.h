@@ -117,6 +117,7 @@ enum rq_coe {
 #define RQ_REPLAY_SKIP_TRIM	0x4
 #define RQ_REPLAY_SKIP_SYNC	0x8	/* sync and datasync */
 
+#define RQ_MAX_MERGE_TRACES 20	/* merge_blktrace_scalars/iters: fio's FIO_IO_U_LIST_MAX_LEN */
 #define RQ_MAX_ZONES 256		/* random_distribution=zoned: fio's ZONESPLIT_MAX */
 #define RQ_MAX_IGNORE 32		/* ignore_error: errnos per kind, as fio's */
 
@@ -199,6 +200,15 @@ struct rq_job {
 	char write_iolog[RQ_JOB_PATH_MAX];	/* write_iolog=FILE, "" = none */
 	/* read_iolog: replay fio's iolog v2/v3 or a blktrace (engine/replay.c, blktrace.c); "" = none */
 	char read_iolog[RQ_JOB_PATH_MAX];	/* FILE, or FILE:FILE... one per clone in turn */
+	/* read_iolog's blktraces merged by time into this one, which the job replays; "" = none */
+	char merge_blktrace_file[RQ_JOB_PATH_MAX];
+	/*
+	 * per trace of read_iolog, in order: percent of its times (50: twice
+	 * as fast), its passes; as given (fio keeps the whole part of each)
+	 */
+	double merge_blktrace_scalars[RQ_MAX_MERGE_TRACES];
+	double merge_blktrace_iters[RQ_MAX_MERGE_TRACES];
+	unsigned int nr_merge_scalars, nr_merge_iters;	/* 0: not given (100 and 1 for each) */
 	char replay_redirect[RQ_JOB_PATH_MAX];	/* every I/O of the log to this file; "" = the log's */
 	bool replay_no_stall;		/* ignore the log's times: issue as fast as the depth allows */
 	unsigned int replay_time_scale;	/* percent of the log's rate (200: twice as fast); default 100 */
