@@ -1434,10 +1434,10 @@ static inline bool fill_pick_new(struct clone *c, struct rq_bio *bio, int *opp, 
 		}
 		due = 0;
 		op = r->op;
-		if (op == RQ_OP_FLUSH) {	/* a replayed flush: an fsync, outside rate and flow, as fio's */
+		if (op == RQ_OP_FLUSH) {	/* a replayed fsync or fdatasync, outside rate and flow, as fio's */
 			c->replay_pos++;
 			*fp = &c->files[r->file];
-			fill_pick_sync(c, bio, *fp, 0);
+			fill_pick_sync(c, bio, *fp, r->sync);
 			*opp = op;
 			*bsp = 0;
 			*duep = 0;

@@ -20,7 +20,9 @@
  * read_iolog: a log of version 2 ("FILE ACTION [OFFSET LENGTH]", with
  * "wait") or version 3 (each line led by its time) is read whole before
  * the run, checked line by line, and turned into the I/Os a clone issues
- * in the log's order (eng_replay_setup()).  The job is rewritten from the
+ * in the log's order (eng_replay_setup()): reads, writes, trims (as fio
+ * 3.34; fio 3.33 drops them), and sync/datasync as an fsync/fdatasync of
+ * the file (as fio 3.33).  The job is rewritten from the
  * logs - its files are those the logs add (or replay_redirect), its
  * directions and block sizes what they hold, each file's size the
  * furthest byte they touch - so the rest of the engine (devices, layout,
@@ -226,6 +228,29 @@ static int note_extent(struct parse *x, unsigned int file, uint64_t end)
 	return 0;
 }
 
+/* One I/O into the clone's log: its file among the job's, the job's directions, sizes and extent. */
+static int add_io(struct parse *x, const char *file, struct rq_replay_io *io)
+{
+	int fi = name_index(x->files, file, true);
+
+	if (fi < 0)
+		return fi;
+	if (fi > UINT16_MAX)
+		return perr(x, 0, "more than %u files", UINT16_MAX + 1);
+	io->file = (uint16_t)fi;
+	if (io->op == RQ_OP_FLUSH) {
+		x->syncs = true;
+	} else {
+		x->has[io->op] = true;
+		if (io->len > x->max_len[io->op])
+			x->max_len[io->op] = io->len;
+		if (note_extent(x, io->file, io->offset + io->len))
+			return -ENOMEM;
+	}
+	x->r->bytes += io->len;
+	return push_io(x, io);
+}
+
 /* The actions of a log line with an offset and a length. */
 enum act { ACT_READ, ACT_WRITE, ACT_TRIM, ACT_SYNC, ACT_WAIT, ACT_BAD };
 
@@ -250,7 +275,6 @@ static int io_line(struct parse *x, unsigned long ln, int version, char **tok, u
 	enum act a = io_action(tok[1]);
 	struct rq_replay_io io;
 	uint64_t off, len;
-	int fi;
 
 	if (a == ACT_BAD)
 		return perr(x, ln, "unknown action '%.64s' (read, write, trim, sync, datasync%s, "
@@ -275,37 +299,24 @@ static int io_line(struct parse *x, unsigned long ln, int version, char **tok, u
 	if (name_index(&x->added, tok[0], false) < 0)
 		return perr(x, ln, "%s %s on '%.256s', which no earlier line adds ('%.256s add')", tok[1],
 			    tok[2], tok[0], tok[0]);
-	/*
-	 * A replayed job's direction is one rq_rw, which has no read+trim mix;
-	 * trims in logs wait for per-I/O directions in the replay job.
-	 */
-	if (a == ACT_TRIM)
-		return perr(x, ln, "trim: a replay cannot issue trims yet (replay_skip=trim replays the "
-			    "log without them)");
-	if (a == ACT_SYNC)
-		return perr(x, ln, "%s: rqlock issues no syncs (replay_skip=sync replays the log without "
-			    "them)", tok[1]);
-	if (!len || len > UINT32_MAX)
+	if (a != ACT_SYNC && (!len || len > UINT32_MAX))
 		return perr(x, ln, "length %" PRIu64 ": expected 1 to %u bytes", len, UINT32_MAX);
-	fi = name_index(x->files, job->replay_redirect[0] ? job->replay_redirect : tok[0], true);
-	if (fi < 0)
-		return fi;
-	if (job->replay_scale > 1)
-		off /= job->replay_scale;
-	if (job->replay_align)
-		off &= ~(job->replay_align - 1);
-	io.offset = off;
-	io.len = (uint32_t)len;
-	io.file = (unsigned int)fi;
-	io.op = a == ACT_WRITE ? RQ_OP_WRITE : RQ_OP_READ;
+	memset(&io, 0, sizeof(io));
+	io.op = a == ACT_WRITE ? RQ_OP_WRITE : a == ACT_TRIM ? RQ_OP_DISCARD : a == ACT_SYNC ? RQ_OP_FLUSH :
+		RQ_OP_READ;
 	io.at_ns = *at;
-	x->has[io.op] = true;
-	if (io.len > x->max_len[io.op])
-		x->max_len[io.op] = io.len;
-	x->r->bytes += len;
-	if (note_extent(x, io.file, off + len))
-		return -ENOMEM;
-	return push_io(x, &io);
+	if (a == ACT_SYNC) {
+		/* fio's fsync or fdatasync of the file: its offset and length play no part */
+		io.sync = strcmp(tok[1], "datasync") ? 0 : RQ_SYNC_DATA;
+	} else {
+		if (job->replay_scale > 1)
+			off /= job->replay_scale;
+		if (job->replay_align)
+			off &= ~(job->replay_align - 1);
+		io.offset = off;
+		io.len = (uint32_t)len;
+	}
+	return add_io(x, job->replay_redirect[0] ? job->replay_redirect : tok[0], &io);
 }
 
 /* One line of a log after its first; blank lines are passed over. */
@@ -361,29 +372,12 @@ static int log_line(struct parse *x, unsigned long ln, int version, char *line, 
 	return io_line(x, ln, version, tok + base, at);
 }
 
-/* One I/O of a blktrace (blktrace.c): into the clone's log, its file among the job's. */
+/* One I/O of a blktrace (blktrace.c) into the clone's log. */
 static int bt_emit(void *arg, const struct rq_bt_io *b)
 {
-	struct parse *x = arg;
 	struct rq_replay_io io = { .offset = b->offset, .at_ns = b->at_ns, .len = b->len, .op = b->op };
-	int fi = name_index(x->files, b->file, true);
 
-	if (fi < 0)
-		return fi;
-	if (fi > UINT16_MAX)
-		return perr(x, 0, "more than %u files", UINT16_MAX + 1);
-	io.file = (uint16_t)fi;
-	if (b->op == RQ_OP_FLUSH) {
-		x->syncs = true;
-	} else {
-		x->has[b->op] = true;
-		if (b->len > x->max_len[b->op])
-			x->max_len[b->op] = b->len;
-		if (note_extent(x, io.file, b->offset + b->len))
-			return -ENOMEM;
-	}
-	x->r->bytes += b->len;
-	return push_io(x, &io);
+	return add_io(arg, b->file, &io);
 }
 
 /* A blktrace, read whole into @x->r (@option names it in messages): 0 or -errno after one line. */

@@ -116,6 +116,7 @@ struct rq_replay_io {
 	uint32_t len;
 	uint16_t file;			/* index in the clone's files (the job's rewritten filename) */
 	uint8_t op;			/* RQ_OP_* */
+	uint8_t sync;			/* RQ_OP_FLUSH: which sync (enum rq_sync): fsync 0, fdatasync */
 };
 
 struct rq_replay {
