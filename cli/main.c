@@ -144,6 +144,7 @@ static void sync_engines(struct rq_job_list *jobs, FILE *info)
 				"as fio caps it\n", j->name, j->ioengine == RQ_IOENGINE_SYNC ? "sync" : "psync");
 		j->iodepth = j->iodepth_batch_submit = 1;
 		j->iodepth_batch_complete_min = j->iodepth_batch_complete_max = 1;
+		rq_job_opt_mark(j, "iodepth");	/* a blktrace replay keeps it (engine/blktrace.c) */
 		j->ioengine = RQ_IOENGINE_IO_URING;
 	}
 }
@@ -269,7 +270,7 @@ struct run_cli {
 	const char *sections[64];
 	const char **cmd_keys, **cmd_vals;
 	struct rq_parse_opts po;
-	bool parse_only, showcmd, readonly, server;
+	bool parse_only, showcmd, readonly, server, merge_only;
 	const char *server_addr, *pidfile;
 	enum { ETA_AUTO, ETA_ALWAYS, ETA_NEVER } eta;
 };
@@ -462,6 +463,9 @@ static int run_cli_flag(struct run_cli *rc, int c, const char *arg, const char *
 		return 0;
 	case RQ_CLI_PARSE_ONLY:
 		rc->parse_only = true;
+		return 0;
+	case RQ_CLI_MERGE_ONLY:
+		rc->merge_only = true;
 		return 0;
 	case RQ_CLI_SHOWCMD:
 		rc->showcmd = true;
@@ -665,6 +669,8 @@ static int cmd_run(int argc, char **argv)
 	}
 	if (rc.parse_only || rc.showcmd)
 		ret = rc.showcmd && rq_jobs_showcmd(&jobs, stdout) ? EXIT_JOB_FAILED : 0;
+	else if (rc.merge_only)
+		ret = rq_engine_merge_blktraces(&jobs, stderr) ? EXIT_BAD_INPUT : 0;
 	else
 		ret = run_jobs(&rc, &jobs);
 out:

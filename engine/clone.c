@@ -944,6 +944,8 @@ static void clone_dry_run(struct clone *c)
 	}
 }
 
+static void fill_pick_sync(struct clone *c, struct rq_bio *bio, const struct clone_file *f, uint8_t kind);
+
 /*
  * A new I/O for a shaped clone (neither a verify read nor a held write):
  * thinktime, the replayed log's next I/O, rate, flow and rate_iops's
@@ -980,6 +982,15 @@ static inline bool fill_pick_new(struct clone *c, struct rq_bio *bio, int *opp, 
 		}
 		due = 0;
 		op = r->op;
+		if (op == RQ_OP_FLUSH) {	/* a replayed fsync or fdatasync, outside rate and flow, as fio's */
+			c->replay_pos++;
+			*fp = &c->files[r->file];
+			fill_pick_sync(c, bio, *fp, r->sync);
+			*opp = op;
+			*bsp = 0;
+			*duep = 0;
+			return true;
+		}
 	} else {
 		op = c->pending_op >= 0 ? c->pending_op : choose_op(c);
 	}

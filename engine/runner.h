@@ -116,12 +116,19 @@ struct rq_replay_io {
 	uint32_t len;
 	uint16_t file;			/* index in the clone's files (the job's rewritten filename) */
 	uint8_t op;			/* RQ_OP_* */
+	uint8_t sync;			/* RQ_OP_FLUSH: which sync (enum rq_sync): fsync 0, fdatasync */
 };
 
 struct rq_replay {
 	struct rq_replay_io *io;
 	uint64_t nr;			/* I/Os in io[] */
-	uint64_t bytes;			/* their lengths' sum: the clone's io_limit */
+	uint64_t bytes;			/* their lengths' sum (a flush has none) */
+};
+
+/* merge_blktrace_file: a job's merged trace, written before the run (replay.c) */
+struct rq_merged {
+	unsigned char *buf;
+	size_t len;
 };
 
 struct clone {
@@ -410,6 +417,8 @@ struct rq_engine {
 	struct rq_replay *replays;
 	unsigned int nr_replays;
 	const struct rq_replay **replay_of;	/* by clone index; NULL: no replay at all */
+	unsigned int *replay_ops;	/* by job: 1 << RQ_OP_* of each kind its logs issue */
+	struct rq_merged *merged;	/* by job: merge_blktrace_file's trace; NULL: none merges */
 	struct flow *flows;		/* one per distinct flow_id */
 	unsigned int nr_flows;
 	bool ran;			/* rq_engine_run() ran: unlink= may remove files */
@@ -524,6 +533,13 @@ int eng_iolog_close(struct clone *c);
  * on @err naming the job, the log and its line.
  */
 int eng_replay_setup(struct rq_engine *e, FILE *err);
+/* The kinds of I/O @job's logs issue: 1 << RQ_OP_* each; 0 when it replays nothing */
+static inline unsigned int eng_replay_ops(const struct rq_engine *e, const struct rq_job *job)
+{
+	return e->replay_ops ? e->replay_ops[job - e->jobs->jobs] : 0;
+}
+/* merge_blktrace_file: write each merged trace, once the run is sure to start; 0 or -errno after one line */
+int eng_replay_commit(struct rq_engine *e, FILE *err);
 void eng_replay_free(struct rq_engine *e);
 /*
  * The clone's next replayed I/O: 1 with it in *@io (taken by the caller

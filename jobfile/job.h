@@ -122,6 +122,7 @@ enum rq_coe {
 #define RQ_JOB_SS_SLOPE		0x2	/* the window's least-squares slope, else its largest deviation */
 #define RQ_JOB_SS_PCT		0x4	/* the limit is a percentage of the window's mean */
 
+#define RQ_MAX_MERGE_TRACES 20	/* merge_blktrace_scalars/iters: fio's FIO_IO_U_LIST_MAX_LEN */
 #define RQ_MAX_ZONES 256		/* random_distribution=zoned: fio's ZONESPLIT_MAX */
 #define RQ_MAX_IGNORE 32		/* ignore_error: errnos per kind, as fio's */
 
@@ -202,8 +203,17 @@ struct rq_job {
 	char numa_cpu_nodes[64];
 	char numa_mem_policy[80];
 	char write_iolog[RQ_JOB_PATH_MAX];	/* write_iolog=FILE, "" = none */
-	/* read_iolog: replay fio's iolog v2/v3 (engine/replay.c); "" = none */
+	/* read_iolog: replay fio's iolog v2/v3 or a blktrace (engine/replay.c, blktrace.c); "" = none */
 	char read_iolog[RQ_JOB_PATH_MAX];	/* FILE, or FILE:FILE... one per clone in turn */
+	/* read_iolog's blktraces merged by time into this one, which the job replays; "" = none */
+	char merge_blktrace_file[RQ_JOB_PATH_MAX];
+	/*
+	 * per trace of read_iolog, in order: percent of its times (50: twice
+	 * as fast), its passes; as given (fio keeps the whole part of each)
+	 */
+	double merge_blktrace_scalars[RQ_MAX_MERGE_TRACES];
+	double merge_blktrace_iters[RQ_MAX_MERGE_TRACES];
+	unsigned int nr_merge_scalars, nr_merge_iters;	/* 0: not given (100 and 1 for each) */
 	char replay_redirect[RQ_JOB_PATH_MAX];	/* every I/O of the log to this file; "" = the log's */
 	bool replay_no_stall;		/* ignore the log's times: issue as fast as the depth allows */
 	unsigned int replay_time_scale;	/* percent of the log's rate (200: twice as fast); default 100 */
@@ -502,6 +512,14 @@ static inline bool rq_rw_random(enum rq_rw rw)
 	return rw == RQ_RW_RANDREAD || rw == RQ_RW_RANDWRITE || rw == RQ_RW_RANDRW ||
 	       rw == RQ_RW_RANDTRIM || rw == RQ_RW_RANDTRIMWRITE;
 }
+
+/*
+ * fio's fio_option_is_set(): whether option @name (fio's name or alias)
+ * was given for @job, in its section or a [global] above it.
+ */
+bool rq_job_opt_set(const struct rq_job *job, const char *name);
+/* Count option @name as given for @job from now on (a value the front end fixed). */
+void rq_job_opt_mark(struct rq_job *job, const char *name);
 
 /* A job that writes and syncs (fsync, fdatasync, sync_file_range, end_fsync, fsync_on_close): fio's should_fsync() */
 static inline bool rq_job_syncs(const struct rq_job *job)

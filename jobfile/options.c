@@ -102,7 +102,6 @@ const struct opt_val jf_ioengine_vals[] = {
 #define W_SYNC		"rqlock syncs with flushes through the block layer (fsync, fdatasync, sync_file_range, end_fsync), not O_SYNC or barriers"
 #define W_ZONES		"rqlock has no zoned block device support"
 #define W_STATS		"rqlock always keeps fio's full statistics"
-#define W_IOLOG		"rqlock replays iologs one per clone; it does not merge blktraces"
 #define W_RATE		"rqlock shapes load with rate_iops, rate_process and thinktime"
 #define W_VERIFY	"rqlock verifies with verify, verify_pattern, do_verify and verify_backlog"
 #define W_ENGINE	"an ioengine option rqlock's backends do not offer"
@@ -202,8 +201,6 @@ static const struct opt unimpl_opts[] = {
 	NOPE("uid", W_OS), NOPE("gid", W_OS), NOPE("ioscheduler", W_OS),
 	NOPE("exec_prerun", "rqlock runs no commands"), NOPE("exec_postrun", "rqlock runs no commands"),
 	NOPE("profile", "rqlock has no fio profiles"),
-	NOPE("merge_blktrace_file", W_IOLOG), NOPE("merge_blktrace_scalars", W_IOLOG),
-	NOPE("merge_blktrace_iters", W_IOLOG),
 	NOPE("write_hint", "rqlock sends no write hints"), NOPE("gpu_dev_id", "rqlock has no GPU support"),
 	NOPE("uncached", W_ENGINE),
 	NOPE("nowait", W_ENGINE), NOPE("force_async", W_ENGINE), NOPE("userspace_reap", W_ENGINE),
@@ -345,6 +342,21 @@ bool jf_is_set(const struct sect *s, const char *name)
 	const struct opt *o = jf_opt_find(name);
 
 	return o && jf_bit_test(s->set, jf_opt_idx(o));
+}
+
+bool rq_job_opt_set(const struct rq_job *job, const char *name)
+{
+	const struct opt *o = jf_opt_find(name);
+
+	return o && jf_bit_test(job->opts_set, jf_opt_idx(o));
+}
+
+void rq_job_opt_mark(struct rq_job *job, const char *name)
+{
+	const struct opt *o = jf_opt_find(name);
+
+	if (o)
+		jf_bit_set(job->opts_set, jf_opt_idx(o));
 }
 
 /* Edit distance, for "did you mean"; names longer than 63 get no hint. */
