@@ -283,6 +283,18 @@ struct rq_job {
 	unsigned int nr_ignore_error[3];
 	unsigned char buffer_pattern[512];	/* written data when not verifying */
 	unsigned int buffer_pattern_len;	/* 0 = rqlock's stamps */
+	/*
+	 * Verify/trim (fio's trim_* options, as fio 3.40 runs them: see
+	 * rq_job_trim_verify()): of the writes logged for verification,
+	 * trim_percentage are marked; once the log holds a multiple of
+	 * trim_backlog pieces, trim_backlog_batch of the marked ones (0:
+	 * trim_backlog) are trimmed, oldest first, and read back as zeros
+	 * (trim_verify_zero) or not read back at all.
+	 */
+	uint32_t trim_percentage;	/* 0..100 */
+	bool trim_verify_zero;		/* default true */
+	uint64_t trim_backlog;		/* 0: no trims */
+	uint32_t trim_backlog_batch;
 
 	/* ---- io_uring engine options (fio's names) ---- */
 	bool hipri;
@@ -493,6 +505,22 @@ static inline bool rq_job_syncs(const struct rq_job *job)
 {
 	return rq_rw_writes(job->rw) && (job->fsync_blocks || job->fdatasync_blocks || job->sfr_blocks ||
 					 job->end_fsync || job->fsync_on_close);
+}
+
+/*
+ * fio 3.40's td->trim_verify: verify= with trim_percentage and
+ * trim_backlog.  Its trims go to written blocks, so only a writing job
+ * that reads back (do_verify, a log of its writes) issues any.
+ */
+static inline bool rq_job_trim_verify(const struct rq_job *job)
+{
+	return job->verify != RQ_VERIFY_NONE && job->trim_percentage && job->trim_backlog;
+}
+
+static inline bool rq_job_vtrims(const struct rq_job *job)
+{
+	return rq_job_trim_verify(job) && rq_rw_writes(job->rw) && job->do_verify &&
+	       !job->experimental_verify && !job->verify_only;
 }
 
 #endif /* RQ_JOB_H */

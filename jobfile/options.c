@@ -110,7 +110,6 @@ const struct opt_val jf_ioengine_vals[] = {
 #define W_CONTENT	"rqlock writes its own verifiable data; no rqlock device compresses or deduplicates"
 #define W_SS		"rqlock runs to runtime or size; steady-state detection could only end a job earlier"
 #define W_ZBD		"it only matters with zonemode=zbd, which rqlock refuses when it runs"
-#define W_TRIMV		"rqlock trims with rw=trim|randtrim|trimwrite|randtrimwrite, not verified blocks"
 
 /*
  * The options fio knows that rqlock does not implement: accepted with a
@@ -184,8 +183,6 @@ static const struct opt unimpl_opts[] = {
 	ONLY("significant_figures", "4", "the normal output has fio's 4 figures"),
 	ONLY("unit_base", "0|8", "rqlock reports bytes"),
 	ONLY("offset_align", "0", "offsets align to the block size"),
-	ONLY("trim_percentage", "0", W_TRIMV),
-	ONLY("trim_verify_zero", "1", W_TRIMV),
 	INERT("read_iolog_chunked", "rqlock reads the whole log before the run; the I/Os are the same"),
 	ONLY("log_unix_epoch", "0", W_LOGS),
 	ONLY("log_alternate_epoch", "0", W_LOGS), ONLY("log_alternate_epoch_clock_id", "0", W_LOGS),
@@ -198,7 +195,6 @@ static const struct opt unimpl_opts[] = {
 	NOPE("allow_mounted_write", "use rqlock's --allow-mounted-write"),
 	NOPE("zero_buffers", W_DATA), NOPE("refill_buffers", W_DATA),
 	NOPE("verify_backlog_batch", W_VERIFY), NOPE("verify_async_cpus", W_VERIFY),
-	NOPE("trim_backlog", W_TRIMV), NOPE("trim_backlog_batch", W_TRIMV),
 	NOPE("iodepth_low", "a job refills its depth as soon as an I/O completes"),
 	NOPE("cgroup", W_OS), NOPE("cgroup_weight", W_OS),
 	NOPE("uid", W_OS), NOPE("gid", W_OS), NOPE("ioscheduler", W_OS),
