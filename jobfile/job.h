@@ -344,6 +344,16 @@ struct rq_job {
 	unsigned int nr_cmdprio_bssplit[2];
 	char cmdprio_bssplit_str[512];	/* as written: fio shows it so (--showcmd) */
 	/*
+	 * prio, prioclass: the job's own I/O priority, every I/O's but the
+	 * ones cmdprio gives another (fio sets it with ioprio_set() on its
+	 * job's thread; rqlock's workers serve several jobs, so it goes with
+	 * each request).  ioprio is the kernel's value, fio's ioprio_value():
+	 * class 0 is best effort; 0 when neither option is set.
+	 */
+	uint32_t prio_level;		/* 0..7 */
+	uint32_t prio_class;		/* 0..3 */
+	uint16_t ioprio;
+	/*
 	 * ---- fio's logs (results/iolog.c writes them) ----
 	 * write_lat_log, write_bw_log, write_iops_log, write_hist_log: a bit
 	 * each in write_logs, and the name the files start with ("" = the

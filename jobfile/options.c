@@ -106,7 +106,6 @@ const struct opt_val jf_ioengine_vals[] = {
 #define W_VERIFY	"rqlock verifies with verify, verify_pattern, do_verify and verify_backlog"
 #define W_ENGINE	"an ioengine option rqlock's backends do not offer"
 #define W_OS		"rqlock does not change its process or thread settings"
-#define W_PRIO		"rqlock does not set its threads' I/O priority; an I/O's own is cmdprio_*'s"
 #define W_CONTENT	"rqlock writes its own verifiable data; no rqlock device compresses or deduplicates"
 #define W_SS		"rqlock runs to runtime or size; steady-state detection could only end a job earlier"
 #define W_ZBD		"it only matters with zonemode=zbd, which rqlock refuses when it runs"
@@ -123,7 +122,6 @@ static const struct opt unimpl_opts[] = {
 	INERT("fallocate", "rqlock writes laid-out files in full before the run"),
 	INERT("threads", "it is the thread count of fio's tiobench profile, which fio "
 	      "also ignores without profile=tiobench"),
-	INERT("prio", W_PRIO), INERT("prioclass", W_PRIO),
 	INERT("sqthread_poll_cpu", "rqlock's workers own their rings; the poller's CPU is the kernel's choice"),
 	INERT("nonvectored", "rqlock's io_uring reads and writes are not vectored already"),
 	INERT("verify_async", "verification runs in the clone's worker; the result is the same"),
