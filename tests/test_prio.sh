@@ -9,6 +9,8 @@
 #    under lat_percentiles), none for one job or for equal priorities;
 #    cmdprio's entry 0 is the job's priority, one equal to it merges;
 #    beside fio 3.33 the same (class, level, N) for every case it can run;
+#  - the per-I/O logs' last column: the value (log_prio=1) or whether it
+#    is realtime, as fio's, where rqlock wrote 0 before;
 #  - realtime without CAP_SYS_ADMIN and CAP_SYS_NICE (setpriv): that job
 #    fails with EPERM before any I/O, the others run, exit 1, as fio's
 #    ioprio_set() failure;
@@ -70,6 +72,26 @@ PY
 echo "cmdprio beside prio=2: $got"
 case_ "cmdprio at the job's own priority" "a 0" --name=a --ioengine=io_uring --filename="$f" --size=4m \
 	--rw=randread --prio=2 --prioclass=2 --cmdprio_percentage=30 --cmdprio_class=2 --cmdprio=2
+
+# ---- the logs' last column: the priority with log_prio=1, else whether it is realtime (fio's) ----
+for lp in 1 0; do
+	for cls in 3 1; do
+		rm -f "$TMP"/lg*
+		"$RQLOCK" run --name=t --ioengine=io_uring --filename="$f" --size=64k --rw=randread --prio=5 \
+			--prioclass=$cls --write_lat_log="$TMP/lg" --log_prio=$lp --output-format=json >/dev/null ||
+			fail "log_prio=$lp prioclass=$cls: exit $?"
+		want=$([ $lp = 1 ] && printf '0x%04x' $(((cls << 13) | 5)) || echo $((cls == 1)))
+		got=$(awk -F', ' '{print $NF}' "$TMP/lg_lat.1.log" | sort -u | tr '\n' ' ')
+		[ "$got" = "$want " ] || fail "log_prio=$lp prioclass=$cls: the lat log's last column is '$got', not $want"
+		if $have_fio; then
+			fio --name=t --ioengine=io_uring --filename="$f" --size=64k --rw=randread --prio=5 --prioclass=$cls \
+				--write_lat_log="$TMP/lgf" --log_prio=$lp --output-format=json >/dev/null 2>&1 || fail "fio's log run"
+			got=$(awk -F', ' '{print $NF}' "$TMP/lgf_lat.1.log" | sort -u | tr '\n' ' ')
+			[ "$got" = "$want " ] || fail "fio 3.33 logs '$got' where rqlock logs $want"
+		fi
+		echo "log_prio=$lp prioclass=$cls: every line ends in $want"
+	done
+done
 
 # ---- libaio: the priority in every iocb, the value fio gives ioprio_set() ----
 if command -v strace >/dev/null && strace -f -qq -o /dev/null true 2>/dev/null; then
