@@ -167,6 +167,12 @@ static int check_readonly(struct rq_job_list *jobs)
 				j->file, j->line, j->name, rq_rw_name(j->rw));
 			return -EINVAL;
 		}
+		/* fio 3.40 too for trim_percentage's trims, whatever rw says (its init.c) */
+		if (rq_job_trim_verify(j)) {
+			fprintf(stderr, "%s:%d: job '%s': trim_percentage=%u with trim_backlog trims, and "
+				"--readonly forbids it\n", j->file, j->line, j->name, j->trim_percentage);
+			return -EINVAL;
+		}
 	}
 	return 0;
 }

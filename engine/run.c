@@ -282,6 +282,7 @@ static void build_report(struct rq_engine *e)
 	r->topo = &e->topo;
 	r->worker_cpu = e->worker_cpu;
 	r->cluster_from_llc = e->parts_from_llc;
+	eng_prio_report(e);
 	for (unsigned int i = 0; i < e->nr_clones; i++) {
 		struct clone *c = &e->clones[i];
 		uint64_t from = c->ramp_end_ns, to = c->end_ns;

@@ -95,6 +95,8 @@ bool eng_lat_io(struct clone *c, uint64_t lat_ns);
 void eng_lat_check(struct clone *c, uint64_t now);
 
 #define BIO_VERIFY 0x1			/* a read issued by verification */
+#define BIO_ZEROS 0x4			/* ... of a block trim_percentage trimmed: zeros expected */
+#define BIO_VTRIM 0x8			/* a trim of a written block (trim_percentage, vtrim.c) */
 
 /* --timeline: one completed I/O (ns, the worker clock) */
 struct tl_rec {
@@ -246,6 +248,16 @@ struct clone {
 	bool vheld;			/* vpiece was taken off the log but not issued */
 	struct rq_vpiece vpiece;
 	/*
+	 * verify/trim (vtrim.c): the job trims some of what it wrote
+	 * (rq_job_vtrims()); the trims left in the current batch, the
+	 * stream that marks writes, and the last I/O completed (fio's
+	 * last_ddir_completed, an RQ_OP_*)
+	 */
+	bool vtrim;
+	uint8_t last_op;
+	uint32_t trim_batch;
+	uint64_t trim_rng;
+	/*
 	 * rw=trimwrite|randtrimwrite (clone.c place_io): the trim in flight
 	 * (tw_bio; nothing is issued until it is back: a write after it must
 	 * land after it); randtrimwrite: the trim whose blocks the write owed
@@ -303,6 +315,11 @@ struct clone {
 	struct tl_rec *tl;
 	uint64_t nr_tl, tl_cap, tl_dropped;
 };
+
+/* vtrim.c: verify/trim (trim_percentage, trim_backlog), as fio 3.40's */
+void eng_vtrim_logged(struct clone *c, uint64_t id);
+int eng_vtrim_pick(struct clone *c, struct rq_bio *bio, struct clone_file **fp, uint32_t *bsp);
+bool eng_vtrim_tail(struct clone *c);
 
 /* vstate.c */
 int eng_vstate_setup(struct rq_engine *e, FILE *err);

@@ -313,11 +313,18 @@ static int check_file(const char *name, void *arg)
 		return -EINVAL;
 	}
 	/* the kernel had no discard before 2.6.28: the 2.4 models, like nvme-pt here, take none */
-	if ((rq_rw_trims(job->rw) || (eng_replay_ops(x->e, job) & (1u << RQ_OP_DISCARD))) &&
-	    !(dev->flags & RQ_DEV_DISCARD)) {
-		fprintf(x->err, "%s:%d: job '%s': %s%s trims, and device %s (%s) has no discard\n",
-			job->file, job->line, job->name, job->read_iolog[0] ? "read_iolog's log" : "rw=",
-			job->read_iolog[0] ? "" : rq_rw_name(job->rw), name, dev->ops->name);
+	if ((rq_rw_trims(job->rw) || rq_job_vtrims(job) ||
+	     (eng_replay_ops(x->e, job) & (1u << RQ_OP_DISCARD))) && !(dev->flags & RQ_DEV_DISCARD)) {
+		char why[64];
+
+		if (job->read_iolog[0])
+			snprintf(why, sizeof(why), "read_iolog's log");
+		else if (rq_rw_trims(job->rw))
+			snprintf(why, sizeof(why), "rw=%s", rq_rw_name(job->rw));
+		else
+			snprintf(why, sizeof(why), "trim_percentage=%u", job->trim_percentage);
+		fprintf(x->err, "%s:%d: job '%s': %s trims, and device %s (%s) has no discard\n",
+			job->file, job->line, job->name, why, name, dev->ops->name);
 		return -EINVAL;
 	}
 	for (int dir = 0; dir < 3; dir++) {
@@ -1039,6 +1046,9 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 			atomic_fetch_add(&c->flow->weight, job->flow);
 	}
 	clone_report_init(c, job, index);
+	/* trim_percentage's marks: a stream of their own, as fio's trim_state (vtrim.c) */
+	c->vtrim = rq_job_vtrims(job);
+	c->trim_rng = c->seed ^ 0x7472696d73ULL;
 	ret = eng_cmdprio_init(c, job, c->seed);
 	if (ret)
 		return ret;

@@ -308,6 +308,18 @@ struct rq_job {
 	unsigned int nr_ignore_error[3];
 	unsigned char buffer_pattern[512];	/* written data when not verifying */
 	unsigned int buffer_pattern_len;	/* 0 = rqlock's stamps */
+	/*
+	 * Verify/trim (fio's trim_* options, as fio 3.40 runs them: see
+	 * rq_job_trim_verify()): of the writes logged for verification,
+	 * trim_percentage are marked; once the log holds a multiple of
+	 * trim_backlog pieces, trim_backlog_batch of the marked ones (0:
+	 * trim_backlog) are trimmed, oldest first, and read back as zeros
+	 * (trim_verify_zero) or not read back at all.
+	 */
+	uint32_t trim_percentage;	/* 0..100 */
+	bool trim_verify_zero;		/* default true */
+	uint64_t trim_backlog;		/* 0: no trims */
+	uint32_t trim_backlog_batch;
 
 	/* ---- io_uring engine options (fio's names) ---- */
 	bool hipri;
@@ -356,6 +368,16 @@ struct rq_job {
 	} cmdprio_bssplit[2][RQ_MAX_BSSPLIT];	/* sorted by bs, as fio sorts them */
 	unsigned int nr_cmdprio_bssplit[2];
 	char cmdprio_bssplit_str[512];	/* as written: fio shows it so (--showcmd) */
+	/*
+	 * prio, prioclass: the job's own I/O priority, every I/O's but the
+	 * ones cmdprio gives another (fio sets it with ioprio_set() on its
+	 * job's thread; rqlock's workers serve several jobs, so it goes with
+	 * each request).  ioprio is the kernel's value, fio's ioprio_value():
+	 * class 0 is best effort; 0 when neither option is set.
+	 */
+	uint32_t prio_level;		/* 0..7 */
+	uint32_t prio_class;		/* 0..3 */
+	uint16_t ioprio;
 	/*
 	 * ---- fio's logs (results/iolog.c writes them) ----
 	 * write_lat_log, write_bw_log, write_iops_log, write_hist_log: a bit
@@ -526,6 +548,22 @@ static inline bool rq_job_syncs(const struct rq_job *job)
 {
 	return rq_rw_writes(job->rw) && (job->fsync_blocks || job->fdatasync_blocks || job->sfr_blocks ||
 					 job->end_fsync || job->fsync_on_close);
+}
+
+/*
+ * fio 3.40's td->trim_verify: verify= with trim_percentage and
+ * trim_backlog.  Its trims go to written blocks, so only a writing job
+ * that reads back (do_verify, a log of its writes) issues any.
+ */
+static inline bool rq_job_trim_verify(const struct rq_job *job)
+{
+	return job->verify != RQ_VERIFY_NONE && job->trim_percentage && job->trim_backlog;
+}
+
+static inline bool rq_job_vtrims(const struct rq_job *job)
+{
+	return rq_job_trim_verify(job) && rq_rw_writes(job->rw) && job->do_verify &&
+	       !job->experimental_verify && !job->verify_only;
 }
 
 #endif /* RQ_JOB_H */

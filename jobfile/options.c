@@ -106,10 +106,8 @@ const struct opt_val jf_ioengine_vals[] = {
 #define W_VERIFY	"rqlock verifies with verify, verify_pattern, do_verify and verify_backlog"
 #define W_ENGINE	"an ioengine option rqlock's backends do not offer"
 #define W_OS		"rqlock does not change its process or thread settings"
-#define W_PRIO		"rqlock does not set its threads' I/O priority; an I/O's own is cmdprio_*'s"
 #define W_CONTENT	"rqlock writes its own verifiable data; no rqlock device compresses or deduplicates"
 #define W_ZBD		"it only matters with zonemode=zbd, which rqlock refuses when it runs"
-#define W_TRIMV		"rqlock trims with rw=trim|randtrim|trimwrite|randtrimwrite, not verified blocks"
 
 /*
  * The options fio knows that rqlock does not implement: accepted with a
@@ -123,7 +121,6 @@ static const struct opt unimpl_opts[] = {
 	INERT("fallocate", "rqlock writes laid-out files in full before the run"),
 	INERT("threads", "it is the thread count of fio's tiobench profile, which fio "
 	      "also ignores without profile=tiobench"),
-	INERT("prio", W_PRIO), INERT("prioclass", W_PRIO),
 	INERT("sqthread_poll_cpu", "rqlock's workers own their rings; the poller's CPU is the kernel's choice"),
 	INERT("nonvectored", "rqlock's io_uring reads and writes are not vectored already"),
 	INERT("verify_async", "verification runs in the clone's worker; the result is the same"),
@@ -181,8 +178,6 @@ static const struct opt unimpl_opts[] = {
 	ONLY("significant_figures", "4", "the normal output has fio's 4 figures"),
 	ONLY("unit_base", "0|8", "rqlock reports bytes"),
 	ONLY("offset_align", "0", "offsets align to the block size"),
-	ONLY("trim_percentage", "0", W_TRIMV),
-	ONLY("trim_verify_zero", "1", W_TRIMV),
 	INERT("read_iolog_chunked", "rqlock reads the whole log before the run; the I/Os are the same"),
 	ONLY("log_unix_epoch", "0", W_LOGS),
 	ONLY("log_alternate_epoch", "0", W_LOGS), ONLY("log_alternate_epoch_clock_id", "0", W_LOGS),
@@ -195,7 +190,6 @@ static const struct opt unimpl_opts[] = {
 	NOPE("allow_mounted_write", "use rqlock's --allow-mounted-write"),
 	NOPE("zero_buffers", W_DATA), NOPE("refill_buffers", W_DATA),
 	NOPE("verify_backlog_batch", W_VERIFY), NOPE("verify_async_cpus", W_VERIFY),
-	NOPE("trim_backlog", W_TRIMV), NOPE("trim_backlog_batch", W_TRIMV),
 	NOPE("iodepth_low", "a job refills its depth as soon as an I/O completes"),
 	NOPE("cgroup", W_OS), NOPE("cgroup_weight", W_OS),
 	NOPE("uid", W_OS), NOPE("gid", W_OS), NOPE("ioscheduler", W_OS),

@@ -579,6 +579,7 @@ struct rq_log_io {
 	uint64_t offset;
 	uint32_t bytes;
 	int ddir;
+	uint16_t ioprio;		/* its priority, the kernel's value (0: none) */
 	const uint64_t *clat_plat;	/* the direction's clat histogram, this I/O in it */
 };
 
