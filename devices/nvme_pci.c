@@ -99,6 +99,12 @@ struct npci_qp {
 	const struct npci_map **maps;	/* vfio: the maps this pair has used, by va */
 	unsigned int nr_maps, cap_maps;
 	uint64_t nr_cmds, nr_doorbells;
+	/*
+	 * The worker inside queue_rq on this pair, -1 for none: a tripwire for
+	 * a mode that lets two dispatchers at one submission queue (plain
+	 * accesses: the mode's lock orders them; a race is the bug it catches).
+	 */
+	int dispatcher;
 	_Atomic uint32_t cons_pub RQ_ALIGNED;	/* cons, for pending() */
 	/* the reaper's: under cq_lock */
 	struct rq_lock cq_lock;
@@ -513,28 +519,45 @@ static int submit_trim(struct npci_dev *nd, struct npci_qp *qp, struct rq_reques
 	return RQ_Q_QUEUED;
 }
 
+static void __attribute__((noreturn, cold)) npci_two_dispatchers(const struct npci_dev *nd,
+								 const struct npci_qp *qp, int id)
+{
+	fprintf(stderr, "rqlock: BUG: nvme-pci %s: workers %d and %d inside queue_rq on queue pair %u at once: "
+		"the lock mode does not serialise its submission queue\n", nd->fn.bdf, qp->dispatcher, id, qp->qid);
+	abort();
+}
+
 static int npci_queue_rq(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_request *rq)
 {
 	struct npci_dev *nd = dev->priv;
 	unsigned int id = (unsigned int)rq_ctx_id(cpu);
 	struct npci_qp *qp;
+	int st;
 
 	if (unlikely(rq->hwq >= nd->nr_qp || id >= nd->nr_cpus)) {
 		rq->res = -EPROTO;	/* a context with no pair of its own: never with RQ_DEV_HWQ_LIMIT */
 		return RQ_Q_DONE;
 	}
 	qp = &nd->qp[rq->hwq];
+	if (unlikely(qp->dispatcher != -1))
+		npci_two_dispatchers(nd, qp, (int)id);
+	qp->dispatcher = (int)id;
 	if (unlikely(!atomic_load_explicit(&qp->reaper[id], memory_order_relaxed)))
 		atomic_store_explicit(&qp->reaper[id], 1, memory_order_relaxed);
 	switch (rq->op) {
 	case RQ_OP_READ:
 	case RQ_OP_WRITE:
-		return submit_rw(nd, qp, rq);
+		st = submit_rw(nd, qp, rq);
+		break;
 	case RQ_OP_FLUSH:
-		return submit_flush(nd, qp, rq);
+		st = submit_flush(nd, qp, rq);
+		break;
 	default:
-		return submit_trim(nd, qp, rq);
+		st = submit_trim(nd, qp, rq);
+		break;
 	}
+	qp->dispatcher = -1;
+	return st;
 }
 
 /* ---- completions ---- */
@@ -869,6 +892,7 @@ static int qpairs_setup(struct npci_dev *nd, unsigned int want, char *why, size_
 		struct npci_qp *qp = &nd->qp[i];
 
 		qp->qid = i + 1;
+		qp->dispatcher = -1;
 		qp->sq_db = npci_doorbell(&nd->ctrl, qp->qid, false);
 		qp->cq_db = npci_doorbell(&nd->ctrl, qp->qid, true);
 		qp->phase = 1;

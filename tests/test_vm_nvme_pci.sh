@@ -36,27 +36,55 @@ def report(name):
         return None
     return json.load(open(os.path.join(res, name + ".json")))
 
-for m in modes:
-    j = report("verify-" + m)
+# the lock that guards the doorbell of each mode (docs/ARCHITECTURE.md), and the pairs used
+DOORBELL = {"global": "io_request_lock", "per-queue": "queue_lock", "mq": "hctx_lock",
+            "cluster": "cluster_queue_lock"}
+
+def judge_verify(name, mode, pairs, hwq=None):
+    j = report(name)
     if not j:
-        continue
-    job, r = j["jobs"][0], j["rqlock"]
-    w, rd = job["write"]["io_bytes"], job["read"]["io_bytes"]
+        return
+    r, probs = j["rqlock"], []
     dev = r["devices"][0]
-    probs = []
-    if job["error"]:
-        probs.append("error %d" % job["error"])
-    if w != 4 << 20 or rd != w:
-        probs.append("wrote %d read %d, expected 4 MiB each" % (w, rd))
+    for job in j["jobs"]:
+        w, rd = job["write"]["io_bytes"], job["read"]["io_bytes"]
+        if job["error"] or w != 2 << 20 or rd != w:
+            probs.append("clone %s: error %d, wrote %d read %d (2 MiB each expected)" %
+                         (job["jobname"], job["error"], w, rd))
     if r["sectors_verified"] < (4 << 20) // 512:
         probs.append("%d sectors verified" % r["sectors_verified"])
     if r["bios_submitted"] != r["bios_completed"] or r["bios_abandoned"]:
         probs.append("bios %d/%d/%d" % (r["bios_submitted"], r["bios_completed"], r["bios_abandoned"]))
     if dev["kind"] != "nvme-pci" or dev["registered"] != way or dev["serial"] != "rqvm-pci":
         probs.append("device %s" % dev)
-    print("verify-%s: %s" % (m, "; ".join(probs) if probs else
-          "4 MiB written and read back, %d sectors verified, %s" % (r["sectors_verified"], dev["model"])))
-    bad += ["verify-%s: %s" % (m, p) for p in probs]
+    # which completion queues were reaped: the pairs that had commands
+    reaped = sorted(int(l["name"].rsplit("/", 1)[1]) for l in r["locks"]
+                    if l["name"].startswith("nvme_cq:") and l["acquisitions"])
+    if reaped != pairs:
+        probs.append("queue pairs reaped %s, expected %s" % (reaped, pairs))
+    cls = {c["name"]: c for c in r["lockstat"]["classes"]}
+    db = DOORBELL[mode] if not name.endswith("-k1") else None
+    if db:
+        c = cls.get(db)
+        if not c or not c["acquisitions"] or not c["hold_ns"]["samples"]:
+            probs.append("lockstat has no sampled holds of %s, the doorbell's lock" % db)
+    elif "cluster_queue_lock" in cls and cls["cluster_queue_lock"]["acquisitions"]:
+        probs.append("a partition of one worker took a queue lock")
+    if hwq is not None:
+        got = r["mode"]["queues"][0].get("hw_queues")
+        if got != hwq:
+            probs.append("mq made %s hardware contexts, expected %d" % (got, hwq))
+    hold = cls[db]["hold_ns"] if db else None
+    print("%s: %s" % (name, "; ".join(probs) if probs else
+          "2 x 2 MiB written and read back, %d sectors verified, pairs %s, doorbell under %s%s" % (
+              r["sectors_verified"], reaped, db or "no lock (one owner)",
+              " (hold avg %.0f ns over %d samples)" % (hold["avg"], hold["samples"]) if hold else "")))
+    bad.extend("%s: %s" % (name, p) for p in probs)
+
+for m in modes:
+    judge_verify("verify-" + m, m, [1, 2] if m == "mq" else [1], 2 if m == "mq" else None)
+judge_verify("verify-mq-1pair", "mq", [1], 1)
+judge_verify("verify-cluster-k1", "cluster", [1])
 for b in bad:
     print("FAIL", b)
 sys.exit(1 if bad else 0)
