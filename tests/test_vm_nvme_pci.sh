@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # rqlock's userspace NVMe driver (@nvme-pci, devices/nvme_pci.c) on QEMU's
-# emulated controller (ctest label vm): scripts/vm --nvme-pci vfio boots a
-# q35 guest with intel-iommu whose second NVMe controller is left unbound;
-# tests/vm_nvme_pci_guest.sh binds it to vfio-pci with scripts/nvme-bind
-# and runs rqlock on it; the JSON reports are judged here.  Skips (77)
+# emulated controller (ctest label vm): `test_vm_nvme_pci.sh vfio` boots a
+# q35 guest with intel-iommu (scripts/vm --nvme-pci vfio) whose second NVMe
+# controller is left unbound, `test_vm_nvme_pci.sh uio` a guest without an
+# IOMMU; tests/vm_nvme_pci_guest.sh binds it to vfio-pci or uio_pci_generic
+# with scripts/nvme-bind and runs rqlock on it; the JSON reports are judged
+# here.  Skips (77)
 # where QEMU or the kernel cannot be installed, and in sanitizer builds
 # (the VM runs the plain binary).  VM_KEEP=DIR keeps the VM's results.
 . "$(dirname "$0")/lib.sh"
@@ -11,7 +13,8 @@ need python3
 if ldd "$RQLOCK" 2>/dev/null | grep -qE 'lib(asan|tsan|ubsan)'; then
 	skip "a sanitizer build: the VM harness runs the plain build only"
 fi
-way=${NVME_PCI_WAY:-vfio}
+way=${1:-vfio}
+case $way in vfio|uio) ;; *) fail "usage: test_vm_nvme_pci.sh vfio|uio" ;; esac
 out=${VM_KEEP:-$TMP/vm}
 start=$(date +%s)
 "$SRCDIR/scripts/vm" --rqlock "$RQLOCK" --nvme 0 --sata 0 --nvme-pci "$way" --timeout 800 --quiet \
