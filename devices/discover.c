@@ -30,243 +30,6 @@
 
 #include "devices/dev_internal.h"
 
-/* ---- a small JSON reader, for nvme-cli's output ---------------------- */
-
-enum jtype { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
-
-struct jv {
-	enum jtype t;
-	char *s;			/* J_STR */
-	double n;			/* J_NUM, J_BOOL */
-	unsigned int nr;		/* J_ARR, J_OBJ */
-	char **keys;			/* J_OBJ */
-	struct jv *kids;
-};
-
-static void jv_free(struct jv *v)
-{
-	for (unsigned int i = 0; i < v->nr; i++) {
-		jv_free(&v->kids[i]);
-		if (v->keys)
-			free(v->keys[i]);
-	}
-	free(v->kids);
-	free(v->keys);
-	free(v->s);
-	memset(v, 0, sizeof(*v));
-}
-
-static void skip_ws(const char **p)
-{
-	while (isspace((unsigned char)**p))
-		(*p)++;
-}
-
-static int parse_value(const char **p, struct jv *v, int depth);
-
-static int parse_string(const char **p, char **out)
-{
-	const char *s = *p + 1;
-	size_t cap = 16, n = 0;
-	char *buf = malloc(cap);
-
-	if (!buf)
-		return -ENOMEM;
-	while (*s && *s != '"') {
-		char c = *s++;
-
-		if (c == '\\') {
-			c = *s++;
-			switch (c) {
-			case 'n': c = '\n'; break;
-			case 't': c = '\t'; break;
-			case 'r': c = '\r'; break;
-			case 'b': c = '\b'; break;
-			case 'f': c = '\f'; break;
-			case 'u':
-				/* keep ASCII, replace the rest: names here are ASCII */
-				for (int i = 0; i < 4; i++)
-					if (!isxdigit((unsigned char)s[i]))
-						goto bad;
-				c = (char)strtol((char[]){ s[0], s[1], s[2], s[3], 0 }, NULL, 16);
-				if ((unsigned char)c >= 0x80 || !c)
-					c = '?';
-				s += 4;
-				break;
-			case '"': case '\\': case '/': break;
-			default: goto bad;
-			}
-		}
-		if (n + 2 > cap) {
-			char *nb = realloc(buf, cap *= 2);
-
-			if (!nb)
-				goto bad;
-			buf = nb;
-		}
-		buf[n++] = c;
-	}
-	if (*s != '"')
-		goto bad;
-	buf[n] = 0;
-	*out = buf;
-	*p = s + 1;
-	return 0;
-bad:
-	free(buf);
-	return -EINVAL;
-}
-
-static int parse_container(const char **p, struct jv *v, bool obj, int depth)
-{
-	char close = obj ? '}' : ']';
-
-	v->t = obj ? J_OBJ : J_ARR;
-	(*p)++;
-	skip_ws(p);
-	if (**p == close) {
-		(*p)++;
-		return 0;
-	}
-	for (;;) {
-		struct jv *nk;
-		char *key = NULL;
-
-		skip_ws(p);
-		if (obj) {
-			if (**p != '"' || parse_string(p, &key))
-				return -EINVAL;
-			skip_ws(p);
-			if (**p != ':') {
-				free(key);
-				return -EINVAL;
-			}
-			(*p)++;
-			char **nkeys = realloc(v->keys, sizeof(*v->keys) * (v->nr + 1));
-
-			if (!nkeys) {
-				free(key);
-				return -ENOMEM;
-			}
-			v->keys = nkeys;
-			v->keys[v->nr] = key;
-		}
-		nk = realloc(v->kids, sizeof(*v->kids) * (v->nr + 1));
-		if (!nk) {
-			if (obj)
-				free(key);
-			return -ENOMEM;
-		}
-		v->kids = nk;
-		memset(&v->kids[v->nr], 0, sizeof(*v->kids));
-		v->nr++;
-		if (parse_value(p, &v->kids[v->nr - 1], depth + 1))
-			return -EINVAL;
-		skip_ws(p);
-		if (**p == ',') {
-			(*p)++;
-			continue;
-		}
-		if (**p == close) {
-			(*p)++;
-			return 0;
-		}
-		return -EINVAL;
-	}
-}
-
-static int parse_value(const char **p, struct jv *v, int depth)
-{
-	char *end;
-
-	if (depth > 64)
-		return -EINVAL;
-	skip_ws(p);
-	switch (**p) {
-	case '{':
-		return parse_container(p, v, true, depth);
-	case '[':
-		return parse_container(p, v, false, depth);
-	case '"':
-		v->t = J_STR;
-		return parse_string(p, &v->s);
-	case 't':
-	case 'f':
-	case 'n': {
-		static const struct { const char *w; enum jtype t; double n; } lit[] = {
-			{ "true", J_BOOL, 1 }, { "false", J_BOOL, 0 }, { "null", J_NULL, 0 },
-		};
-		for (size_t i = 0; i < 3; i++) {
-			if (!strncmp(*p, lit[i].w, strlen(lit[i].w))) {
-				v->t = lit[i].t;
-				v->n = lit[i].n;
-				*p += strlen(lit[i].w);
-				return 0;
-			}
-		}
-		return -EINVAL;
-	}
-	default:
-		v->t = J_NUM;
-		v->n = strtod(*p, &end);
-		if (end == *p)
-			return -EINVAL;
-		*p = end;
-		return 0;
-	}
-}
-
-static int jv_parse(const char *text, struct jv *v)
-{
-	const char *p = text;
-
-	memset(v, 0, sizeof(*v));
-	if (parse_value(&p, v, 0)) {
-		jv_free(v);
-		return -EINVAL;
-	}
-	skip_ws(&p);
-	if (*p) {
-		jv_free(v);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static const struct jv *jv_get(const struct jv *o, const char *key)
-{
-	if (!o || o->t != J_OBJ)
-		return NULL;
-	for (unsigned int i = 0; i < o->nr; i++)
-		if (!strcmp(o->keys[i], key))
-			return &o->kids[i];
-	return NULL;
-}
-
-static const char *jv_str(const struct jv *o, const char *key)
-{
-	const struct jv *v = jv_get(o, key);
-
-	return v && v->t == J_STR ? v->s : NULL;
-}
-
-static bool jv_num(const struct jv *o, const char *key, double *out)
-{
-	const struct jv *v = jv_get(o, key);
-
-	if (!v)
-		return false;
-	if (v->t == J_NUM) {
-		*out = v->n;
-		return true;
-	}
-	if (v->t == J_STR && v->s[0] && isdigit((unsigned char)v->s[0])) {
-		*out = strtod(v->s, NULL);
-		return true;
-	}
-	return false;
-}
-
 /* ---- what is found -------------------------------------------------- */
 
 struct blk_info {
@@ -405,7 +168,7 @@ static void scan_ng(struct found *f)
 }
 
 /* One namespace object of nvme-cli's output, with what its controller said. */
-static void add_ns(struct found *f, const struct jv *o, const struct jv *ctrl)
+static void add_ns(struct found *f, const struct rq_jv *o, const struct rq_jv *ctrl)
 {
 	struct nvme_ns *ns, *grown;
 	const char *s;
@@ -417,31 +180,31 @@ static void add_ns(struct found *f, const struct jv *o, const struct jv *ctrl)
 	f->ns = grown;
 	ns = &f->ns[f->nr_ns++];
 	memset(ns, 0, sizeof(*ns));
-	if ((s = jv_str(o, "DevicePath")))
+	if ((s = rq_jv_str(o, "DevicePath")))
 		snprintf(ns->path, sizeof(ns->path), "%s", s);
-	else if ((s = jv_str(o, "NameSpace")))
+	else if ((s = rq_jv_str(o, "NameSpace")))
 		snprintf(ns->path, sizeof(ns->path), "%s%s", s[0] == '/' ? "" : "/dev/", s);
-	if ((s = jv_str(o, "GenericPath")) || (s = jv_str(o, "Generic")))
+	if ((s = rq_jv_str(o, "GenericPath")) || (s = rq_jv_str(o, "Generic")))
 		snprintf(ns->generic, sizeof(ns->generic), "%s%s", s[0] == '/' ? "" : "/dev/", s);
-	if (jv_num(o, "NSID", &x) || (jv_get(o, "NameSpace") && jv_num(o, "NameSpace", &x)))
+	if (rq_jv_num(o, "NSID", &x) || (rq_jv_get(o, "NameSpace") && rq_jv_num(o, "NameSpace", &x)))
 		ns->nsid = (uint64_t)x;
-	for (const struct jv *src = o; src; src = src == o ? ctrl : NULL) {
-		if (!ns->model[0] && (s = jv_str(src, "ModelNumber")))
+	for (const struct rq_jv *src = o; src; src = src == o ? ctrl : NULL) {
+		if (!ns->model[0] && (s = rq_jv_str(src, "ModelNumber")))
 			snprintf(ns->model, sizeof(ns->model), "%s", s);
-		if (!ns->serial[0] && (s = jv_str(src, "SerialNumber")))
+		if (!ns->serial[0] && (s = rq_jv_str(src, "SerialNumber")))
 			snprintf(ns->serial, sizeof(ns->serial), "%s", s);
-		if (!ns->firmware[0] && (s = jv_str(src, "Firmware")))
+		if (!ns->firmware[0] && (s = rq_jv_str(src, "Firmware")))
 			snprintf(ns->firmware, sizeof(ns->firmware), "%s", s);
-		if (!ns->transport[0] && (s = jv_str(src, "Transport")))
+		if (!ns->transport[0] && (s = rq_jv_str(src, "Transport")))
 			snprintf(ns->transport, sizeof(ns->transport), "%s", s);
 	}
-	if (jv_num(o, "SectorSize", &x))
+	if (rq_jv_num(o, "SectorSize", &x))
 		ns->lbs = (uint32_t)x;
-	if (jv_num(o, "PhysicalSize", &x))
+	if (rq_jv_num(o, "PhysicalSize", &x))
 		ns->size = (uint64_t)x;
-	if (jv_num(o, "UsedBytes", &x))
+	if (rq_jv_num(o, "UsedBytes", &x))
 		ns->used = (uint64_t)x;
-	if (!ns->size && ns->lbs && jv_num(o, "MaximumLBA", &x))
+	if (!ns->size && ns->lbs && rq_jv_num(o, "MaximumLBA", &x))
 		ns->size = (uint64_t)x * ns->lbs;
 }
 
@@ -450,17 +213,17 @@ static void add_ns(struct found *f, const struct jv *o, const struct jv *ctrl)
  * layout) or with NameSpace and SectorSize (the tree layout); the nearest
  * enclosing object with a ModelNumber is its controller.
  */
-static void walk_nvme(struct found *f, const struct jv *v, const struct jv *ctrl)
+static void walk_nvme(struct found *f, const struct rq_jv *v, const struct rq_jv *ctrl)
 {
-	if (v->t == J_OBJ) {
-		if (jv_str(v, "DevicePath") || (jv_get(v, "NameSpace") && jv_get(v, "SectorSize"))) {
+	if (v->t == RQ_J_OBJ) {
+		if (rq_jv_str(v, "DevicePath") || (rq_jv_get(v, "NameSpace") && rq_jv_get(v, "SectorSize"))) {
 			add_ns(f, v, ctrl);
 			return;
 		}
-		if (jv_str(v, "ModelNumber"))
+		if (rq_jv_str(v, "ModelNumber"))
 			ctrl = v;
 	}
-	if (v->t == J_OBJ || v->t == J_ARR)
+	if (v->t == RQ_J_OBJ || v->t == RQ_J_ARR)
 		for (unsigned int i = 0; i < v->nr; i++)
 			walk_nvme(f, &v->kids[i], ctrl);
 }
@@ -504,12 +267,12 @@ static void scan_nvme_cli(struct found *f)
 			 "(apt-get install nvme-cli)");
 	} else {
 		const char *j = strchr(out, '{');
-		struct jv v;
+		struct rq_jv v;
 
-		if (j && !jv_parse(j, &v)) {
+		if (j && !rq_jv_parse(j, &v)) {
 			f->nvme_cli = true;
 			walk_nvme(f, &v, NULL);
-			jv_free(&v);
+			rq_jv_free(&v);
 			if (!f->nr_ns)
 				snprintf(f->nvme_note, sizeof(f->nvme_note), "nvme list: no NVMe namespaces");
 		} else {
