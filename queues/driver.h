@@ -100,6 +100,12 @@ struct rq_dev {
 	uint32_t depth;			/* queue depth the queue allows in flight */
 	uint32_t max_bytes;		/* largest request */
 	/*
+	 * Most bios the elevator merges into one request, 0 = RQ_MAX_SEGS: the
+	 * kernel's max_segments, for a driver that cannot take any number of
+	 * segments (nvme-pci: a segment may need a command of its own).
+	 */
+	uint32_t max_segs;
+	/*
 	 * Hardware queues the device has, what mq uses unless --hw-queues
 	 * says otherwise (never more than the workers): rq_dev_open() sets 1
 	 * before open (one dispatch state, as a disk's or a ring's file);

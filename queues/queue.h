@@ -257,6 +257,7 @@ struct rq_queue {
 	uint32_t depth;			/* device queue depth: max inflight */
 	uint32_t nr_requests;		/* pool size */
 	uint32_t max_bytes;		/* largest merged request */
+	uint32_t max_segs;		/* most bios in a merged request (dev->max_segs, <= RQ_MAX_SEGS) */
 	bool stopped;			/* device said BUSY; restart on next end */
 	/*
 	 * Lock-free.  The device refused a dispatch (RQ_Q_BUSY) while nothing
