@@ -65,6 +65,7 @@ struct npci_opts {
 	char addr[32];
 	uint64_t ns, qpairs, qsize;
 	char dma[8], trim[16];
+	char id_ctrl[200], id_ns[200];
 };
 
 #define NPCI_OPT(n, f, t, l, d, h) { n, t, offsetof(struct npci_opts, f), l, d, h }
@@ -77,6 +78,9 @@ static const struct rq_dev_option npci_options[] = {
 	NPCI_OPT("dma", dma, RQ_DEV_OPT_STR, 8, "auto", "auto (the bound driver's), vfio or uio"),
 	NPCI_OPT("trim", trim, RQ_DEV_OPT_STR, 16, "auto",
 		 "auto (DSM deallocate where DLFEAT reads zeroes, else Write Zeroes), dsm or write-zeroes"),
+	NPCI_OPT("id-ctrl", id_ctrl, RQ_DEV_OPT_STR, 200, NULL,
+		 "a file of nvme-cli's id-ctrl -o json of it (before the unbind): open fails unless Identify agrees"),
+	NPCI_OPT("id-ns", id_ns, RQ_DEV_OPT_STR, 200, NULL, "the same for nvme-cli's id-ns -o json of the namespace"),
 	{ NULL, 0, 0, 0, NULL, NULL },
 };
 
@@ -365,8 +369,9 @@ static void say_once_too_big(struct npci_dev *nd, const struct rq_request *rq, u
 {
 	if (atomic_fetch_add_explicit(&nd->errors, 1, memory_order_relaxed) <
 	    NPCI_ERRORS_SHOWN)
-		fprintf(stderr, "rqlock: nvme-pci %s: a request of %" PRIu32 " bytes needs %u commands, a queue "
-			"pair has %u: raise qsize=\n", nd->fn.bdf, rq->len, n, nd->nr_cids);
+		fprintf(stderr, "rqlock: nvme-pci %s: a request of %" PRIu32 " bytes needs %u commands of at most "
+			"%" PRIu32 " bytes, a queue pair has %u (qsize=%u): a larger qsize= takes it\n", nd->fn.bdf,
+			rq->len, n, nd->cmd_max, nd->nr_cids, nd->qsize);
 }
 
 /*
@@ -934,6 +939,112 @@ static int npci_opts_check(struct npci_dev *nd, const struct rq_dev_open *o, FIL
 	return ret;
 }
 
+/* ---- Identify against nvme-cli's reading of it ---- */
+
+struct id_field {
+	const char *key;
+	const char *s;			/* a string field, or NULL for a number */
+	uint64_t n;
+};
+
+/* Each of @f in JSON object @o: 0, or -EPROTO with the first disagreement in @why. */
+static int id_fields(const struct rq_jv *o, const struct id_field *f, unsigned int nr, const char *what,
+		     char *why, size_t wl)
+{
+	for (unsigned int i = 0; i < nr; i++) {
+		const char *js = rq_jv_str(o, f[i].key);
+		double x;
+
+		if (f[i].s) {
+			size_t n = js ? strlen(js) : 0;
+
+			while (n && js[n - 1] == ' ')
+				n--;
+			if (js && n == strlen(f[i].s) && !strncmp(js, f[i].s, n))
+				continue;
+			snprintf(why, wl, "%s: nvme-cli read %s \"%.40s\", rqlock's Identify reads \"%s\"", what,
+				 f[i].key, js ? js : "(none)", f[i].s);
+			return -EPROTO;
+		}
+		if (rq_jv_num(o, f[i].key, &x) && (uint64_t)x == f[i].n)
+			continue;
+		snprintf(why, wl, "%s: nvme-cli read %s %s, rqlock's Identify reads %" PRIu64, what, f[i].key,
+			 rq_jv_get(o, f[i].key) ? "otherwise" : "nothing", f[i].n);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+static int id_file(const char *path, struct rq_jv *j, char *why, size_t wl)
+{
+	FILE *f = fopen(path, "r");
+	size_t n = 0, cap = 1 << 20;
+	char *text = malloc(cap);
+	int ret;
+
+	if (!f || !text) {
+		snprintf(why, wl, "%s: %s", path, strerror(f ? ENOMEM : errno));
+		if (f)
+			fclose(f);
+		free(text);
+		return -ENOENT;
+	}
+	n = fread(text, 1, cap - 1, f);
+	fclose(f);
+	text[n] = 0;
+	ret = rq_jv_parse(text, j);
+	free(text);
+	if (ret)
+		snprintf(why, wl, "%s: not nvme-cli's JSON output", path);
+	return ret;
+}
+
+/*
+ * id-ctrl=FILE, id-ns=FILE: nvme-cli's reading of this controller and
+ * namespace, taken while the kernel had it, must agree with Identify.
+ */
+static int id_check(struct npci_dev *nd, char *why, size_t wl)
+{
+	const struct npci_id *id = &nd->ctrl.id;
+	const struct id_field ctrl[] = {
+		{ "vid", NULL, id->vid }, { "sn", id->sn, 0 }, { "mn", id->mn, 0 }, { "fr", id->fr, 0 },
+		{ "mdts", NULL, id->mdts }, { "nn", NULL, id->nn }, { "oncs", NULL, id->oncs },
+		{ "vwc", NULL, id->vwc },
+	};
+	const struct id_field ns[] = {
+		{ "nsze", NULL, id->nsze }, { "flbas", NULL, id->flbas }, { "nlbaf", NULL, id->nlbaf },
+		{ "dlfeat", NULL, id->dlfeat },
+	};
+	const struct id_field lbaf[] = { { "ds", NULL, id->lbads }, { "ms", NULL, id->ms } };
+	struct rq_jv j;
+	int ret = 0;
+
+	if (nd->o.id_ctrl[0]) {
+		ret = id_file(nd->o.id_ctrl, &j, why, wl);
+		if (ret)
+			return ret;
+		ret = id_fields(&j, ctrl, sizeof(ctrl) / sizeof(ctrl[0]), nd->o.id_ctrl, why, wl);
+		rq_jv_free(&j);
+	}
+	if (!ret && nd->o.id_ns[0]) {
+		const struct rq_jv *l;
+
+		ret = id_file(nd->o.id_ns, &j, why, wl);
+		if (ret)
+			return ret;
+		ret = id_fields(&j, ns, sizeof(ns) / sizeof(ns[0]), nd->o.id_ns, why, wl);
+		l = rq_jv_get(&j, "lbafs");
+		if (!ret && (!l || l->t != RQ_J_ARR || id->lbaf >= l->nr)) {
+			snprintf(why, wl, "%s: no lbafs[%u] in nvme-cli's output", nd->o.id_ns, id->lbaf);
+			ret = -EPROTO;
+		}
+		if (!ret)
+			ret = id_fields(&l->kids[id->lbaf], lbaf, 2, nd->o.id_ns, why, wl);
+		rq_jv_free(&j);
+	}
+	return ret;
+}
+
 static void npci_facts(struct npci_dev *nd, struct rq_dev *dev)
 {
 	const struct npci_id *id = &nd->ctrl.id;
@@ -942,14 +1053,16 @@ static void npci_facts(struct npci_dev *nd, struct rq_dev *dev)
 	dev->lbs = 1u << id->lbads;
 	dev->depth = nd->nr_cids;
 	dev->max_bytes = nd->cmd_max;	/* merges stay within one command; a larger bio splits */
+	/* a merged request is at most a command per segment: never more than a pair holds */
+	dev->max_segs = nd->nr_cids < RQ_MAX_SEGS ? nd->nr_cids : RQ_MAX_SEGS;
 	dev->nr_hw_queues = nd->nr_qp;
 	dev->rotational = 0;
 	snprintf(dev->path, sizeof(dev->path), "%s", nd->fn.bdf);
 	snprintf(dev->subkind, sizeof(dev->subkind), "nvme");
 	snprintf(dev->transport, sizeof(dev->transport), "pcie");
 	snprintf(dev->serial, sizeof(dev->serial), "%s", id->sn);
-	snprintf(dev->model, sizeof(dev->model), "%.32s nsid=%u %s", id->mn, id->nsid,
-		 npci_way_name(nd->dma.way));
+	snprintf(dev->model, sizeof(dev->model), "%.32s nsid=%u %s%s", id->mn, id->nsid,
+		 npci_way_name(nd->dma.way), nd->o.id_ctrl[0] || nd->o.id_ns[0] ? " id:nvme-cli" : "");
 	atomic_store_explicit(&dev->registered, RQ_DEV_REG_PROBED |
 			      (nd->dma.way == NPCI_VFIO ? RQ_DEV_REG_VFIO : RQ_DEV_REG_UIO), memory_order_relaxed);
 }
@@ -979,6 +1092,8 @@ static int npci_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
 	if (!ret && (ret = limits_setup(nd, dev, o->where, o->spec, err)))
 		return ret;
 	want = nd->o.qpairs ? (unsigned int)nd->o.qpairs : nd->nr_cpus;
+	if (!ret)
+		ret = id_check(nd, why, sizeof(why));
 	if (!ret)
 		ret = qpairs_setup(nd, want < NPCI_MAX_QPAIRS ? want : NPCI_MAX_QPAIRS, why, sizeof(why));
 	if (ret) {

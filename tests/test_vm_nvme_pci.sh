@@ -88,6 +88,64 @@ for m in modes:
     judge_verify("verify-" + m, m, [1, 2] if m == "mq" else [1], 2 if m == "mq" else None)
 judge_verify("verify-mq-1pair", "mq", [1], 1)
 judge_verify("verify-cluster-k1", "cluster", [1])
+def check(name, cond, ok, why):
+    print("%s: %s" % (name, ok if cond else "FAIL " + why))
+    if not cond:
+        bad.append("%s: %s" % (name, why))
+
+for st in ("give-kernel", "id-ctrl", "id-ns", "bind"):
+    check(st, steps.get(st) == "0", "exit 0", "exit %s: %s" % (steps.get(st), err(st)))
+
+# Identify: rqlock's agrees with nvme-cli's from before the unbind, a doctored one is refused
+j = report("idcheck")
+if j:
+    dev = j["rqlock"]["devices"][0]
+    idc = json.load(open(os.path.join(res, "id-ctrl.out")))
+    idn = json.load(open(os.path.join(res, "id-ns.out")))
+    ds = idn["lbafs"][idn["flbas"] & 15]["ds"]
+    check("idcheck", "id:nvme-cli" in dev["model"] and dev["serial"] == idc["sn"].strip() and
+          dev["size"] == idn["nsze"] << ds and dev["logical_block_size"] == 1 << ds,
+          "%s, %d bytes in %d-byte blocks, as nvme id-ctrl/id-ns read them" % (dev["model"], dev["size"], 1 << ds),
+          "device %s against id-ctrl sn %r, id-ns nsze %d ds %d" % (dev, idc["sn"], idn["nsze"], ds))
+e = err("idcheck-bad")
+check("idcheck-bad", steps.get("idcheck-bad") == "2" and len(e.splitlines()) == 1 and "sn" in e,
+      "refused: " + e, "exit %s, stderr %r" % (steps.get("idcheck-bad"), e))
+
+def plain(name, want_bytes):
+    j = report(name)
+    if not j:
+        return None
+    probs = []
+    for job in j["jobs"]:
+        if job["error"]:
+            probs.append("%s: error %d" % (job["jobname"], job["error"]))
+    moved = sum(job[d]["io_bytes"] for job in j["jobs"] for d in ("read", "write", "trim"))
+    if moved != want_bytes:
+        probs.append("moved %d bytes, expected %d" % (moved, want_bytes))
+    check(name, not probs, "%d bytes, no errors" % moved, "; ".join(probs))
+    return j
+
+j = plain("ns2", 2 * (256 << 10))
+if j:
+    check("ns2 size", j["rqlock"]["devices"][0]["model"].find("nsid=2") >= 0, "namespace 2",
+          j["rqlock"]["devices"][0]["model"])
+j = plain("merge", 2 * 1536 << 10)
+if j:
+    q = j["rqlock"]["queues"][0]
+    check("merge", q["merges_back"] + q["merges_front"] > 0,
+          "%d merged bios (6k segments: a command each), crc32c verified" % (q["merges_back"] + q["merges_front"]),
+          "no bio merged: the multi-segment path was not exercised (%s)" % q)
+for t in ("trim-auto", "trim-wz"):
+    plain(t, 3 << 20)
+e = err("trim-control")
+check("trim-control", steps.get("trim-control") == "1" and "pattern" in e,
+      "without the trim the zero check fails: " + e.splitlines()[0] if e else "",
+      "exit %s, stderr %r" % (steps.get("trim-control"), e))
+j = plain("flush", 256 << 10)
+if j:
+    sync = j["jobs"][0]["sync"]
+    check("flush", sync["lat_ns"]["N"] > 0, "%d flushes" % sync["lat_ns"]["N"], "no flush issued: %s" % sync)
+
 for b in bad:
     print("FAIL", b)
 sys.exit(1 if bad else 0)

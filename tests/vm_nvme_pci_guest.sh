@@ -32,6 +32,11 @@ run() {
 }
 
 echo 64 >/proc/sys/vm/nr_hugepages
+# the kernel first: nvme-cli's reading of the controller, for rqlock's Identify to match
+step give-kernel nvme-bind --unbind "$B"
+C=$(ls "/sys/bus/pci/devices/$B/nvme/" 2>/dev/null | head -n 1)
+step id-ctrl nvme id-ctrl "/dev/$C" -o json
+step id-ns nvme id-ns "/dev/${C}n1" -o json
 step bind nvme-bind "$B" || exit 1
 
 # crc32c-verified random writes over mixed sizes, 128k past the 64 KiB MDTS, in each lock
@@ -51,4 +56,48 @@ done
 verify verify-mq-1pair "$DEV,qpairs=1" --lock=mq --hw-queues=2
 # cluster with a partition per worker: only the owner submits, with no lock, and reaps
 verify verify-cluster-k1 "$DEV" --lock=cluster --cluster-size=1
+# Identify against nvme-cli's reading from before the unbind; a doctored one is refused
+run idcheck --name=i --filename="$DEV,id-ctrl=$R/id-ctrl.out,id-ns=$R/id-ns.out" --rw=read --size=64k
+sed 's/"sn" *: *"[^"]*"/"sn":"not-this-one"/' "$R/id-ctrl.out" >/tmp/id-ctrl-bad.json
+run idcheck-bad --name=i --filename="$DEV,id-ctrl=/tmp/id-ctrl-bad.json" --rw=read --size=64k
+run ns2 --name=n --filename="$DEV,ns=2" --rw=randwrite --bs=4k --size=256k --verify=crc32c
+
+# small sequential bios queue behind a short queue and merge: 6k segments do not meet at page
+# boundaries, so a merged request becomes one command per segment (PRP lists cannot join them)
+run merge --lock=per-queue --name=m --filename="$DEV,qsize=8" --rw=write --bs=6k --size=1536k \
+	--iodepth=32 --verify=crc32c
+
+# trims: written, trimmed, read back as zeroes (DLFEAT says DSM deallocate reads zeroes; Write
+# Zeroes always does); the same read without the trim must fail (the check can fail)
+cat >/tmp/trim.fio <<'JOB'
+[global]
+filename=${DEV}
+size=1m
+offset=${OFF}
+[w]
+rw=write
+bs=64k
+[t]
+stonewall
+rw=trim
+bs=${TBS}
+[r]
+stonewall
+rw=read
+bs=64k
+verify=pattern
+verify_pattern=0x00
+JOB
+sed '/^\[t\]/,/^bs=\${TBS}/d' /tmp/trim.fio >/tmp/notrim.fio
+# runj NAME JOBFILE VAR=VALUE...: a job file with ${VAR}s
+runj() {
+	name=$1 file=$2
+	shift 2
+	step "$name" env "$@" rqlock run --output-format=json --output="$R/$name.json" "$file"
+}
+runj trim-auto /tmp/trim.fio DEV="$DEV" OFF=8m TBS=256k
+runj trim-wz /tmp/trim.fio DEV="$DEV,trim=write-zeroes" OFF=9m TBS=512k
+runj trim-control /tmp/notrim.fio DEV="$DEV" OFF=10m
+# flushes: fsync every 8 writes, NVMe Flush commands when the controller has a volatile cache
+run flush --name=f --filename="$DEV" --rw=randwrite --bs=4k --size=256k --fsync=8 --offset=11m
 exit 0
