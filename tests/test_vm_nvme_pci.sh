@@ -146,6 +146,40 @@ if j:
     sync = j["jobs"][0]["sync"]
     check("flush", sync["lat_ns"]["N"] > 0, "%d flushes" % sync["lat_ns"]["N"], "no flush issued: %s" % sync)
 
+# bad input: exit 2 and one line saying what
+BAD = {"bad-nodev": "no PCI device", "bad-notnvme": "not an NVMe controller", "bad-unbound": "nvme-bind",
+       "bad-kernel": "kernel's nvme driver", "bad-ns": "namespace 9 does not exist",
+       "bad-bind-notnvme": "not an NVMe controller", "bad-bind-addr": "not a PCI address",
+       "busy": "another process holds", "bad-nohuge": "hugepages"}
+for name, word in BAD.items():
+    if name == "bad-nohuge" and name not in steps:
+        continue	# vfio, or a kernel that does not compact locked pages
+    e = err(name)
+    check(name, steps.get(name) == "2" and len(e.splitlines()) == 1 and word in e, "exit 2: " + e,
+          "exit %s, expected 2 and one line with %r: %r" % (steps.get(name), word, e))
+
+# exit paths: CC.EN = 0 after each; SIGTERM drains and reports; after SIGKILL the kernel reads
+for name, want in (("cc-end", "0"), ("error-path", "2"), ("cc-error", "0"), ("sigterm", "143"),
+                   ("cc-sigterm", "0"), ("handoff", "0"), ("sigkill", "137"), ("kill-give-kernel", "0")):
+    out = open(os.path.join(res, name + ".out")).read().strip() if os.path.exists(
+        os.path.join(res, name + ".out")) else ""
+    check(name, steps.get(name) == want, "exit %s %s" % (want, out[:80]),
+          "exit %s, expected %s: %s %s" % (steps.get(name), want, out[:200], err(name)))
+p = os.path.join(res, "sigterm.json")
+if os.path.exists(p):
+    r = json.load(open(p))["rqlock"]
+    check("sigterm report", r["interrupted"] == 15 and
+          r["bios_submitted"] == r["bios_completed"] + r["bios_abandoned"],
+          "interrupted 15, %d bios submitted, %d completed, %d abandoned" % (
+              r["bios_submitted"], r["bios_completed"], r["bios_abandoned"]), "report %s" % r["interrupted"])
+j = report("kill-read")
+if j:
+    job, r = j["jobs"][0], j["rqlock"]
+    check("kill-read", not job["error"] and job["read"]["io_bytes"] == 1 << 20 and
+          r["devices"][0]["kind"] == "blkdev" and r["sectors_verified"] >= 2048,
+          "the kernel's nvme read back and verified the 1 MiB rqlock's driver wrote (%s)" % r["devices"][0]["path"],
+          "error %d, read %d, %s" % (job["error"], job["read"]["io_bytes"], r["devices"][0]))
+
 for b in bad:
     print("FAIL", b)
 sys.exit(1 if bad else 0)

@@ -31,13 +31,27 @@ run() {
 	step "$name" rqlock run --output-format=json --output="$R/$name.json" "$@"
 }
 
+# bad input, each one line and exit 2: an address with no device, a PCI function that is not
+# NVMe, a controller bound to no driver, one bound to the kernel's nvme, a namespace it lacks
+bad() {
+	name=$1 spec=$2
+	run "$name" --name=b --filename="$spec" --rw=read --size=64k
+}
 echo 64 >/proc/sys/vm/nr_hugepages
+bad bad-nodev "@nvme-pci,addr=0000\:00\:1e.0"
+bad bad-notnvme "@nvme-pci,addr=0000\:00\:00.0"
+bad bad-unbound "$DEV"
+step bad-bind-notnvme nvme-bind 0000:00:00.0
+step bad-bind-addr nvme-bind 00:00:zz
+
 # the kernel first: nvme-cli's reading of the controller, for rqlock's Identify to match
 step give-kernel nvme-bind --unbind "$B"
 C=$(ls "/sys/bus/pci/devices/$B/nvme/" 2>/dev/null | head -n 1)
 step id-ctrl nvme id-ctrl "/dev/$C" -o json
 step id-ns nvme id-ns "/dev/${C}n1" -o json
+bad bad-kernel "$DEV"
 step bind nvme-bind "$B" || exit 1
+bad bad-ns "$DEV,ns=9"
 
 # crc32c-verified random writes over mixed sizes, 128k past the 64 KiB MDTS, in each lock
 # mode, two clones (one per worker: both submit, both reap) on 2 MiB regions of their own.
@@ -100,4 +114,52 @@ runj trim-wz /tmp/trim.fio DEV="$DEV,trim=write-zeroes" OFF=9m TBS=512k
 runj trim-control /tmp/notrim.fio DEV="$DEV" OFF=10m
 # flushes: fsync every 8 writes, NVMe Flush commands when the controller has a volatile cache
 run flush --name=f --filename="$DEV" --rw=randwrite --bs=4k --size=256k --fsync=8 --offset=11m
+# ---- exit paths: the controller is disabled (CC.EN = 0) after each ----------------------
+# (read through /dev/mem; under vfio the function's reset on close would hide a miss, the
+# check means most under uio)
+cc() {
+	bar=$(head -n 1 "/sys/bus/pci/devices/$B/resource" | cut -d' ' -f1)
+	v=$(devmem $((bar + 0x14)) 32)
+	echo "CC $v after $1"
+	[ $((v & 1)) -eq 0 ]
+}
+step cc-end cc "a normal end"
+# an error after the open (the second file is no device): closed on the way out
+run error-path --name=e --filename="$DEV:@nosuch" --rw=read --size=64k
+step cc-error cc "a failed setup"
+# SIGTERM: the drain, the report, exit 143
+bg() {
+	name=$1
+	shift
+	rqlock run --output-format=json --output="$R/$name.json" --name=k --filename="$DEV" --rw=randwrite \
+		--bs=4k --size=4m --offset=20m --iodepth=16 --time_based --runtime=300 "$@" \
+		>"$R/$name.out" 2>"$R/$name.err" &
+	pid=$!
+	sleep 8		# TCG: well into the run
+}
+bg sigterm
+kill -TERM $pid
+wait $pid
+printf '%s\t%s\n' sigterm $? >>"$R/steps.tsv"
+step cc-sigterm cc SIGTERM
+
+# written by rqlock's driver, read back by the kernel's after a SIGKILL (below)
+run handoff --name=h --filename="$DEV" --rw=randwrite --bs=16k --size=1m --offset=16m --verify=crc32c \
+	--do_verify=0
+# SIGKILL mid-job: nothing of rqlock runs, the kernel's nvme takes the controller back and reads
+bg sigkill
+run busy --name=b --filename="$DEV" --rw=read --size=64k
+kill -KILL $pid
+wait $pid
+printf '%s\t%s\n' sigkill $? >>"$R/steps.tsv"
+step kill-give-kernel nvme-bind --unbind "$B"
+C=$(ls "/sys/bus/pci/devices/$B/nvme/" 2>/dev/null | head -n 1)
+run kill-read --name=h --filename="/dev/${C}n1" --rw=randwrite --bs=16k --size=1m --offset=16m \
+	--verify=crc32c --verify_only=1 --direct=1
+if [ "$VM_NVME_PCI_WAY" = uio ] && [ "$(cat /proc/sys/vm/compact_unevictable_allowed)" != 0 ]; then
+	# without hugepages, uio has no memory that stays put: refused in one line
+	step rebind nvme-bind "$B"
+	echo 0 >/proc/sys/vm/nr_hugepages
+	bad bad-nohuge "$DEV"
+fi
 exit 0
