@@ -93,7 +93,7 @@ def check(name, cond, ok, why):
     if not cond:
         bad.append("%s: %s" % (name, why))
 
-for st in ("give-kernel", "id-ctrl", "id-ns", "bind"):
+for st in ("give-kernel", "id-ctrl", "id-ns", "mkswap", "bind"):
     check(st, steps.get(st) == "0", "exit 0", "exit %s: %s" % (steps.get(st), err(st)))
 
 # Identify: rqlock's agrees with nvme-cli's from before the unbind, a doctored one is refused
@@ -150,7 +150,7 @@ if j:
 BAD = {"bad-nodev": "no PCI device", "bad-notnvme": "not an NVMe controller", "bad-unbound": "nvme-bind",
        "bad-kernel": "kernel's nvme driver", "bad-ns": "namespace 9 does not exist",
        "bad-bind-notnvme": "not an NVMe controller", "bad-bind-addr": "not a PCI address",
-       "busy": "another process holds", "bad-nohuge": "hugepages"}
+       "busy": "another process holds", "bad-nohuge": "hugepages", "bad-signature": "swap"}
 for name, word in BAD.items():
     if name == "bad-nohuge" and name not in steps:
         continue	# vfio, or a kernel that does not compact locked pages

@@ -50,7 +50,10 @@ C=$(ls "/sys/bus/pci/devices/$B/nvme/" 2>/dev/null | head -n 1)
 step id-ctrl nvme id-ctrl "/dev/$C" -o json
 step id-ns nvme id-ns "/dev/${C}n1" -o json
 bad bad-kernel "$DEV"
+# a swap signature on namespace 2: rqlock refuses to write over it without --allow-mounted-write
+step mkswap mkswap "/dev/${C}n2"
 step bind nvme-bind "$B" || exit 1
+run bad-signature --name=s --filename="$DEV,ns=2" --rw=write --bs=4k --size=64k
 bad bad-ns "$DEV,ns=9"
 
 # crc32c-verified random writes over mixed sizes, 128k past the 64 KiB MDTS, in each lock
@@ -74,7 +77,8 @@ verify verify-cluster-k1 "$DEV" --lock=cluster --cluster-size=1
 run idcheck --name=i --filename="$DEV,id-ctrl=$R/id-ctrl.out,id-ns=$R/id-ns.out" --rw=read --size=64k
 sed 's/"sn" *: *"[^"]*"/"sn":"not-this-one"/' "$R/id-ctrl.out" >/tmp/id-ctrl-bad.json
 run idcheck-bad --name=i --filename="$DEV,id-ctrl=/tmp/id-ctrl-bad.json" --rw=read --size=64k
-run ns2 --name=n --filename="$DEV,ns=2" --rw=randwrite --bs=4k --size=256k --verify=crc32c
+run ns2 --allow-mounted-write --name=n --filename="$DEV,ns=2" --rw=randwrite --bs=4k --size=256k \
+	--verify=crc32c
 
 # small sequential bios queue behind a short queue and merge: 6k segments do not meet at page
 # boundaries, so a merged request becomes one command per segment (PRP lists cannot join them)
