@@ -13,7 +13,10 @@
  *  - NVMe namespaces from `nvme list -o json` when nvme-cli is installed,
  *    in either of its layouts (the flat "Devices" list of nvme-cli 2.x, or
  *    hosts > subsystems > controllers > namespaces); without nvme-cli a
- *    line says so.
+ *    line says so;
+ *  - NVMe controllers from /sys/bus/pci (devices/pci.c): address, the
+ *    driver bound, IOMMU group, the kernel's namespaces, and whether
+ *    rqlock's userspace driver (@nvme-pci) can take it, or why not.
  * Loop devices with nothing attached and other empty devices are left out
  * unless --all (the count is said).  Only reads: sysfs, /proc and nvme-cli.
  */
@@ -29,6 +32,7 @@
 #include <sys/wait.h>
 
 #include "devices/dev_internal.h"
+#include "devices/nvme_pci.h"
 
 /* ---- what is found -------------------------------------------------- */
 
@@ -60,6 +64,8 @@ struct found {
 	unsigned int nr_ns;
 	bool nvme_cli;			/* nvme-cli ran and answered JSON */
 	char nvme_note[256];
+	struct rq_pci_fn *ctrl;		/* NVMe controllers on the PCI bus */
+	unsigned int nr_ctrl;
 };
 
 static void scan_block(struct found *f, bool all)
@@ -371,7 +377,25 @@ static void print_json(FILE *o, const struct found *f)
 		fprintf(o, ", \"size\": %" PRIu64 ", \"used\": %" PRIu64 ", \"logical_block_size\": %u}",
 			ns->size, ns->used, ns->lbs);
 	}
-	fprintf(o, "\n  ]}\n}\n");
+	fprintf(o, "\n  ]},\n  \"nvme_controllers\": [");
+	for (unsigned int i = 0; i < f->nr_ctrl; i++) {
+		const struct rq_pci_fn *c = &f->ctrl[i];
+		char why[320];
+		const char *way = rq_pci_nvme_way(c, why, sizeof(why));
+
+		fprintf(o, "%s\n    {\"address\": ", i ? "," : "");
+		jstr(o, c->bdf);
+		fprintf(o, ", \"vendor\": \"0x%04x\", \"device\": \"0x%04x\", \"driver\": ", c->vendor, c->device);
+		jstr(o, c->driver);
+		fprintf(o, ", \"iommu_group\": %d, \"namespaces\": ", c->iommu_group);
+		jstr(o, c->ns);
+		fprintf(o, ", \"rqlock\": %s, \"dma\": ", way ? "true" : "false");
+		jstr(o, way ? way : "");
+		fprintf(o, ", \"why\": ");
+		jstr(o, way ? "" : why);
+		fprintf(o, "}");
+	}
+	fprintf(o, "\n  ]\n}\n");
 }
 
 static void human(uint64_t b, char *out, size_t len)
@@ -386,6 +410,8 @@ static void human(uint64_t b, char *out, size_t len)
 	}
 	snprintf(out, len, i ? "%.1f%s" : "%.0f%s", x, u[i]);
 }
+
+static void print_controllers(FILE *o, const struct found *f);
 
 static void print_table(FILE *o, const struct found *f)
 {
@@ -426,6 +452,37 @@ static void print_table(FILE *o, const struct found *f)
 	}
 	if (f->nvme_note[0])
 		fprintf(o, "%s%s\n", f->nr_ns ? "" : "\n", f->nvme_note);
+	if (f->nr_ctrl)
+		print_controllers(o, f);
+}
+
+/* The controllers' table; why rqlock cannot take one goes under it, as a footnote. */
+static void print_controllers(FILE *o, const struct found *f)
+{
+	unsigned int notes = 0;
+
+	fprintf(o, "\nNVMe controllers (PCI; @nvme-pci,addr=ADDRESS takes one bound to vfio-pci or "
+		"uio_pci_generic):\n%-13s %-16s %5s %-30s %s\n", "ADDRESS", "DRIVER", "IOMMU", "NAMESPACES", "RQLOCK");
+	for (unsigned int i = 0; i < f->nr_ctrl; i++) {
+		const struct rq_pci_fn *c = &f->ctrl[i];
+		char why[320], grp[12], cell[24];
+		const char *way = rq_pci_nvme_way(c, why, sizeof(why));
+
+		snprintf(grp, sizeof(grp), "%d", c->iommu_group);
+		if (way)
+			snprintf(cell, sizeof(cell), "yes, %s", way);
+		else
+			snprintf(cell, sizeof(cell), "no [%u]", ++notes);
+		fprintf(o, "%-13s %-16s %5s %-30.30s %s\n", c->bdf, c->driver[0] ? c->driver : "-",
+			c->iommu_group < 0 ? "-" : grp, c->ns[0] ? c->ns : "-", cell);
+	}
+	notes = 0;
+	for (unsigned int i = 0; i < f->nr_ctrl; i++) {
+		char why[320];
+
+		if (!rq_pci_nvme_way(&f->ctrl[i], why, sizeof(why)))
+			fprintf(o, "[%u] %s\n", ++notes, why);
+	}
 }
 
 int rq_devices_cmd(int argc, char **argv)
@@ -440,8 +497,9 @@ int rq_devices_cmd(int argc, char **argv)
 			all = true;
 		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			printf("usage: rqlock devices [--json] [--all]\n\n"
-			       "Lists block devices (sysfs), NVMe generic character devices and NVMe\n"
-			       "namespaces (nvme list -o json, when nvme-cli is installed).\n"
+			       "Lists block devices (sysfs), NVMe generic character devices, NVMe\n"
+			       "namespaces (nvme list -o json, when nvme-cli is installed) and NVMe\n"
+			       "controllers on the PCI bus: their driver, and whether @nvme-pci can take them.\n"
 			       "  --json   one JSON object instead of the table\n"
 			       "  --all    also empty devices (unattached loop devices, no medium)\n");
 			return 0;
@@ -454,6 +512,7 @@ int rq_devices_cmd(int argc, char **argv)
 	scan_block(&f, all);
 	scan_ng(&f);
 	scan_nvme_cli(&f);
+	f.nr_ctrl = rq_pci_nvme_list(&f.ctrl);
 	if (json)
 		print_json(stdout, &f);
 	else
@@ -461,5 +520,6 @@ int rq_devices_cmd(int argc, char **argv)
 	free(f.blk);
 	free(f.ng);
 	free(f.ns);
+	free(f.ctrl);
 	return fflush(stdout) ? 1 : 0;
 }

@@ -146,6 +146,30 @@ if j:
     sync = j["jobs"][0]["sync"]
     check("flush", sync["lat_ns"]["N"] > 0, "%d flushes" % sync["lat_ns"]["N"], "no flush issued: %s" % sync)
 
+# rqlock devices: the controller, its driver and whether rqlock can take it, at each phase
+drv = {"vfio": "vfio-pci", "uio": "uio_pci_generic"}[way]
+for phase, want_drv, take, word in (("unbound", "", False, "no driver"),
+                                    ("kernel", "nvme", False, "kernel's nvme driver"),
+                                    ("bound", drv, True, "")):
+    name = "devices-" + phase
+    try:
+        ctl = [c for c in json.load(open(os.path.join(res, name + ".out")))["nvme_controllers"]
+               if c["address"] == "0000:00:06.0"]
+    except (OSError, ValueError, KeyError) as e:
+        ctl = []
+    c = ctl[0] if ctl else {}
+    ok = (steps.get(name) == "0" and c.get("driver") == want_drv and c.get("rqlock") == take and
+          word in c.get("why", "") and (not take or c.get("dma") == way) and
+          (phase != "kernel" or c.get("namespaces") == "nvme0n1 nvme0n2"))
+    check(name, ok, "%s: driver %r, rqlock %s %s" % (c.get("address"), c.get("driver"), c.get("rqlock"),
+                                                   c.get("dma") or c.get("why")), "entry %s" % c)
+tab = open(os.path.join(res, "devices-table.out")).read() if os.path.exists(
+    os.path.join(res, "devices-table.out")) else ""
+line = [l for l in tab.splitlines() if l.startswith("0000:00:06.0")]
+check("devices-table", line and line[0].split()[-1] == way and "yes," in line[0] and
+      max(len(l) for l in tab[tab.find("NVMe controllers"):].splitlines() if not l.startswith("[")) <= 100,
+      line[0] if line else "", "table %r" % tab[-400:])
+
 # bad input: exit 2 and one line saying what
 BAD = {"bad-nodev": "no PCI device", "bad-notnvme": "not an NVMe controller", "bad-unbound": "nvme-bind",
        "bad-kernel": "kernel's nvme driver", "bad-ns": "namespace 9 does not exist",

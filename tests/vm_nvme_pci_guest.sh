@@ -41,6 +41,7 @@ echo 64 >/proc/sys/vm/nr_hugepages
 bad bad-nodev "@nvme-pci,addr=0000\:00\:1e.0"
 bad bad-notnvme "@nvme-pci,addr=0000\:00\:00.0"
 bad bad-unbound "$DEV"
+step devices-unbound rqlock devices --json
 step bad-bind-notnvme nvme-bind 0000:00:00.0
 step bad-bind-addr nvme-bind 00:00:zz
 
@@ -50,9 +51,12 @@ C=$(ls "/sys/bus/pci/devices/$B/nvme/" 2>/dev/null | head -n 1)
 step id-ctrl nvme id-ctrl "/dev/$C" -o json
 step id-ns nvme id-ns "/dev/${C}n1" -o json
 bad bad-kernel "$DEV"
+step devices-kernel rqlock devices --json
 # a swap signature on namespace 2: rqlock refuses to write over it without --allow-mounted-write
 step mkswap mkswap "/dev/${C}n2"
 step bind nvme-bind "$B" || exit 1
+step devices-bound rqlock devices --json
+step devices-table rqlock devices
 run bad-signature --name=s --filename="$DEV,ns=2" --rw=write --bs=4k --size=64k
 bad bad-ns "$DEV,ns=9"
 
