@@ -60,6 +60,7 @@
 #define NPCI_BOUNCE_MAX (128u << 10)	/* uio: a bounce buffer per command identifier */
 #define NPCI_SCRATCH (64u << 10)	/* open's own reads (the signature scan) */
 #define NPCI_ERRORS_SHOWN 8
+#define NPCI_TLB 64			/* pages a queue pair's translation cache holds */
 
 struct npci_opts {
 	char addr[32];
@@ -99,8 +100,13 @@ struct npci_qp {
 	volatile uint32_t *sq_db;
 	uint32_t sq_tail;
 	uint32_t cons;			/* identifiers taken from the ring */
-	const struct npci_map *last;	/* vfio: the map of the last page translated */
-	const struct npci_map **maps;	/* vfio: the maps this pair has used, by va */
+	/*
+	 * vfio: pages this pair translated lately, direct mapped by page
+	 * number (a run's buffers are a few pages per request slot: one compare
+	 * on a hit), and every map it has used, by va, for the misses.
+	 */
+	struct { uintptr_t page; const struct npci_map *m; } tlb[NPCI_TLB];
+	const struct npci_map **maps;
 	unsigned int nr_maps, cap_maps;
 	uint64_t nr_cmds, nr_doorbells;
 	/*
@@ -244,15 +250,18 @@ static const struct npci_map *qp_map_miss(struct npci_dev *nd, struct npci_qp *q
 
 static inline int bus_of(struct npci_dev *nd, struct npci_qp *qp, uintptr_t va, uintptr_t end, uint64_t *bus)
 {
-	const struct npci_map *m = qp->last;
+	uintptr_t page = va / NPCI_PAGE;
+	unsigned int slot = page % NPCI_TLB;
+	const struct npci_map *m = qp->tlb[slot].m;
 
-	if (unlikely(!m || va < m->va || va >= m->va + m->len)) {
+	if (unlikely(qp->tlb[slot].page != page)) {
 		int err = 0;
 
 		m = qp_map_find(qp, va);
 		if (!m && !(m = qp_map_miss(nd, qp, va, end, &err)))
 			return err;
-		qp->last = m;
+		qp->tlb[slot].page = page;
+		qp->tlb[slot].m = m;
 	}
 	*bus = m->iova + (va - m->va);
 	return 0;
@@ -393,58 +402,86 @@ static int cmds_reserve(struct npci_dev *nd, struct npci_qp *qp, struct rq_reque
 	return RQ_Q_QUEUED;
 }
 
+/*
+ * One read or write command, @len bytes from segment @s, offset @o of @rq
+ * (byte @byte of the request), written straight into the submission
+ * queue's tail entry, which is free: at most qsize - 1 commands are out,
+ * so the one that used it before has completed.  0, or -errno when its
+ * pages cannot be mapped (nothing advanced then).
+ */
+static int rw_cmd(struct npci_dev *nd, struct npci_qp *qp, struct rq_request *rq, unsigned int s, uint32_t o,
+		  uint32_t len, uint32_t byte)
+{
+	struct nvme_sqe *sqe = &qp->sq[qp->sq_tail];
+	uint64_t slba = (rq->offset + byte) >> nd->lba_shift;
+	struct npci_cmd *cmd = &qp->cmds[qp->ring[qp->cons & qp->mask]];
+
+	cmd->off = byte;
+	cmd->len = len;
+	if (nd->bounce) {
+		if (rq->op == RQ_OP_WRITE)
+			copy_iov(rq, byte, len, cmd->bounce, true);
+		prp_own(nd, cmd, cmd->bounce, len, sqe);
+	} else {
+		int ret = prp_direct(nd, qp, cmd, rq, s, o, len, sqe);
+
+		if (unlikely(ret))
+			return ret;
+	}
+	sqe->opcode = rq->op == RQ_OP_WRITE ? NVME_IO_WRITE : NVME_IO_READ;
+	sqe->flags = 0;
+	sqe->cid = qp->ring[qp->cons++ & qp->mask];
+	sqe->nsid = nd->ctrl.id.nsid;
+	sqe->cdw2 = sqe->cdw3 = 0;
+	sqe->mptr = 0;
+	sqe->cdw10 = (uint32_t)slba;
+	sqe->cdw11 = (uint32_t)(slba >> 32);
+	sqe->cdw12 = (len >> nd->lba_shift) - 1;
+	sqe->cdw13 = sqe->cdw14 = sqe->cdw15 = 0;
+	atomic_store_explicit(&cmd->rq, rq, memory_order_release);
+	if (++qp->sq_tail == nd->qsize)
+		qp->sq_tail = 0;
+	qp->nr_cmds++;
+	return 0;
+}
+
 static int submit_rw(struct npci_dev *nd, struct npci_qp *qp, struct rq_request *rq)
 {
 	uint32_t mask = (1u << nd->lba_shift) - 1, o = 0, byte = 0, cons0 = qp->cons, tail0 = qp->sq_tail;
-	unsigned int s = 0, n;
 	uint64_t cmds0 = qp->nr_cmds;
-	int st;
+	unsigned int s = 0;
+	int st, ret = 0;
 
 	if (unlikely(((rq->offset | rq->len) & mask) || !rq->nr_segs)) {
 		rq->res = -EINVAL;
 		return RQ_Q_DONE;
 	}
 	rq_request_map(rq);
-	n = nd->cmd_max >= rq->len && rq->nr_segs == 1 ? 1 : cmd_count(nd, rq);
-	st = cmds_reserve(nd, qp, rq, n);
-	if (st != RQ_Q_QUEUED)
-		return st;
-	while (s < rq->nr_segs) {
-		unsigned int s0 = s;
-		uint32_t o0 = o, len = cmd_cut(nd, rq, &s, &o);
-		uint64_t slba = (rq->offset + byte) >> nd->lba_shift;
-		uint16_t cid;
-		struct npci_cmd *cmd = cid_take(qp, &cid);
-		struct nvme_sqe sqe = {
-			.opcode = rq->op == RQ_OP_WRITE ? NVME_IO_WRITE : NVME_IO_READ,
-			.cid = cid,
-			.nsid = nd->ctrl.id.nsid,
-			.cdw10 = (uint32_t)slba,
-			.cdw11 = (uint32_t)(slba >> 32),
-			.cdw12 = (len >> nd->lba_shift) - 1,
-		};
+	if (likely(rq->nr_segs == 1 && rq->len <= nd->cmd_max)) {
+		/* the common case: one command, no cutting */
+		st = cmds_reserve(nd, qp, rq, 1);
+		if (st != RQ_Q_QUEUED)
+			return st;
+		ret = rw_cmd(nd, qp, rq, 0, 0, rq->len, 0);
+	} else {
+		st = cmds_reserve(nd, qp, rq, cmd_count(nd, rq));
+		if (st != RQ_Q_QUEUED)
+			return st;
+		while (!ret && s < rq->nr_segs) {
+			unsigned int s0 = s;
+			uint32_t o0 = o, len = cmd_cut(nd, rq, &s, &o);
 
-		cmd->off = byte;
-		cmd->len = len;
-		if (nd->bounce) {
-			if (rq->op == RQ_OP_WRITE)
-				copy_iov(rq, byte, len, cmd->bounce, true);
-			prp_own(nd, cmd, cmd->bounce, len, &sqe);
-		} else {
-			int ret = prp_direct(nd, qp, cmd, rq, s0, o0, len, &sqe);
-
-			if (unlikely(ret)) {
-				/* nothing rung yet: the identifiers and entries are still ours */
-				qp->cons = cons0;
-				qp->sq_tail = tail0;
-				qp->nr_cmds = cmds0;
-				rq->res = ret;
-				return RQ_Q_DONE;
-			}
+			ret = rw_cmd(nd, qp, rq, s0, o0, len, byte);
+			byte += len;
 		}
-		atomic_store_explicit(&cmd->rq, rq, memory_order_release);
-		sq_push(nd, qp, &sqe);
-		byte += len;
+	}
+	if (unlikely(ret)) {
+		/* nothing rung yet: the identifiers and entries are still ours */
+		qp->cons = cons0;
+		qp->sq_tail = tail0;
+		qp->nr_cmds = cmds0;
+		rq->res = ret;
+		return RQ_Q_DONE;
 	}
 	sq_ring(qp);
 	return RQ_Q_QUEUED;
@@ -898,6 +935,8 @@ static int qpairs_setup(struct npci_dev *nd, unsigned int want, char *why, size_
 
 		qp->qid = i + 1;
 		qp->dispatcher = -1;
+		for (unsigned int t = 0; t < NPCI_TLB; t++)
+			qp->tlb[t].page = UINTPTR_MAX;	/* no page */
 		qp->sq_db = npci_doorbell(&nd->ctrl, qp->qid, false);
 		qp->cq_db = npci_doorbell(&nd->ctrl, qp->qid, true);
 		qp->phase = 1;
