@@ -206,7 +206,7 @@ static inline void sq_push(struct npci_dev *nd, struct npci_qp *qp, const struct
 static inline void sq_ring(struct npci_qp *qp)
 {
 	atomic_store_explicit(&qp->cons_pub, qp->cons, memory_order_relaxed);
-	atomic_thread_fence(memory_order_release);	/* the entries before the doorbell */
+	npci_wmb();	/* the entries before the doorbell */
 	*qp->sq_db = qp->sq_tail;
 	qp->nr_doorbells++;
 }
@@ -635,7 +635,7 @@ static struct rq_request *reap_cq(struct npci_dev *nd, struct npci_qp *qp)
 
 		if ((status & 1u) != qp->phase)
 			break;
-		atomic_thread_fence(memory_order_acquire);	/* the entry after its phase */
+		npci_dma_rmb();	/* the entry after its phase */
 		cid = c->cid;
 		cmd = &qp->cmds[cid < nd->nr_cids ? cid : 0];
 		rq = atomic_load_explicit(&cmd->rq, memory_order_acquire);
@@ -747,7 +747,7 @@ static int sync_cmd(struct npci_dev *nd, struct nvme_sqe *sqe, const char *what,
 		}
 		sched_yield();
 	}
-	atomic_thread_fence(memory_order_acquire);
+	npci_dma_rmb();
 	st = (uint16_t)(c->status >> 1);
 	qp->ring[atomic_load_explicit(&qp->prod, memory_order_relaxed) & qp->mask] = c->cid;
 	atomic_fetch_add_explicit(&qp->prod, 1, memory_order_release);

@@ -26,6 +26,36 @@
 #error "nvme-pci writes NVMe structures in the host's byte order: little endian only"
 #endif
 
+/*
+ * Ordering against the device, the kernel's wmb() and dma_rmb(): the
+ * entries written to DMA memory before the doorbell's MMIO write that
+ * hands them over; a completion entry's fields read after its phase bit.
+ * x86 keeps stores in order (to uncached MMIO too) and loads in order, so
+ * only the compiler is held back there.  Not C11 fences: those order
+ * threads, not a device, and TSan cannot model them.
+ */
+static inline void npci_wmb(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ __volatile__("" ::: "memory");
+#elif defined(__aarch64__)
+	__asm__ __volatile__("dsb st" ::: "memory");
+#else
+	__sync_synchronize();
+#endif
+}
+
+static inline void npci_dma_rmb(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__asm__ __volatile__("" ::: "memory");
+#elif defined(__aarch64__)
+	__asm__ __volatile__("dmb oshld" ::: "memory");
+#else
+	__sync_synchronize();
+#endif
+}
+
 /* ---- a PCI function from sysfs (pci.c) ---- */
 
 #define RQ_PCI_CLASS_NVME 0x010802u	/* mass storage, NVM, NVMe */

@@ -157,7 +157,7 @@ static int admin(struct npci_ctrl *c, struct nvme_sqe *sqe, uint32_t *dw0, unsig
 	sqe->cid = c->admin_cid++;
 	memcpy(&c->asq[c->asq_tail], sqe, sizeof(*sqe));
 	c->asq_tail = (uint16_t)((c->asq_tail + 1) % NPCI_ADMIN_QSIZE);
-	atomic_thread_fence(memory_order_release);
+	npci_wmb();
 	*npci_doorbell(c, 0, false) = c->asq_tail;
 	for (;;) {
 		cqe = &c->acq[c->acq_head];
@@ -169,7 +169,7 @@ static int admin(struct npci_ctrl *c, struct nvme_sqe *sqe, uint32_t *dw0, unsig
 		}
 		nap();
 	}
-	atomic_thread_fence(memory_order_acquire);
+	npci_dma_rmb();
 	st = (uint16_t)(cqe->status >> 1);
 	if (dw0)
 		*dw0 = cqe->dw0;
