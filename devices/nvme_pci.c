@@ -47,6 +47,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -165,12 +166,48 @@ static void npci_atexit(void)
 			npci_ctrl_disable_now(open_regs[i]);
 }
 
+/*
+ * A crash (abort() from a BUG line, a fault) runs neither close nor the
+ * exit hooks: the controllers are disabled here (MMIO stores only:
+ * async-signal-safe), then the signal's previous handling is put back:
+ * a fault happens again when the handler returns, a signal that was sent
+ * (abort()'s raise, kill) is sent again, and either ends the process as
+ * it would have (a sanitizer's report included).
+ */
+static const int crash_sigs[] = { SIGABRT, SIGSEGV, SIGBUS, SIGILL, SIGFPE };
+static struct sigaction crash_old[sizeof(crash_sigs) / sizeof(crash_sigs[0])];
+
+static void npci_crash(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	npci_atexit();
+	for (size_t i = 0; i < sizeof(crash_sigs) / sizeof(crash_sigs[0]); i++)
+		if (crash_sigs[i] == sig)
+			sigaction(sig, &crash_old[i], NULL);
+	if (si->si_code <= 0)
+		raise(sig);	/* sent, not a fault: delivered again once this returns */
+}
+
+static void crash_hooks(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = npci_crash;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(crash_sigs) / sizeof(crash_sigs[0]); i++)
+		sigaction(crash_sigs[i], &sa, &crash_old[i]);
+}
+
 static void exit_track(volatile uint8_t *regs, bool add)
 {
 	static bool registered;
 
-	if (add && !registered && !atexit(npci_atexit))
+	if (add && !registered && !atexit(npci_atexit)) {
 		registered = true;
+		crash_hooks();
+	}
 	for (unsigned int i = 0; i < NPCI_MAX_OPEN; i++) {
 		if (add && !open_regs[i]) {
 			open_regs[i] = regs;

@@ -184,7 +184,7 @@ for name, word in BAD.items():
 
 # exit paths: CC.EN = 0 after each; SIGTERM drains and reports; after SIGKILL the kernel reads
 for name, want in (("cc-end", "0"), ("error-path", "2"), ("cc-error", "0"), ("sigterm", "143"),
-                   ("cc-sigterm", "0"), ("handoff", "0"), ("sigkill", "137"), ("kill-give-kernel", "0")):
+                   ("cc-sigterm", "0"), ("sigabrt", "134"), ("cc-sigabrt", "0"), ("handoff", "0"), ("sigkill", "137"), ("kill-give-kernel", "0")):
     out = open(os.path.join(res, name + ".out")).read().strip() if os.path.exists(
         os.path.join(res, name + ".out")) else ""
     check(name, steps.get(name) == want, "exit %s %s" % (want, out[:80]),

@@ -150,6 +150,12 @@ kill -TERM $pid
 wait $pid
 printf '%s\t%s\n' sigterm $? >>"$R/steps.tsv"
 step cc-sigterm cc SIGTERM
+# a crash (SIGABRT, as a BUG line's abort()): no close runs, the crash hook disables it
+bg sigabrt
+kill -ABRT $pid
+wait $pid
+printf '%s\t%s\n' sigabrt $? >>"$R/steps.tsv"
+step cc-sigabrt cc SIGABRT
 
 # written by rqlock's driver, read back by the kernel's after a SIGKILL (below)
 run handoff --name=h --filename="$DEV" --rw=randwrite --bs=16k --size=1m --offset=16m --verify=crc32c \
