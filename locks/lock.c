@@ -396,6 +396,14 @@ void rq_unlock_slow(struct rq_lock *l, int cpu)
 			l->gap_left = l->sample_left;
 			l->sample_left = 1;
 		}
+		/* the release's own cost, after the unlock (the lock is the next holder's then) */
+		uint64_t t0 = l->rel_ticks, t;
+
+		l->ops->unlock(l, l->token);
+		t = ticks();
+		atomic_fetch_add_explicit(&l->rel_cost, t > t0 ? t - t0 : 0, memory_order_relaxed);
+		atomic_fetch_add_explicit(&l->rel_cost_n, 1, memory_order_relaxed);
+		return;
 	}
 	l->ops->unlock(l, l->token);
 }

@@ -133,7 +133,15 @@ struct rq_lock {
 	 * it left a waiter behind.  On line 0, which waiters write anyway.
 	 */
 	_Atomic uint32_t waiters;
-	char pad0[RQ_CACHELINE - 3 * sizeof(uint32_t)];
+	uint32_t rsvd0;
+	/*
+	 * lockstat: the time a sampled release spent in the primitive's
+	 * unlock (a futex wake for a mutex with sleepers), summed, and the
+	 * samples: added after the release, by a thread that no longer
+	 * holds the lock, so atomics, on the line that moves anyway.
+	 */
+	_Atomic uint64_t rel_cost, rel_cost_n;
+	char pad0[RQ_CACHELINE - 4 * sizeof(uint32_t) - 2 * sizeof(uint64_t)];
 	/* Line 1 on: written only by the holder (or at init), so plain counters are exact. */
 	const struct rq_lock_ops *ops;
 	int owner;			/* cpu id of the holder, -1 if free (__atomic access) */

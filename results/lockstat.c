@@ -142,6 +142,8 @@ static const struct rq_json_field class_fields[] = {
 	RQ_JSON_MEMBER(struct rq_lockstat_class, acq_bounces, RQ_JSON_UINT),
 	RQ_JSON_MEMBER(struct rq_lockstat_class, rel_sampled, RQ_JSON_UINT),
 	RQ_JSON_MEMBER(struct rq_lockstat_class, rel_waited, RQ_JSON_UINT),
+	RQ_JSON_MEMBER(struct rq_lockstat_class, release_samples, RQ_JSON_UINT),
+	RQ_JSON_MEMBER(struct rq_lockstat_class, release_ns, RQ_JSON_DBL),
 };
 
 static const struct rq_json_field site_fields[] = {

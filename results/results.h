@@ -341,6 +341,8 @@ struct rq_lockstat_class {
 	uint64_t rel_sampled;		/* sampled releases */
 	uint64_t rel_waited;		/* of them, those that left a waiter behind */
 	struct rq_lockstat_time gap;	/* such a release to the next acquisition, by anyone */
+	uint64_t release_samples;	/* sampled releases timed in the primitive's unlock */
+	double release_ns;		/* their mean time there (a mutex's futex wake) */
 	unsigned int nr_sites;
 	struct rq_lockstat_site sites[RQ_LOCKSTAT_SITES];	/* most contended first */
 	unsigned int nr_holders;

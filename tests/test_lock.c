@@ -143,6 +143,10 @@ static void one_type(enum rq_lock_type type, bool lockstat, unsigned int sample)
 			      "%s: gap samples %" PRIu64 ", releases %" PRIu64 " with a waiter of %" PRIu64
 			      " sampled, %" PRIu64 " holds", name, c->gap.samples, c->rel_waited,
 			      c->rel_sampled, c->hold.samples);
+			/* every sampled release is timed in the primitive's unlock */
+			CHECK(c->release_samples == c->rel_sampled && c->release_ns >= 0,
+			      "%s: %" PRIu64 " releases timed of %" PRIu64 " sampled", name,
+			      c->release_samples, c->rel_sampled);
 			if (sample == 1 && c->contentions >= 100)
 				CHECK(c->rel_waited > 0 && c->gap.samples > 0 && c->gap.min_ns <= c->gap.avg_ns,
 				      "%s: every hold sampled, %" PRIu64 " contended, no gap", name,
@@ -154,7 +158,7 @@ static void one_type(enum rq_lock_type type, bool lockstat, unsigned int sample)
 			}
 		} else {
 			CHECK(c->wait.samples == 0 && c->hold.samples == 0 && c->handoff.samples == 0 &&
-			      c->gap.samples == 0 && c->rel_sampled == 0,
+			      c->gap.samples == 0 && c->rel_sampled == 0 && c->release_samples == 0,
 			      "%s: lockstat off measured something", name);
 		}
 	}

@@ -286,6 +286,20 @@ def shared_gap_full_ns(doc, workers):
     return _gap(doc, True)
 
 
+def shared_release_ns(doc, workers):
+    """The time the primitive's unlock takes per I/O, of the class
+    shared_hold_ns reads: acquisitions per I/O x the mean time a sampled
+    release spent in the unlock (lockstat release_ns: a store, or a futex
+    wake when a mutex has a sleeper).  Work of the releasing worker
+    outside the lock, not lock time: not divided by the instances.  None
+    for a binary older than release_ns."""
+    per_io, n, c = _most_loaded(doc)
+    if not per_io or not c.get("release_samples"):
+        return None
+    acq_per_io = per_io / _hist_trimmed_mean(c["hold_ns"]["histogram"]) * n
+    return acq_per_io * (c.get("release_ns") or 0.0)
+
+
 def shared_hold_locks(doc, workers):
     """The instances (locks) of the class shared_hold_ns reads."""
     return _most_loaded(doc)[1]
@@ -397,6 +411,10 @@ METRICS = [
     Metric("gap_full", "gap_full_ns_per_io", "lock gap time per I/O, a waiter behind every release (ns)",
            shared_gap_full_ns, scope="point", unit="count", doc="lockstat: as gap_ns_per_io with a waiter "
            "behind every release (the lock saturated); the pessimistic end of the band past W"),
+    Metric("release", "release_ns_per_io", "lock release time per I/O (ns)", shared_release_ns,
+           scope="point", unit="count", doc="lockstat: of the class hold_ns_per_io reads, acquisitions per "
+           "I/O x the mean time a sampled release spent in the primitive's unlock (a futex wake for a mutex "
+           "with a sleeper); the model adds what it grew beyond W=1's to each I/O's work outside the lock"),
 ]
 BY_KEY = {m.key: m for m in METRICS}
 BY_COLUMN = {m.column: m for m in METRICS}

@@ -154,8 +154,77 @@ def extrapolate_band(points, w):
 
 
 def predict(w, x1, ceil):
-    """IOPS predicted at W workers: W x X1 until the ceiling."""
+    """The asymptotic bound at W workers: W x X1 until the ceiling (what
+    mva() tends to far from the knee)."""
     if x1 is None:
         return None
     lin = w * x1
     return min(lin, ceil) if ceil else lin
+
+
+def mva(w, z, s, n=1):
+    """Throughput (per ns) of W workers, each I/O z ns outside the lock
+    and s ns of one of n lock instances' time (the I/O takes one of them,
+    each as often): exact Mean Value Analysis of the closed network (M.
+    Reiser and S. S. Lavenberg, "Mean-Value Analysis of Closed Multichain
+    Queuing Networks", JACM 27(2), 1980).  Per instance q waiters and
+    holders; an I/O's time at the locks is n x s x (1 + q) with one
+    worker fewer, so W = 1 gives 1 / (z + n s) and a large W 1 / s (each
+    instance busy all the time): the bound predict() draws, without its
+    corner at the knee, where the workers queue now and then but the lock
+    is not yet saturated."""
+    q = 0.0
+    x = 0.0
+    for k in range(1, w + 1):
+        r = s * (1.0 + q)
+        x = k / (z + n * r)
+        q = x * r
+    return x
+
+
+def _release(row):
+    return num((row or {}).get("release_ns_per_io")) or 0.0
+
+
+def predict_at(w, x1, row, row1=None, model=None, add=None, scale=1.0):
+    """IOPS at W workers from a summary row's lockstat (measured at W, or
+    the largest W measured for a W past it): mva() with
+
+      s = hold + what @model adds (gap, handoff; @add: that many ns
+          instead), per instance; hold_locks instances (x @scale, and s /
+          @scale, past W when each drive has its lock);
+      z = 1e9 / X1 - the hold per I/O at W = 1 (@row1), the work of an
+          I/O outside the lock, + the release's cost beyond W = 1's
+          (release_ns_per_io: the primitive's unlock, a futex wake for a
+          mutex with a sleeper, is work outside the lock that contention
+          adds).
+
+    Without lockstat, W x X1."""
+    if x1 is None:
+        return None
+    h = _hold(row)
+    if h is None:
+        return w * x1
+    s = h + (add if add is not None else (num(row.get(_ADDS.get(model or name(row), ""))) or 0.0))
+    h1 = _hold(row1) or 0.0
+    z = max(0.0, 1e9 / x1 - h1) + max(0.0, _release(row) - _release(row1))
+    n = max(1, int(num(row.get("hold_locks")) or 1))
+    return mva(w, z, s / scale, n * scale) * 1e9
+
+
+def predict_series(points, w, x1, which=None):
+    """predict_at() of a series {W: summary row} at W: from the point's
+    own row at a W it has, else from the largest W's, its instances
+    grown as extrapolate() grows the ceiling.  @which: None (the row's
+    model), "low" (a waiter behind every release: gap_full, or
+    handoff_full for an older run) or "high" (holds only)."""
+    r = points[w] if w in points else points[max(points)]
+    k = 1.0 if w in points else _scale(points, w)
+    add = None
+    if which == "high":
+        add = 0.0
+    elif which == "low":
+        add = num(r.get("gap_full_ns_per_io"))
+        if add is None:
+            add = num(r.get("handoff_full_ns_per_io")) or 0.0
+    return predict_at(w, x1, r, points.get(1), add=add, scale=k)

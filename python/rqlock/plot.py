@@ -446,9 +446,12 @@ class Plotter:
                                 "band-high\n" % (panel, m, t))
                         if x1 is not None and any(num(r.get("hold_ns_per_io")) for r in ser.values()):
                             for w in pred_ws:
-                                lo, hi = model.extrapolate_band(ser, w)
-                                f.write("%d %.6g %.6g %.6g\n" % (w, model.predict(w, x1, model.extrapolate(ser, w)),
-                                                                  model.predict(w, x1, lo), model.predict(w, x1, hi)))
+                                # at a measured W the band is the point; past it, low .. high
+                                mid = model.predict_series(ser, w, x1)
+                                lo, hi = ((mid, mid) if w in ser else
+                                          (model.predict_series(ser, w, x1, "low"),
+                                           model.predict_series(ser, w, x1, "high")))
+                                f.write("%d %.6g %.6g %.6g\n" % (w, mid, lo, hi))
                             pidx[(panel, m, t)] = i
                             pmodels.add(model.name(ser[max(ser)]))
                         else:

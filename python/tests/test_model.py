@@ -136,6 +136,31 @@ class Handoff(unittest.TestCase):
         self.assertLessEqual(model.extrapolate(per_drive, 16), hi16)
 
 
+class Mva(unittest.TestCase):
+    """model.mva / predict_at: Mean Value Analysis of W workers and a lock."""
+
+    def test_limits(self):
+        # one worker: an I/O's whole time; many: the lock's ceiling
+        self.assertAlmostEqual(model.mva(1, 300, 100), 1 / 400)
+        self.assertAlmostEqual(model.mva(1000, 300, 100), 1 / 100, delta=1e-5)
+        # below both bounds at the knee: two workers cannot both hide their lock time
+        x2 = model.mva(2, 300, 100)
+        self.assertLess(x2, min(2 / 400, 1 / 100))
+        self.assertAlmostEqual(x2, 2 / (300 + 100 * (1 + 100 / 400)))
+        # n instances each take 1 / n of the I/Os: the ceiling is 1 / s of each
+        self.assertAlmostEqual(model.mva(4000, 300, 50, n=4), 1 / 50, delta=2e-5)
+
+    def test_release_adds_outside_work(self):
+        row1 = {"hold_ns_per_io": "10", "release_ns_per_io": "5"}
+        row = {"hold_ns_per_io": "100", "gap_ns_per_io": "100", "release_ns_per_io": "305"}
+        x1 = 1e9 / 110       # 110 ns per I/O at W=1: 100 outside, 10 held
+        # z = 100 + (305 - 5), s = 200
+        self.assertAlmostEqual(model.predict_at(2, x1, row, row1), model.mva(2, 400, 200) * 1e9)
+        self.assertLess(model.predict_at(2, x1, row, row1), model.predict_at(2, x1, dict(row, release_ns_per_io="5"), row1))
+        # without lockstat: W x X1
+        self.assertAlmostEqual(model.predict_at(2, x1, {}, row1), 2 * x1)
+
+
 class PlotBand(TmpDir):
     """plot's scaling figure draws the prediction past the machine as a band
     between the two models, and says which model drew the line."""
@@ -159,10 +184,14 @@ class PlotBand(TmpDir):
         self.assertIn("filledcurves", gp)
         self.assertIn("model holds+handoffs", gp)
         pts = {int(x.split()[0]): [float(v) for v in x.split()[1:]] for x in blocks[0].splitlines()[1:]}
-        self.assertEqual(pts[2], [5e6, 5e6, 5e6])                  # measured W: the point, no band
+        # measured W: the point, no band; Mean Value Analysis below the 5 M ceiling (z = 50 - 15 ns,
+        # s = 200 ns: 2 / (35 + 200 x (1 + 200/235)) = 4.94 M)
+        self.assertEqual(pts[2][0], pts[2][1])
+        self.assertEqual(pts[2][0], pts[2][2])
+        self.assertAlmostEqual(pts[2][0], 2e9 / (35 + 200 * (1 + 200 / 235)), delta=100)
         mid, lo, hi = pts[64]
-        self.assertAlmostEqual(lo, 2.5e6)                           # every acquisition a handoff
-        self.assertAlmostEqual(hi, 1e7)                             # holds only
+        self.assertAlmostEqual(lo, 2.5e6, delta=2.5e4)              # every acquisition a handoff, saturated
+        self.assertAlmostEqual(hi, 1e7, delta=1e5)                  # holds only
         self.assertLess(lo, mid)
         self.assertLess(mid, hi)
 
