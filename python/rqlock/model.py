@@ -6,7 +6,11 @@ however many CPUs submit, the requests through one lock instance cannot
 exceed 1 / (that time per request).  Below that, W workers do W times the
 work of one (each request's work outside the lock runs in parallel).  So
 
-    predicted IOPS(W) = min(W x X1, ceiling)
+    bound:      IOPS(W) <= min(W x X1, ceiling)
+    predicted:  IOPS(W) = mva(W, z, s): Mean Value Analysis of W workers,
+                each I/O z = 1/X1 (less W=1's hold, plus what the release
+                grew at W) outside the lock and s = the ceiling's time per
+                I/O at it (predict_at)
 
 with X1 the IOPS one worker measured.  What the ceiling counts is the
 model, named in compare's table and plot's legend:
