@@ -232,6 +232,25 @@ static void holders_fold(struct holder_acc *acc, unsigned int *nr, unsigned int 
 	}
 }
 
+/* @l's contention sites into @acc (at most @max distinct ones; *@nr so far) */
+static void sites_fold(struct site_acc *acc, unsigned int *nr, unsigned int max, const struct rq_lock *l)
+{
+	for (unsigned int s = 0; s < RQ_LOCK_SITES && l->sites[s].site; s++) {
+		unsigned int k;
+
+		for (k = 0; k < *nr; k++)
+			if (!strcmp(acc[k].site, l->sites[s].site))
+				break;
+		if (k == *nr) {
+			if (*nr == max)
+				continue;
+			acc[*nr].site = l->sites[s].site;
+			acc[(*nr)++].n = 0;
+		}
+		acc[k].n += l->sites[s].n;
+	}
+}
+
 static int lockstat_fill(struct rq_lockstat_report *out, unsigned int *classes_used)
 {
 	static struct rq_lock_time wait, hold, handoff, gap;	/* big: not on a worker-sized stack */
@@ -282,20 +301,7 @@ static int lockstat_fill(struct rq_lockstat_report *out, unsigned int *classes_u
 			rel_n += atomic_load_explicit(&l->rel_cost_n, memory_order_relaxed);
 			holders_fold(holders, &nholders, sizeof(holders) / sizeof(holders[0]), l,
 				     &rc->holders_other);
-			for (unsigned int s = 0; s < RQ_LOCK_SITES && l->sites[s].site; s++) {
-				unsigned int k;
-
-				for (k = 0; k < nsites; k++)
-					if (!strcmp(sites[k].site, l->sites[s].site))
-						break;
-				if (k == nsites) {
-					if (nsites == sizeof(sites) / sizeof(sites[0]))
-						continue;
-					sites[nsites].site = l->sites[s].site;
-					sites[nsites++].n = 0;
-				}
-				sites[k].n += l->sites[s].n;
-			}
+			sites_fold(sites, &nsites, sizeof(sites) / sizeof(sites[0]), l);
 		}
 		if (!rc->locks)
 			continue;
