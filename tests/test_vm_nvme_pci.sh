@@ -21,7 +21,14 @@ start=$(date +%s)
 	--out "$out" --add "$SRCDIR/tests/vm_nvme_pci_guest.sh" --sh 'sh /vm/add/vm_nvme_pci_guest.sh'
 rc=$?
 [ $rc -eq 77 ] && exit 77
-[ -f "$out/results/steps.tsv" ] || fail "the guest left no steps.tsv (scripts/vm exited $rc; see $out/console.log)"
+# what the guest and QEMU last said, for a run whose directory is gone (CI)
+tell() {
+	echo "--- the last guest steps and kernel lines ($out/console.log):"
+	tail -n 25 "$out/console.log" 2>/dev/null | tr -d '\r' | cut -c1-200
+	echo "--- QEMU's output ($out/qemu.out):"
+	tail -n 10 "$out/qemu.out" 2>/dev/null
+}
+[ -f "$out/results/steps.tsv" ] || { tell; fail "the guest left no steps.tsv (scripts/vm exited $rc; see $out/console.log)"; }
 python3 - "$out/results" "$way" "$(rq_modes)" <<'PY' || fail "the guest's results do not hold (above)"
 import json, os, sys
 
@@ -208,5 +215,5 @@ for b in bad:
     print("FAIL", b)
 sys.exit(1 if bad else 0)
 PY
-[ $rc -eq 0 ] || fail "scripts/vm exited $rc (a guest step or its dmesg; see $out)"
+[ $rc -eq 0 ] || { tell; fail "scripts/vm exited $rc (a guest step or its dmesg; see $out)"; }
 echo "test_vm_nvme_pci: ok ($(( $(date +%s) - start ))s wall time, TCG: not a performance figure)"

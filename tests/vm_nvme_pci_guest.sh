@@ -21,7 +21,7 @@ step() {
 	"$@" >"$R/$name.out" 2>"$R/$name.err"
 	rc=$?
 	printf '%s\t%s\n' "$name" "$rc" >>"$R/steps.tsv"
-	echo "step $name: exit $rc $(head -c 200 "$R/$name.err" | head -n 1)"
+	echo "step $name: exit $rc at $(cut -d' ' -f1 /proc/uptime)s $(head -c 200 "$R/$name.err" | head -n 1)"
 	return $rc
 }
 
