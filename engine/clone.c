@@ -944,6 +944,37 @@ static void clone_dry_run(struct clone *c)
 	}
 }
 
+/* When @op may go next by the job's rate= and rate_iops= (0: now). */
+static uint64_t rate_due(const struct clone *c, int op)
+{
+	uint64_t t = c->job->rate[op] ? c->next_byte_ns[op] : 0;
+
+	if (c->pace[op].mean_gap_ns && c->pace[op].next_ns > t)
+		t = c->pace[op].next_ns;
+	return t;
+}
+
+/*
+ * A mixed job whose drawn direction is ahead of its rate takes the other
+ * when that one is due, else whichever is due first, as fio 3.33's
+ * rate_ddir() does: a randrw job at rate=300 issues a read and a write at
+ * once (Debian's exitwhat.fio), not two of one direction.
+ */
+static int rate_ddir(const struct clone *c, int op)
+{
+	const struct rq_job *job = c->job;
+	const uint64_t now = c->cpu->now, due = rate_due(c, op);
+	const int other = op == RQ_OP_READ ? RQ_OP_WRITE : RQ_OP_READ;
+	uint64_t odue;
+
+	if (due <= now || op > RQ_OP_WRITE || !rq_rw_reads(job->rw) || !rq_rw_writes(job->rw))
+		return op;
+	if (other == RQ_OP_READ ? !job->rwmixread : job->rwmixread >= 100)
+		return op;	/* fio switches only to a direction the mix has */
+	odue = rate_due(c, other);
+	return odue <= now || odue < due ? other : op;
+}
+
 /*
  * A new I/O for a shaped clone (neither a verify read nor a held write):
  * thinktime, the replayed log's next I/O, rate, flow and rate_iops's
@@ -981,7 +1012,7 @@ static inline bool fill_pick_new(struct clone *c, struct rq_bio *bio, int *opp, 
 		due = 0;
 		op = r->op;
 	} else {
-		op = c->pending_op >= 0 ? c->pending_op : choose_op(c);
+		op = c->pending_op >= 0 ? c->pending_op : rate_ddir(c, choose_op(c));
 	}
 	if (job->rate[op] && c->next_byte_ns[op] > cpu->now) {
 		c->pending_op = op;
