@@ -262,6 +262,7 @@ struct rq_job {
 	bool clat_percentiles;		/* default true */
 	bool slat_percentiles;
 	unsigned int kb_base;		/* 1024 or 1000: units of the normal output, as fio */
+	unsigned int sig_figs;		/* significant_figures of the normal output's amounts, 1..10 */
 	int unified_rw_reporting;	/* 0 none, 1 mixed, 2 both */
 	char description[256];
 

@@ -181,7 +181,6 @@ static const struct opt unimpl_opts[] = {
 	ONLY("scramble_buffers", "1", W_DATA),
 	ONLY("stats", "1", W_STATS),
 	ONLY("block_error_percentiles", "0", W_STATS),
-	ONLY("significant_figures", "4", "the normal output has fio's 4 figures"),
 	ONLY("unit_base", "0|8", "rqlock reports bytes"),
 	ONLY("offset_align", "0", "offsets align to the block size"),
 	ONLY("trim_percentage", "0", W_TRIMV),
