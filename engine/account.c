@@ -288,6 +288,9 @@ void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
 			account_checks(c, bio, f, idx, &ck);
 		}
 	}
+	/* zonemode=zbd: what came back may close its zone (verify's reads took no zone) */
+	if (__builtin_expect(f->zbd != NULL, 0) && bio->op != RQ_OP_FLUSH && !ck.vread)
+		eng_zbd_done(c, f, bio);
 	c->bio_flags[idx] = 0;
 	if (bio->error) {
 		/* fio: an error continue_on_error covers is counted, not the job's error */

@@ -214,6 +214,9 @@ static uint64_t random_offset_bs(struct clone *c, struct clone_file *f, uint32_t
 			/* fio's get_next_buflen() then mark_random_map() */
 			if (fit)
 				*bsp = pick_bs_fit(c, op, end - (base + b * c->min_bs));
+			/* zonemode=zbd marks it once the zone has its length (zbd.c mark_map()) */
+			if (__builtin_expect(c->zbd.on, 0))
+				return base + b * c->min_bs;
 			return map_take(c, f, base, b, bsp);
 		} else {
 			b = pass_next(f, c->seed + f->zone_pass * 0x9e3779b97f4a7c15ULL, !c->sized);
@@ -351,6 +354,9 @@ static bool clone_try_start(struct clone *c, uint64_t now)
 		return false;
 	}
 	c->waiting = false;
+	/* zonemode=zbd: its files' zones as fio's file open leaves them (zbd_file_reset()) */
+	if (c->zbd.on)
+		eng_zbd_pass(c);
 	c->start_ns = now;
 	c->ramp_end_ns = now + c->job->ramp_ns;
 	c->deadline_ns = c->job->runtime_ns ? c->ramp_end_ns + c->job->runtime_ns : 0;
@@ -385,8 +391,12 @@ static inline int choose_op(struct clone *c)
 		if (job->rw == RQ_RW_TRIMWRITE)
 			return c->tw_last[0] == c->tw_last[1] ? RQ_OP_DISCARD : RQ_OP_WRITE;
 		return c->tw_pending ? RQ_OP_WRITE : RQ_OP_DISCARD;
-	default:
-		return (rq_rng_next(&c->rng) % 100) < job->rwmixread ? RQ_OP_READ : RQ_OP_WRITE;
+	default: {
+		int op = (rq_rng_next(&c->rng) % 100) < job->rwmixread ? RQ_OP_READ : RQ_OP_WRITE;
+
+		/* zonemode=zbd: nothing to read before something is written (fio's zbd_adjust_ddir()) */
+		return __builtin_expect(c->zbd.on, 0) ? eng_zbd_ddir(c, op) : op;
+	}
 	}
 }
 
@@ -648,6 +658,8 @@ static bool __attribute__((noinline)) clone_place_general(struct clone *c, int o
 			f = c->one_file ? c->files : next_file_sized(c);
 			if (!f || f->done)
 				return false;
+			if (__builtin_expect(f->zbd != NULL, 0))
+				eng_zbd_seq_pos(c, f, op);
 			bs = bs0;
 			if (rq_rw_random(job->rw)) {
 				*off = random_offset(c, f, &bs, op);
@@ -665,6 +677,8 @@ static bool __attribute__((noinline)) clone_place_general(struct clone *c, int o
 		f = next_file(c, bs);
 		if (c->strided)
 			strided_zone(c, f, bs);
+		if (__builtin_expect(f->zbd != NULL, 0))
+			eng_zbd_seq_pos(c, f, op);
 		if (rq_rw_random(job->rw)) {
 			*off = random_offset(c, f, &bs, op);
 			f->last_end = *off + bs;
@@ -676,6 +690,91 @@ static bool __attribute__((noinline)) clone_place_general(struct clone *c, int o
 	*fp = f;
 	*bsp = bs;
 	return true;
+}
+
+/* A new pass: each file from its region's start, its random map empty (fio's fio_file_reset()). */
+static void files_restart(struct clone *c)
+{
+	c->seq_left = 0;
+	c->nr_done = 0;
+	for (unsigned int i = 0; i < c->nr_files; i++) {
+		struct clone_file *f = &c->files[i];
+
+		f->done = false;
+		f->pos = f->trim_pos = f->last_end = f->start;
+		f->counter = 0;
+		if (f->map.bits)
+			rq_randmap_clear(&f->map);
+		if (f->zbd) {
+			f->zone_start = f->start;
+			f->zone_bytes = 0;
+		}
+	}
+	if (c->zbd.on)
+		eng_zbd_pass(c);
+}
+
+/*
+ * zonemode=zbd: the I/O clone_place_general() draws, moved into a zone
+ * (zbd.c eng_zbd_adjust()), and the file's position after it where it
+ * went.  A file no zone takes the I/O of is done (fio's set_io_u_file()):
+ * a sized clone's next file tries, a time_based clone starts a new pass,
+ * and ends when one takes nothing (fio's do_io() moved no bytes).  An I/O
+ * that waits for zones to close is held, and tried again as drawn once
+ * something is back (fill_pick_new() leaves the clone issuing).
+ */
+static bool __attribute__((noinline)) clone_place_zbd(struct clone *c, int op, struct clone_file **fp,
+						      uint64_t *off, uint32_t *bsp)
+{
+	for (;;) {
+		struct clone_file *f;
+		uint64_t off0;
+		uint32_t bs0;
+		int r;
+
+		if (c->zbd.held && c->zbd.held_op == op) {
+			c->zbd.held = false;
+			f = c->zbd.held_f;
+			*off = c->zbd.held_off;
+			*bsp = c->zbd.held_bs;
+		} else if (!clone_place_general(c, op, &f, off, bsp)) {
+			return false;
+		}
+		off0 = *off;
+		bs0 = *bsp;
+		r = eng_zbd_adjust(c, f, op, off, bsp);
+		if (r == RQ_ZBD_ACCEPT) {
+			if (rq_rw_random(c->job->rw))
+				f->last_end = *off + *bsp;
+			else
+				f->pos = *off + *bsp;
+			*fp = f;
+			return true;
+		}
+		if (r == RQ_ZBD_WAIT) {
+			c->zbd.held = true;
+			c->zbd.held_op = op;
+			c->zbd.held_f = f;
+			c->zbd.held_off = off0;
+			c->zbd.held_bs = bs0;
+			c->pending_op = op;
+			hold_until(c->cpu, c->cpu->now + 100000);
+			return false;
+		}
+		if (r < 0)
+			return false;		/* the clone's error: eng_zbd_adjust() said why */
+		if (c->sized) {
+			if (!f->done) {
+				f->done = true;
+				c->nr_done++;
+			}
+			continue;
+		}
+		if (c->nr_ios == c->zbd.pass_ios)
+			return false;
+		c->zbd.pass_ios = c->nr_ios;
+		files_restart(c);
+	}
 }
 
 /*
@@ -696,7 +795,8 @@ static inline __attribute__((always_inline)) bool clone_place(struct clone *c, i
 
 	/* a sized clone of several files finds each one's end: the general path */
 	if (!plain && (!c->plain_rand || (c->sized && !c->one_file)))
-		return clone_place_general(c, op, fp, off, bsp);
+		return __builtin_expect(c->zbd.on, 0) ? clone_place_zbd(c, op, fp, off, bsp) :
+							clone_place_general(c, op, fp, off, bsp);
 	bs = bs_within_limit(c, job->bs[op]);
 	f = plain || c->one_file ? c->files : next_file(c, bs);
 	do {
@@ -736,17 +836,7 @@ static bool clone_next_pass(struct clone *c)
 	}
 	c->passes++;
 	c->pass_ios = c->nr_ios;
-	c->seq_left = 0;
-	c->nr_done = 0;
-	for (unsigned int i = 0; i < c->nr_files; i++) {
-		struct clone_file *f = &c->files[i];
-
-		f->done = false;
-		f->pos = f->trim_pos = f->last_end = f->start;
-		f->counter = 0;
-		if (f->map.bits)
-			rq_randmap_clear(&f->map);
-	}
+	files_restart(c);
 	return true;
 }
 
@@ -1036,7 +1126,7 @@ static inline bool fill_pick_new(struct clone *c, struct rq_bio *bio, int *opp, 
 		bio->offset = r->offset;
 		bs = r->len;
 	} else if (!place_io(c, op, &f, &bio->offset, &bs, false)) {
-		c->issue_done = true;
+		c->issue_done = !c->zbd.held;	/* zonemode=zbd: held until zones close */
 		return false;
 	}
 	/*
@@ -1246,6 +1336,8 @@ static inline __attribute__((always_inline)) void fill_refused(struct clone *c, 
 			c->sync_due = true;	/* owed still */
 		else
 			c->nr_ios--;
+		if (f->zbd && op != RQ_OP_FLUSH)
+			eng_zbd_unissue(c, f, op, bio->offset, bs);
 		if (op != RQ_OP_READ && job->verify != RQ_VERIFY_NONE && f->has_data) {
 			if (op == RQ_OP_DISCARD || c->xv_phase != 0)
 				rq_vlog_done(&c->vlog, c->bio_tag[bio - c->bios], false);

@@ -24,6 +24,7 @@
 #include "engine/offsets.h"
 #include "engine/pace.h"
 #include "engine/verify.h"
+#include "engine/zbd.h"
 #include "jobfile/job.h"
 #include "lib/compiler.h"
 #include "lib/machine.h"
@@ -58,6 +59,9 @@ struct clone_file {
 	 * zone_pass counts the passes started, so each draws a new order
 	 */
 	uint64_t zone_start, zone_bytes, file_size, zone_pass;
+	/* zonemode=zbd (zbd.c): the device's zones, and this region's [zmin, zmax) of them */
+	struct rq_zbd *zbd;
+	uint32_t zmin, zmax;
 	struct rq_dist dist;		/* random_distribution other than random */
 	struct rq_randmap map;		/* mixed block sizes: blocks this pass touched (bits NULL: none) */
 	struct rq_lfsr lfsr;		/* random_generator=lfsr */
@@ -248,6 +252,7 @@ struct clone {
 	uint64_t tw_last[2];
 	uint64_t bs_rng[2];		/* trimwrite: the write and trim size streams, seeded alike */
 	struct cmdprio *cmdprio;	/* cmdprio_*: each I/O's priority (cmdprio.h); NULL: none */
+	struct rq_zbd_clone zbd;	/* zonemode=zbd (zbd.h) */
 	bool tw_pending;
 	struct clone_file *tw_f;
 	uint64_t tw_off;
@@ -343,6 +348,7 @@ struct dev_entry {
 	struct rq_queue q;
 	bool opened, q_ready;
 	bool unlink;			/* a job with unlink=1 uses it (a regular file) */
+	struct rq_zbd *zbd;		/* zonemode=zbd: its zones (zbd.c), NULL: none */
 	uint32_t nr_requests;
 };
 

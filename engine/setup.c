@@ -237,6 +237,32 @@ static bool dist_needs_init(const struct rq_job *job)
 	       job->random_distribution != RQ_RAND_ZONED_ABS;
 }
 
+/*
+ * Clone @k's region on a device of @dev_size bytes: where it starts and
+ * how long it is (the rest of the file or device when size says nothing).
+ */
+static void clone_region(const struct name_ctx *x, unsigned int k, uint64_t dev_size, uint64_t *off,
+			 uint64_t *size)
+{
+	*off = clone_offset_on(x->job, x->f->min_bs, k, dev_size);
+	*size = x->fsize ? (x->fsize > *off ? x->fsize - *off : 0) : job_file_size(x->job, x->f, dev_size, *off);
+	if (!*size)
+		*size = dev_size > *off ? dev_size - *off : 0;
+}
+
+/* zonemode=zbd: every clone's region of device @name takes zones (zbd.c) */
+static int check_zbd(const struct name_ctx *x, const char *name, const struct rq_dev *dev)
+{
+	for (unsigned int k = 0; k < x->job->numjobs; k++) {
+		uint64_t off, size;
+
+		clone_region(x, k, dev->size, &off, &size);
+		if (eng_zbd_check(x->job, name, dev, off, size, x->err))
+			return -EINVAL;
+	}
+	return 0;
+}
+
 static int bind_file(const char *name, void *arg)
 {
 	struct name_ctx *x = arg;
@@ -244,15 +270,14 @@ static int bind_file(const char *name, void *arg)
 	const struct rq_job *job = x->job;
 	struct dev_entry *d = dev_find(x->e, name);
 	struct clone_file *f = &c->files[x->nr++];
-	uint64_t off = clone_offset_on(job, x->f->min_bs, x->clone, d->dev.size);
-	uint64_t size = x->fsize ? (x->fsize > off ? x->fsize - off : 0) :
-			job_file_size(job, x->f, d->dev.size, off);
+	uint64_t off, size;
 
 	f->q = &d->q;
 	f->has_data = d->dev.flags & RQ_DEV_HAS_DATA;
-
-	if (!size)
-		size = d->dev.size > off ? d->dev.size - off : 0;
+	clone_region(x, x->clone, d->dev.size, &off, &size);
+	/* zonemode=zbd: whole zones (fio's zbd_zone_align_file_sizes(); checked by check_zbd()) */
+	if (job->zonemode == RQ_ZONEMODE_ZBD)
+		eng_zbd_align(job, x->fsize ? x->fsize : d->dev.size, &off, &size);
 	f->start = off;
 	f->end = off + size;
 	f->pos = f->start;
@@ -352,7 +377,7 @@ static int check_file(const char *name, void *arg)
 			PRIu64 " bytes)\n", job->file, job->line, job->name, end, name, dev->size);
 		return -EINVAL;
 	}
-	return 0;
+	return job->zonemode == RQ_ZONEMODE_ZBD ? check_zbd(x, name, dev) : 0;
 }
 
 /*
@@ -492,12 +517,6 @@ static int check_jobs(struct rq_engine *e, FILE *err)
 		}
 		if (eng_numa_check(job, err))
 			return -EINVAL;
-		if (job->zonemode == RQ_ZONEMODE_ZBD) {
-			fprintf(err, "%s:%d: job '%s': zonemode=zbd: rqlock has no zoned block devices "
-				"(fio's values are parsed; --parse-only accepts the file)\n",
-				job->file, job->line, job->name);
-			return -EINVAL;
-		}
 		if (!job->filename[0] && job->ioengine != RQ_IOENGINE_NULL && !job->size &&
 		    !job->size_pct && !job->filesize_min) {
 			fprintf(err, "%s:%d: job '%s': no filename, and no size or filesize to lay "
@@ -817,6 +836,9 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 		ret = check_resources(e, err);
 	if (!ret)
 		ret = setup_clones(e, err);
+	/* zonemode=zbd: each device's zones, the clones' files on them */
+	if (!ret)
+		ret = eng_zbd_setup(e, err);
 	if (!ret)
 		ret = check_shared_verify(e, err);
 	/* verify_state_load's files are read, experimental_verify's start kept (vstate.c) */
@@ -862,7 +884,7 @@ static bool plain_rand(const struct clone *c, const struct rq_job *job)
 {
 	if (!rq_rw_random(job->rw) || job->random_distribution != RQ_RAND_UNIFORM ||
 	    job->norandommap || job->lfsr || job->rw_seq_nr > 1 || c->max_bs != c->min_bs ||
-	    c->strided)
+	    c->strided || job->zonemode == RQ_ZONEMODE_ZBD)
 		return false;
 	for (int d = 0; d < 3; d++)
 		if (job->nr_bssplit[d] || (job->bs_min[d] && job->bs_max[d] > job->bs_min[d]) ||
@@ -1037,7 +1059,8 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 		c->end_sync_nr = c->nr_files;
 	c->shaped = c->serialize || rq_job_syncs(job) || job->latency_target_ns || job->verify != RQ_VERIFY_NONE ||
 		    job->verify_only || job->thinktime_us || job->rate[0] || job->rate[1] || job->rate[2] || c->flow ||
-		    c->pace[0].mean_gap_ns || c->pace[1].mean_gap_ns || c->pace[2].mean_gap_ns;
+		    c->pace[0].mean_gap_ns || c->pace[1].mean_gap_ns || c->pace[2].mean_gap_ns ||
+		    job->zonemode == RQ_ZONEMODE_ZBD;	/* zbd: an I/O may wait for zones (fill_pick_new()) */
 	/* read_iolog: the log's I/Os, through fill_pick_shaped(), until it is done */
 	c->replay = e->replay_of ? e->replay_of[c - e->clones] : NULL;
 	if (c->replay) {

@@ -216,8 +216,18 @@ struct rq_job {
 	unsigned int nr_zones[3];
 	uint32_t blockalign[3];		/* ba: random offsets aligned to this; 0 = the smallest bs */
 	enum rq_zonemode zonemode;
-	uint64_t zonesize, zoneskip;	/* zonemode=strided */
+	uint64_t zonesize, zoneskip;	/* strided: bytes of I/O per zone, and skipped after; zbd: a zone's size */
 	uint64_t zonerange;
+	/* zonemode=zbd, zones emulated on a file or a block device (engine/zbd.c) */
+	uint64_t zonecapacity;		/* bytes of a zone that take writes; 0 = zonesize */
+	unsigned int max_open_zones;	/* zones open at once on the device; 0 = no limit */
+	unsigned int job_max_open_zones;	/* ... by one clone; 0 = no limit */
+	bool read_beyond_wp;		/* reads go past the write pointer (else only written data) */
+	bool ignore_zone_limits;	/* a zoned device's own limit is not asked (emulation has none) */
+	double zone_reset_threshold;	/* share of the region with data above which ... */
+	double zone_reset_frequency;	/* ... this share of writes resets its zone first; 0 = never */
+	/* counts of zones ("2z"), made bytes by jf_zone_fixup() once zonesize is known; 0 = none */
+	uint64_t size_nz, io_size_nz, offset_nz, offset_increment_nz, zoneskip_nz;
 
 	/* ---- amount of I/O ---- */
 	uint64_t io_size;		/* io_size, io_limit: bytes of I/O per loop; 0 = size */

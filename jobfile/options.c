@@ -109,7 +109,6 @@ const struct opt_val jf_ioengine_vals[] = {
 #define W_PRIO		"rqlock does not set its threads' I/O priority; an I/O's own is cmdprio_*'s"
 #define W_CONTENT	"rqlock writes its own verifiable data; no rqlock device compresses or deduplicates"
 #define W_SS		"rqlock runs to runtime or size; steady-state detection could only end a job earlier"
-#define W_ZBD		"it only matters with zonemode=zbd, which rqlock refuses when it runs"
 #define W_TRIMV		"rqlock trims with rw=trim|randtrim|trimwrite|randtrimwrite, not verified blocks"
 
 /*
@@ -136,9 +135,6 @@ static const struct opt unimpl_opts[] = {
 	INERT_A("steadystate_ramp_time", "ss_ramp", W_SS),
 	INERT_A("rate_min", "ratemin", "rqlock does not end a job that falls below a minimum rate"),
 	INERT("rate_iops_min", "rqlock does not end a job that falls below a minimum rate"),
-	INERT("max_open_zones", W_ZBD), INERT("job_max_open_zones", W_ZBD),
-	INERT("read_beyond_wp", W_ZBD), INERT("zonecapacity", W_ZBD), INERT("ignore_zone_limits", W_ZBD),
-	INERT("zone_reset_frequency", W_ZBD), INERT("zone_reset_threshold", W_ZBD),
 	INERT_A("fill_device", "fill_fs", "rqlock's region is the whole file or device unless size says otherwise"),
 	INERT("thread", "workers are always threads"),
 	INERT("clocksource", "rqlock picks its own clock"),

@@ -106,7 +106,7 @@ const char *jf_parse_size(const char *v, unsigned int kb_base, uint64_t *out)
 	if (!strcmp(s, "%"))
 		return "a percentage is allowed only for size, offset and offset_increment";
 	if ((*s == 'z' || *s == 'Z') && !s[1])
-		return "zone counts (z) need zonemode, which rqlock does not support";
+		return "a count of zones (z) is for size, io_size, offset, offset_increment and zoneskip";
 	for (i = 0; i < sizeof(size_sfx) / sizeof(size_sfx[0]); i++)
 		if (!strcasecmp(s, size_sfx[i].sfx))
 			break;
@@ -342,6 +342,32 @@ static int apply_pct(struct pctx *p, struct sect *s, const struct opt *o, char *
 }
 
 /*
+ * size=Nz and the like: N zones, resolved with zonesize once the section
+ * is read (jf_zone_fixup()), as fio's zbd_recalc_options_with_zone_granularity()
+ */
+static int apply_zones(struct pctx *p, struct sect *s, const struct opt *o, char *v)
+{
+	const char *d = v, *why;
+	uint64_t n;
+
+	why = jf_digits(&d, 10, &n);
+	if (!why && (d[0] != 'z' && d[0] != 'Z'))
+		why = "expected Nz (a count of zones)";
+	if (!why && d[1])
+		why = "nothing may follow z";
+	if (why)
+		return jf_bad(p, v, why);
+	memcpy((char *)&s->job + o->zone_off, &n, sizeof(n));
+	if (o->pct) {
+		double zero = 0.0;
+
+		memcpy((char *)&s->job + o->pct_off, &zero, sizeof(zero));
+	}
+	store(s, o, 0, 0);
+	return 0;
+}
+
+/*
  * Numbers.  With .nr > 1 the value may be fio's "R,W[,T]" list: an empty
  * part leaves that direction as it was ("bs=,8k", and "bs=8k," sets reads
  * only, as fio 3.33 does), one value with no comma sets every direction,
@@ -355,6 +381,13 @@ static int apply_num(struct pctx *p, struct sect *s, const struct opt *o, char *
 	char *c, *part;
 	int ret;
 
+	if (o->zone_off) {
+		uint64_t none = 0;
+
+		if (len && (v[len - 1] == 'z' || v[len - 1] == 'Z'))
+			return apply_zones(p, s, o, v);
+		memcpy((char *)&s->job + o->zone_off, &none, sizeof(none));
+	}
 	if (o->pct && len && v[len - 1] == '%')
 		return apply_pct(p, s, o, v);
 	for (c = v; *c; c++)
