@@ -1336,8 +1336,22 @@ static inline __attribute__((always_inline)) void fill_refused(struct clone *c, 
 			c->sync_due = true;	/* owed still */
 		else
 			c->nr_ios--;
-		if (f->zbd && op != RQ_OP_FLUSH)
+		if (op != RQ_OP_FLUSH && !rq_rw_trimwrite(job->rw)) {
+			/*
+			 * the same I/O next time, as fio requeues a busy one: its
+			 * place was drawn (the random map's block, the zone's
+			 * write pointer), and a sized pass that dropped it moved
+			 * fewer bytes (8 clones at iodepth 64 on one device:
+			 * 2031616 of 2097152)
+			 */
+			c->held = true;
+			c->held_op = op;
+			c->held_f = f;
+			c->held_off = bio->offset;
+			c->held_bs = bs;
+		} else if (f->zbd && op != RQ_OP_FLUSH) {
 			eng_zbd_unissue(c, f, op, bio->offset, bs);
+		}
 		if (op != RQ_OP_READ && job->verify != RQ_VERIFY_NONE && f->has_data) {
 			if (op == RQ_OP_DISCARD || c->xv_phase != 0)
 				rq_vlog_done(&c->vlog, c->bio_tag[bio - c->bios], false);
@@ -1402,6 +1416,13 @@ static inline __attribute__((always_inline)) unsigned int fill(struct clone *c, 
 		if (!plain && __builtin_expect(c->shaped, 0)) {
 			if (!fill_pick_shaped(c, bio, &op, &f, &bs, &due, &vread))
 				break;
+		} else if (__builtin_expect(c->held, 0)) {
+			/* the I/O the queue refused last time (fill_refused()) */
+			c->held = false;
+			op = c->held_op;
+			f = c->held_f;
+			bio->offset = c->held_off;
+			bs = c->held_bs;
 		} else {
 			/* nothing shapes the load or verifies: the next I/O is drawn at once */
 			if (c->issue_done || (!plain && tw_wait(c)))

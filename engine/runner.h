@@ -264,7 +264,7 @@ struct clone {
 	struct rq_xsnap *xsnap;		/* experimental_verify: the generator at the start */
 	int xv_phase;			/* 0 writing (no log), 1 replaying, 2 replayed; -1 not used */
 	bool xv_stream;			/* one block size: read back each batch as it is drawn */
-	/* an I/O held back: it overlaps one in flight (verify's writes, serialize_overlap: fill_pick_new()) */
+	/* an I/O held back: it overlaps one in flight (verify's writes, serialize_overlap: fill_pick_new()), or the queue refused it (fill_refused()) */
 	bool held;
 	int held_op;
 	struct clone_file *held_f;
