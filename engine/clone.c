@@ -824,14 +824,33 @@ static bool clone_next_pass(struct clone *c)
 {
 	const struct rq_job *job = c->job;
 	uint32_t loops = job->loops ? job->loops : 1;
+	uint64_t moved;
 
 	if (c->nr_ios == c->pass_ios)
 		return false;
+	/*
+	 * do_verify: fio reads a pass's writes back before the next pass
+	 * (thread_main()'s do_verify() after each do_io()); until they are
+	 * back, the clone waits (c->pass_verify).  A log that kept only the
+	 * last pass's data read back one pass of four (loops=4: 65536 of
+	 * fio's 262144 bytes).
+	 */
+	if (job->do_verify && job->verify != RQ_VERIFY_NONE && rq_rw_writes(job->rw) && c->xv_phase < 0 &&
+	    !job->verify_only) {
+		if (!c->pass_verify) {
+			c->pass_verify = true;
+			c->vtarget = rq_vlog_end(&c->vlog);
+		}
+		if (c->inflight || c->vheld || rq_vlog_pending(&c->vlog, c->vtarget))
+			return false;
+		c->pass_verify = false;
+	}
+	/* fio's keep_running() counts every byte moved, the verify's reads too */
+	moved = c->issued + (rq_rw_reads(job->rw) ? 0 : c->rep.dir[RQ_OP_READ].io_bytes);
 	if (c->passes >= loops) {
 		if (c->ios_limit && c->nr_ios >= c->ios_limit)
 			return false;
-		if (c->issued >= c->pass_limit || c->pass_limit - c->issued < c->max_bs ||
-		    !job->io_size)
+		if (moved >= c->pass_limit || c->pass_limit - moved < c->max_bs || !job->io_size)
 			return false;
 	}
 	c->passes++;
@@ -1126,7 +1145,8 @@ static inline bool fill_pick_new(struct clone *c, struct rq_bio *bio, int *opp, 
 		bio->offset = r->offset;
 		bs = r->len;
 	} else if (!place_io(c, op, &f, &bio->offset, &bs, false)) {
-		c->issue_done = !c->zbd.held;	/* zonemode=zbd: held until zones close */
+		/* zonemode=zbd: held until zones close; a pass's writes read back before the next */
+		c->issue_done = !c->zbd.held && !c->pass_verify;
 		return false;
 	}
 	/*

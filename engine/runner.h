@@ -179,6 +179,7 @@ struct clone {
 	 * pass_ios the I/Os issued when the current one started.
 	 */
 	bool sized;
+	bool pass_verify;		/* do_verify: the pass's writes are read back before the next */
 	uint32_t passes, nr_done;
 	uint64_t pass_limit, pass_ios;
 	uint64_t ios_limit, nr_ios;	/* number_ios x loops; 0 = no limit */

@@ -122,6 +122,18 @@ files_check exact rw=randwrite nrfiles=2 size=26k
 files_check exact rw=randwrite nrfiles=2 size=26k norandommap
 files_check bytes rw=randwrite nrfiles=3 size=96k bsrange=4k-16k
 
+# do_verify reads each pass back before the next (fio's thread_main(): do_io()
+# then do_verify() per loop), and keep_running() counts those reads as bytes
+# moved: loops=4 read 65536 of fio's 262144 bytes (the log kept the last
+# pass's data only); io_size=256k past size=64k wrote 256 KiB where fio
+# writes 128 KiB (its reads of the first pass count); holes, offset and
+# loops=2 under verify_backlog (Debian's cross-stripe-verify) wrote 93 I/Os,
+# fio 62.
+check exact f rw=randwrite size=64k loops=4 verify=md5 direct=1
+check exact f rw=write size=64k io_size=256k verify=md5 direct=1
+check exact f rw=write:112k bs=16k offset=120k io_size=1m loops=2 verify=crc32c verify_backlog=1 direct=1
+check exact f rw=randwrite size=64k loops=3 verify=md5 verify_backlog=4 direct=1
+
 # An I/O the queue refuses (no request or tag free: 8 clones at iodepth 64
 # on one device) goes again as drawn, as fio requeues a busy one; rqlock
 # dropped it, and with it its block of the pass: 1826816 of 2097152 bytes
