@@ -74,13 +74,18 @@ static const struct {
 
 /*
  * A byte count: decimal with an optional suffix, or 0x hex without one.
- * fio would read "4x" as 4 and "1.5k" as 1; both are refused here.
+ * fio would read "4x" as 4 and "1.5k" as 1; both are refused here.  As
+ * fio's get_mult_bytes(), a suffix ends at ':', ',', '/' or ')', and what
+ * follows is not read: fio's own t0023 and t0024 give
+ * bsrange=512/25:1k:25:2k:25:4k/25 (512 to 1 KiB in fio), its
+ * t/strided.py --filesize=65536) (65536).  fio ends it at '-' too ("bs=4k-8k"
+ * is 4k there); rqlock refuses that, a range where one size is meant.
  */
 const char *jf_parse_size(const char *v, unsigned int kb_base, uint64_t *out)
 {
 	const char *s = v, *why;
 	uint64_t n, mult;
-	size_t i;
+	size_t i, span;
 	unsigned int pow;
 
 	if (*s == '-')
@@ -107,8 +112,9 @@ const char *jf_parse_size(const char *v, unsigned int kb_base, uint64_t *out)
 		return "a percentage is allowed only for size, offset and offset_increment";
 	if ((*s == 'z' || *s == 'Z') && !s[1])
 		return "a count of zones (z) is for size, io_size, offset, offset_increment and zoneskip";
+	span = strcspn(s, ":,/)");
 	for (i = 0; i < sizeof(size_sfx) / sizeof(size_sfx[0]); i++)
-		if (!strcasecmp(s, size_sfx[i].sfx))
+		if (strlen(size_sfx[i].sfx) == span && !strncasecmp(s, size_sfx[i].sfx, span))
 			break;
 	if (i == sizeof(size_sfx) / sizeof(size_sfx[0]))
 		return "unknown size suffix (use k, m, g, t or p, optionally followed by B or iB)";

@@ -47,6 +47,10 @@ static const struct {
 	{ "", 1024, false, 0 },
 	{ "k", 1024, false, 0 },
 	{ "-1", 1024, false, 0 },
+	{ "65536)", 1024, true, 65536 },	/* fio's t/strided.py; ')' ends it, as fio */
+	{ "512/25", 1024, true, 512 },		/* fio's t0023: '/' ends it */
+	{ "1k:25:2k", 1024, true, 1024 },	/* ... ':' ends a suffix */
+	{ "4k-8k", 1024, false, 0 },		/* fio reads 4096: a range where one size is meant */
 	{ "4x", 1024, false, 0 },		/* fio reads 4 */
 	{ "4k4", 1024, false, 0 },		/* fio reads 4096 */
 	{ "1.5k", 1024, false, 0 },		/* fio reads 1 */
