@@ -1026,7 +1026,8 @@ static void clone_dry_run(struct clone *c)
 		if (c->pace[op].mean_gap_ns && c->pace[op].poisson)
 			(void)rq_rng_unit(&c->rng);	/* eng_pace_take() draws one gap per I/O */
 		if (!place_io(c, op, &f, &off, &bs, false)) {
-			c->issue_done = true;
+			/* the generator is done before the count: what was drawn is replayed */
+			dry_run_end(c);
 			break;
 		}
 		if (op == RQ_OP_WRITE && f->has_data) {

@@ -534,6 +534,13 @@ bool eng_xverify_rewind(struct clone *c)
 	x->issued = c->issued;
 	x->nr_ios = c->nr_ios;
 	x->wseq = c->wseq;
+	x->passes = c->passes;
+	x->pass_ios = c->pass_ios;
+	x->nr_done = c->nr_done;
+	/* the replay goes through the writer's passes from the first (loops=2 stopped after one, and spun) */
+	c->passes = 1;
+	c->pass_ios = 0;
+	c->nr_done = 0;
 	c->rng = x->rng;
 	c->file_left = x->file_left;
 	c->cur_file = x->cur_file;
@@ -558,6 +565,9 @@ void eng_xverify_finish(struct clone *c)
 	c->issued = c->xsnap->issued;
 	c->nr_ios = c->xsnap->nr_ios;
 	c->wseq = c->xsnap->wseq;
+	c->passes = c->xsnap->passes;
+	c->pass_ios = c->xsnap->pass_ios;
+	c->nr_done = c->xsnap->nr_done;
 }
 
 void eng_vstate_free(struct clone *c)
