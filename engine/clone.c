@@ -51,28 +51,62 @@ static uint64_t permute(const struct clone_file *f, uint64_t x, uint64_t seed)
 	return x;
 }
 
-/*
- * Mixed block sizes: start block @b is free; take the free run from it, at
- * most @bs worth, and shorten the I/O to that run (fio's mark_random_map()).
- */
-static uint64_t map_take(struct clone *c, struct clone_file *f, uint64_t base, uint64_t b,
-			 uint32_t *bs)
-{
-	uint64_t want = (*bs + c->min_bs - 1) / c->min_bs;
-	uint64_t got = rq_randmap_take(&f->map, b, want);
-
-	if (got < want)
-		*bs = (uint32_t)(got * c->min_bs);
-	return base + b * c->min_bs;
-}
-
 static uint64_t random_offset_bs(struct clone *c, struct clone_file *f, uint32_t *bsp, int op);
+static uint32_t pick_bs_fit(struct clone *c, int op, uint64_t room);
+
 static uint32_t pick_bs_fit(struct clone *c, int op, uint64_t room);
 
 /* @op's sizes are drawn (bssplit or bsrange), as pick_bs() draws them */
 static inline bool mixed_bs(const struct rq_job *job, int op)
 {
 	return job->nr_bssplit[op] || (job->bs_min[op] && job->bs_max[op] > job->bs_min[op]);
+}
+
+/*
+ * Mixed sizes under the random map, as fio's __get_next_rand_offset(),
+ * get_next_offset(), get_next_buflen() and mark_random_map(): a block is
+ * drawn in @op's own unit (fio's ba: blockalign, else the direction's
+ * smallest size) and looked up in the map by that number, whose blocks
+ * are the smallest size of all directions; a covered one gives the next
+ * free one (axmap_next_free()), so a free run is taken from its start.
+ * Its offset is that number of @op's units; it is marked in @op's
+ * smallest size, shortening the I/O to the free run.  Where the
+ * directions' sizes differ the units disagree (fio's, in 3.33 and since):
+ * a 1 MiB write whose number a 64 KiB read covered takes the next free
+ * one, far past the region, and fio's file is done (Debian's
+ * cmdprio-bssplit ends after 21 to 125 of its 128 MiB).  UINT64_MAX: the
+ * file is done (the map holds no free block from there, the offset is
+ * past the region, or no size fits).
+ */
+static uint64_t map_offset(struct clone *c, struct clone_file *f, int op, uint64_t base, uint64_t end,
+			   uint32_t *bsp)
+{
+	const struct rq_job *job = c->job;
+	const uint32_t mb = c->dir_min_bs[op] ? c->dir_min_bs[op] : c->min_bs;
+	const uint32_t ba = job->blockalign[op] ? job->blockalign[op] : mb;
+	uint64_t region = end - base, lastb, b, off, want, got;
+
+	lastb = (region - (mb > ba ? mb - ba : 0)) / ba;
+	if (!lastb)
+		return UINT64_MAX;
+	b = rq_rng_next(&c->rng) % lastb;
+	if (b >= f->map.nblocks || rq_randmap_busy(&f->map, b))
+		b = rq_randmap_next_free(&f->map, b < f->map.nblocks ? b : 0);
+	if (b == UINT64_MAX || b * ba >= region)
+		return UINT64_MAX;
+	off = base + b * ba;
+	/* fio's get_next_buflen() fits the size to the region from the offset */
+	if (mixed_bs(job, op))
+		*bsp = pick_bs_fit(c, op, end - off);
+	if (!*bsp || off + *bsp > end)
+		return UINT64_MAX;
+	if (__builtin_expect(c->zbd.on, 0))
+		return off;	/* zonemode=zbd marks it once the zone gave its length (zbd.c mark_map()) */
+	want = (*bsp + mb - 1) / mb;
+	got = rq_randmap_take(&f->map, (off - base) / mb, want);
+	if (got && got < want)
+		*bsp = (uint32_t)(got * mb);
+	return off;
 }
 
 /*
@@ -137,7 +171,7 @@ static uint64_t zoned_offset(struct clone *c, const struct clone_file *f, int op
 
 /*
  * *bsp may shrink: the random map gives a mixed-size I/O the free run it
- * starts (map_take()).
+ * starts (map_offset()).
  */
 static uint64_t random_offset(struct clone *c, struct clone_file *f, uint32_t *bsp, int op)
 {
@@ -195,29 +229,16 @@ static uint64_t random_offset_bs(struct clone *c, struct clone_file *f, uint32_t
 		} else if (job->norandommap) {
 			b = rq_rng_next(&c->rng) % f->nblocks;
 		} else if (f->map.bits) {
-			/*
-			 * mixed sizes, as fio's __get_next_rand_offset(): a block
-			 * drawn over the region; one an earlier, larger I/O
-			 * covered is not a start, the next free one is
-			 * (axmap_next_free()), so a free run is taken from its
-			 * start rather than split.  The pass is over when every
-			 * block is marked.
-			 */
 			if (f->map.nr_set >= f->map.nblocks) {
 				if (c->sized)
 					return UINT64_MAX;	/* the file is done */
 				rq_randmap_clear(&f->map);
 			}
-			b = rq_rng_next(&c->rng) % f->nblocks;
-			if (rq_randmap_busy(&f->map, b))
-				b = rq_randmap_next_free(&f->map, b);
-			/* fio's get_next_buflen() then mark_random_map() */
-			if (fit)
-				*bsp = pick_bs_fit(c, op, end - (base + b * c->min_bs));
-			/* zonemode=zbd marks it once the zone has its length (zbd.c mark_map()) */
-			if (__builtin_expect(c->zbd.on, 0))
-				return base + b * c->min_bs;
-			return map_take(c, f, base, b, bsp);
+			off = map_offset(c, f, op, base, end, bsp);
+			if (off != UINT64_MAX || c->sized)
+				return off;
+			rq_randmap_clear(&f->map);	/* time_based: fio's next pass */
+			continue;
 		} else {
 			b = pass_next(f, c->seed + f->zone_pass * 0x9e3779b97f4a7c15ULL, !c->sized);
 			if (b == UINT64_MAX)
@@ -392,7 +413,23 @@ static inline int choose_op(struct clone *c)
 			return c->tw_last[0] == c->tw_last[1] ? RQ_OP_DISCARD : RQ_OP_WRITE;
 		return c->tw_pending ? RQ_OP_WRITE : RQ_OP_DISCARD;
 	default: {
-		int op = (rq_rng_next(&c->rng) % 100) < job->rwmixread ? RQ_OP_READ : RQ_OP_WRITE;
+		int op = c->rwmix_op;
+
+		/*
+		 * fio's get_rw_ddir(): a direction is drawn only once the
+		 * current one has issued its share (rwmix_issues: the
+		 * other's count times this one's percentage, set on each
+		 * switch), so a mixed job issues in runs, not coin flips
+		 */
+		if (c->rw_issues[op] >= c->rwmix_issues) {
+			int d = (rq_rng_next(&c->rng) % 100) < job->rwmixread ? RQ_OP_READ : RQ_OP_WRITE;
+
+			if (d != op)
+				c->rwmix_issues = c->rw_issues[op] *
+						  (d == RQ_OP_READ ? job->rwmixread : 100 - job->rwmixread) / 100;
+			c->rwmix_op = op = d;
+		}
+		c->rw_issues[op]++;
 
 		/* zonemode=zbd: nothing to read before something is written (fio's zbd_adjust_ddir()) */
 		return __builtin_expect(c->zbd.on, 0) ? eng_zbd_ddir(c, op) : op;
@@ -697,6 +734,7 @@ static void files_restart(struct clone *c)
 {
 	c->seq_left = 0;
 	c->nr_done = 0;
+	c->rwmix_issues = 0;	/* fio's reset_io_counters() */
 	for (unsigned int i = 0; i < c->nr_files; i++) {
 		struct clone_file *f = &c->files[i];
 

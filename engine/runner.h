@@ -141,6 +141,8 @@ struct clone {
 	char *bufs;
 	size_t buf_bytes;		/* the clone's I/O buffers: registered on rings */
 	uint32_t min_bs, max_bs;
+	uint32_t dir_min_bs[3];		/* the smallest size per direction (fio's min_bs[ddir]) */
+	uint32_t map_bs;		/* ... and of all three: the random map's block (fio's rw_min_bs) */
 	/*
 	 * Uniform random offsets over the random map's pass, one block size,
 	 * no blockalign, no rw=rand...:N: clone_place()'s short path (set up
@@ -202,6 +204,9 @@ struct clone {
 	uint64_t total_err;
 	/* load shaping */
 	int pending_op;			/* op chosen but held back by the rate, or -1 */
+	/* a mixed job's direction (fio's rwmix_ddir), kept until it issued rwmix_issues (choose_op()) */
+	int rwmix_op;
+	uint64_t rwmix_issues, rw_issues[2];
 	/*
 	 * serialize_overlap (fio's io_u_submit(), in_flight_overlap()): any
 	 * I/O overlapping one in flight is held (held, below) until that one

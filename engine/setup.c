@@ -298,9 +298,14 @@ static int bind_file(const char *name, void *arg)
 	if (dist_needs_init(job) &&
 	    rq_dist_init(&f->dist, job->random_distribution, job->rand_param, f->nblocks, job->rand_center))
 		return -EINVAL;
-	/* mixed block sizes under the random map: track covered blocks (randmap.c) */
+	/*
+	 * the random map (randmap.c) where sizes differ, within a direction or
+	 * between directions: fio's blocks are the smallest size of all three
+	 * (rw_min_bs), and each direction draws in its own (clone.c map_offset())
+	 */
 	if (rq_rw_random(job->rw) && job->random_distribution == RQ_RAND_UNIFORM && !job->lfsr &&
-	    !job->norandommap && c->max_bs > c->min_bs && rq_randmap_init(&f->map, f->nblocks))
+	    !job->norandommap && (c->max_bs > c->min_bs || c->min_bs != c->map_bs) &&
+	    rq_randmap_init(&f->map, size / c->map_bs))
 		return -ENOMEM;
 	return 0;
 }
@@ -877,14 +882,15 @@ fail:
  * Whether clone_place()'s short path draws this clone's offsets: the
  * general path's choices are all fixed by the job - uniform random over
  * the pass, one block size whichever way (no bssplit, no bsrange: neither
- * draws from the rng then), no random map (it needs mixed sizes), no
- * blockalign above the block, no rw=rand...:N.
+ * draws from the rng then), no random map (it needs sizes that differ,
+ * also from a direction the job does not issue), no blockalign above the
+ * block, no rw=rand...:N.
  */
 static bool plain_rand(const struct clone *c, const struct rq_job *job)
 {
 	if (!rq_rw_random(job->rw) || job->random_distribution != RQ_RAND_UNIFORM ||
 	    job->norandommap || job->lfsr || job->rw_seq_nr > 1 || c->max_bs != c->min_bs ||
-	    c->strided || job->zonemode == RQ_ZONEMODE_ZBD)
+	    c->strided || job->zonemode == RQ_ZONEMODE_ZBD || c->map_bs != c->min_bs)
 		return false;
 	for (int d = 0; d < 3; d++)
 		if (job->nr_bssplit[d] || (job->bs_min[d] && job->bs_max[d] > job->bs_min[d]) ||
@@ -1010,6 +1016,11 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 	c->pending_op = -1;
 	c->tw_last[0] = c->tw_last[1] = UINT64_MAX;
 	c->min_bs = x.f->min_bs;
+	c->map_bs = x.f->lo[0];
+	for (int d = 0; d < 3; d++) {
+		c->dir_min_bs[d] = x.f->lo[d];
+		c->map_bs = x.f->lo[d] < c->map_bs ? x.f->lo[d] : c->map_bs;
+	}
 	c->max_bs = x.f->max_bs;
 	c->nr_files = x.f->nr_files;
 	c->strided = job->zonemode == RQ_ZONEMODE_STRIDED && c->nr_files == 1;
@@ -1020,8 +1031,15 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 		return -EINVAL;
 	clone_bios_init(c, job);
 	/* randrepeat: the same offsets run after run; else seeded from the clock */
-	c->seed = (job->randrepeat ? job->randseed : rq_clock_ns()) * 0x100000001b3ULL +
-		  (uint64_t)(c - e->clones) * 0x9e3779b97f4a7c15ULL;
+	/*
+	 * Each clone's stream apart: the clone's number scrambled in, not
+	 * added in steps of splitmix64's own increment, which made clone k's
+	 * stream clone 0's shifted by k draws (24 clones of a random-map job
+	 * ended within a few MiB of each other; fio's spread over 65-128 MiB)
+	 */
+	uint64_t s = ((job->randrepeat ? job->randseed : rq_clock_ns()) * 0x100000001b3ULL) ^
+		     ((uint64_t)(c - e->clones) * 0xd1b54a32d192ed03ULL);
+	c->seed = rq_rng_next(&s);
 	c->rng = c->seed;
 	/* trimwrite: writes and trims draw their sizes from equal streams (clone.c pick_bs) */
 	c->bs_rng[0] = c->bs_rng[1] = c->seed ^ 0x6273726e67ULL;

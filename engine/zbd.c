@@ -530,16 +530,17 @@ static void queue_write(struct rq_zbd *zd, uint64_t off, uint32_t len)
  * short leaves the rest of its blocks to later draws, and the pass still
  * moves its size.  The length shrinks to the free run there.
  */
-static uint32_t mark_map(const struct clone *c, struct clone_file *f, uint64_t drawn, uint32_t len)
+static uint32_t mark_map(const struct clone *c, struct clone_file *f, int op, uint64_t drawn, uint32_t len)
 {
+	const uint32_t mb = c->dir_min_bs[op] ? c->dir_min_bs[op] : c->min_bs;
 	uint64_t b, want, got;
 
 	if (!f->map.bits || !rq_rw_random(c->job->rw))
 		return len;
-	b = (drawn - f->start) / c->min_bs;
-	want = (len + c->min_bs - 1) / c->min_bs;
+	b = (drawn - f->start) / mb;
+	want = (len + mb - 1) / mb;
 	got = rq_randmap_take(&f->map, b, want);
-	return got && got < want ? (uint32_t)(got * c->min_bs) : len;
+	return got && got < want ? (uint32_t)(got * mb) : len;
 }
 
 /* A trim resets its zone (fio's zbd_do_io_u_trim()); a random one goes to a zone with data. */
@@ -648,7 +649,7 @@ int eng_zbd_adjust(struct clone *c, struct clone_file *f, int op, uint64_t *off,
 	if (ret == RQ_ZBD_ACCEPT && (*off + *bs > zd->size || !*bs))
 		ret = RQ_ZBD_EOF;	/* past the file's end: fio's fill_io_u() gives up the file */
 	if (ret == RQ_ZBD_ACCEPT) {
-		*bs = mark_map(c, f, drawn, *bs);
+		*bs = mark_map(c, f, op, drawn, *bs);
 		if (op == RQ_OP_WRITE)
 			queue_write(zd, *off, *bs);
 		zd->inflight++;
