@@ -360,6 +360,16 @@ static inline void hold_until(struct rq_cpu *cpu, uint64_t t)
 		cpu->clone_wake_ns = t;
 }
 
+void eng_clone_begin(struct clone *c)
+{
+	/* zonemode=zbd: its files' zones as fio's file open leaves them (zbd_file_reset()) */
+	if (c->zbd.on)
+		eng_zbd_pass(c);
+	/* fill_device: another job on the file it grew reads it as it is now */
+	if (__builtin_expect(c->fill_dev, 0))
+		eng_fill_start(c);
+}
+
 /*
  * wait_for: start once every clone of the job waited for has finished;
  * startdelay: not before its time.
@@ -375,9 +385,7 @@ static bool clone_try_start(struct clone *c, uint64_t now)
 		return false;
 	}
 	c->waiting = false;
-	/* zonemode=zbd: its files' zones as fio's file open leaves them (zbd_file_reset()) */
-	if (c->zbd.on)
-		eng_zbd_pass(c);
+	eng_clone_begin(c);
 	c->start_ns = now;
 	c->ramp_end_ns = now + c->job->ramp_ns;
 	c->deadline_ns = c->job->runtime_ns ? c->ramp_end_ns + c->job->runtime_ns : 0;

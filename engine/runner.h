@@ -182,6 +182,7 @@ struct clone {
 	 */
 	bool sized;
 	bool pass_verify;		/* do_verify: the pass's writes are read back before the next */
+	bool fill_dev;			/* a file of it is one a fill_device writer grows (fill.c) */
 	uint32_t passes, nr_done;
 	uint64_t pass_limit, pass_ios;
 	uint64_t ios_limit, nr_ios;	/* number_ios x loops; 0 = no limit */
@@ -296,6 +297,10 @@ struct clone {
 	struct tl_rec *tl;
 	uint64_t nr_tl, tl_cap, tl_dropped;
 };
+
+/* fill.c: fill_device's end (a write the full filesystem refused) and a reader's region */
+bool eng_fill_full(struct clone *c, const struct clone_file *f, const struct rq_bio *bio);
+void eng_fill_start(struct clone *c);
 
 /* vstate.c */
 int eng_vstate_setup(struct rq_engine *e, FILE *err);
@@ -467,6 +472,8 @@ void *eng_worker_main(void *arg);
  * takes what came back and ends the clone; neither calls worker.c.
  */
 void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done);
+/* A clone starts (its phase does, or its wait is over): what its files need first. */
+void eng_clone_begin(struct clone *c);
 void eng_clone_check_done(struct clone *c, uint64_t now);
 unsigned int eng_clone_fill(struct clone *c);
 

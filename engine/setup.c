@@ -225,6 +225,7 @@ static int add_dev(const char *name, void *arg)
 	d->unlink |= x->kind == RQ_PATH_FILE && job->unlink;	/* never an alias's or a built-in's */
 	d->o.write |= rq_rw_writes(job->rw) || rq_rw_trims(job->rw);	/* a trim changes data too */
 	d->o.direct |= job->direct;
+	d->o.fill |= job->fill_device && !per_file;	/* fill_device without size: as large as the room */
 	d->nr_requests += job->iodepth;
 	return 0;
 }
@@ -274,6 +275,7 @@ static int bind_file(const char *name, void *arg)
 
 	f->q = &d->q;
 	f->has_data = d->dev.flags & RQ_DEV_HAS_DATA;
+	c->fill_dev |= d->o.fill;
 	clone_region(x, x->clone, d->dev.size, &off, &size);
 	/* zonemode=zbd: whole zones (fio's zbd_zone_align_file_sizes(); checked by check_zbd()) */
 	if (job->zonemode == RQ_ZONEMODE_ZBD)
@@ -523,7 +525,7 @@ static int check_jobs(struct rq_engine *e, FILE *err)
 		if (eng_numa_check(job, err))
 			return -EINVAL;
 		if (!job->filename[0] && job->ioengine != RQ_IOENGINE_NULL && !job->size &&
-		    !job->size_pct && !job->filesize_min) {
+		    !job->size_pct && !job->filesize_min && !job->fill_device) {
 			fprintf(err, "%s:%d: job '%s': no filename, and no size or filesize to lay "
 				"files out with\n", job->file, job->line, job->name);
 			return -EINVAL;

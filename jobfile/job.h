@@ -246,6 +246,7 @@ struct rq_job {
 	char filename_format[256];	/* default "$jobname.$jobnum.$filenum" */
 	enum rq_file_service file_service;
 	bool unlink;			/* remove the job's regular files when the run is done */
+	bool fill_device;		/* fill_device, fill_fs: write until the filesystem is full (ENOSPC ends it) */
 	bool no_file_create;		/* allow_file_create=0: a missing file fails the job */
 
 	/* ---- flow (fio's token-based flow control between jobs) ---- */

@@ -281,6 +281,12 @@ const struct opt jf_opts_file[] = {
 			"(default: 1)",
 	},
 	{
+		.name = "fill_device", .alias = "fill_fs", .type = OPT_BOOL, FIELD(fill_device), .def = "0",
+		.help = "Without size, a file's region is what its filesystem has free, and a write "
+			"that finds it full (ENOSPC, EDQUOT, or short) ends the job without an error; "
+			"a reading job reads the file as it is (default: 0)",
+	},
+	{
 		.name = "unlink", .type = OPT_BOOL, FIELD(unlink), .def = "0",
 		.help = "Remove the files rqlock laid out when the run is done (default: 0)",
 	},

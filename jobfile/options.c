@@ -135,7 +135,6 @@ static const struct opt unimpl_opts[] = {
 	INERT_A("steadystate_ramp_time", "ss_ramp", W_SS),
 	INERT_A("rate_min", "ratemin", "rqlock does not end a job that falls below a minimum rate"),
 	INERT("rate_iops_min", "rqlock does not end a job that falls below a minimum rate"),
-	INERT_A("fill_device", "fill_fs", "rqlock's region is the whole file or device unless size says otherwise"),
 	INERT("thread", "workers are always threads"),
 	INERT("clocksource", "rqlock picks its own clock"),
 	INERT("gtod_cpu", "rqlock picks its own clock"),
