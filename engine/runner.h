@@ -302,6 +302,66 @@ struct clone {
 bool eng_fill_full(struct clone *c, const struct clone_file *f, const struct rq_bio *bio);
 void eng_fill_start(struct clone *c);
 
+/*
+ * A random permutation of [0, nblocks) without memory, standing in for
+ * fio's random map: a bijection of [0, 2^bits) (xor-shift and odd
+ * multiplies are bijective modulo 2^bits) applied to a counter, values
+ * >= nblocks skipped (fewer than half).  Every block is hit once a pass.
+ */
+static inline uint64_t permute(const struct clone_file *f, uint64_t x, uint64_t seed)
+{
+	int h = f->perm_shift;
+
+	x = (x + seed) & f->mask;
+	x = (x * 0x9e3779b97f4a7c15ULL) & f->mask;
+	x ^= x >> h;
+	x = (x * 0xbf58476d1ce4e5b9ULL) & f->mask;
+	x ^= x >> h;
+	x = (x * 0x94d049bb133111ebULL) & f->mask;
+	return x;
+}
+
+/*
+ * The random pass's next block below nblocks.  A pass is over when the
+ * counter has run through [0, 2^bits) or, with a map, when every block
+ * is marked: with @wrap the next one starts, else UINT64_MAX (a sized
+ * clone's file is done, as fio's when get_next_rand_offset() finds its
+ * random map full).
+ */
+static inline uint64_t pass_next(struct clone_file *f, uint64_t seed, bool wrap)
+{
+	uint64_t b;
+
+	do {
+		if (f->counter > f->mask || (f->map.bits && f->map.nr_set == f->map.nblocks)) {
+			if (!wrap)
+				return UINT64_MAX;
+			f->counter = 0;
+			if (f->map.bits)
+				rq_randmap_clear(&f->map);
+		}
+		b = permute(f, f->counter++, seed);
+	} while (b >= f->nblocks);
+	return b;
+}
+
+/* @op's sizes are drawn (bssplit or bsrange), as pick_bs() draws them */
+static inline bool mixed_bs(const struct rq_job *job, int op)
+{
+	return job->nr_bssplit[op] || (job->bs_min[op] && job->bs_max[op] > job->bs_min[op]);
+}
+
+/*
+ * draw.c: where a clone's next random I/O goes and how long it is (the
+ * random map, random_distribution=zoned, blockalign), and its size (bs,
+ * bsrange, bssplit); *@bsp may shrink to the free run the map gives.
+ * UINT64_MAX: the file is done.
+ */
+uint64_t eng_random_offset(struct clone *c, struct clone_file *f, uint32_t *bsp, int op);
+uint32_t eng_pick_bs(struct clone *c, int op);
+/* A size of @op that fits @room bytes (fio's io_u_fits()); 0 when none does. */
+uint32_t eng_pick_bs_fit(struct clone *c, int op, uint64_t room);
+
 /* vstate.c */
 int eng_vstate_setup(struct rq_engine *e, FILE *err);
 
