@@ -13,11 +13,7 @@
 # build does not reach in that time, and says which.
 . "$(dirname "$0")/lib.sh"
 need python3
-need fio
-case $(fio --version 2>/dev/null) in
-fio-3.33*) ;;
-*) skip "fio is $(fio --version 2>/dev/null), the known differences are fio 3.33's" ;;
-esac
+need_fio_333 "the known differences are fio 3.33's"
 EX=${FIO_EXAMPLES:-}
 if [ -z "$EX" ]; then
 	f=$(dpkg -L fio-examples 2>/dev/null | grep -E '\.fio(\.gz)?$' | head -n1)

@@ -16,11 +16,7 @@
 # the free run).  Skips (77) without fio 3.33.
 . "$(dirname "$0")/lib.sh"
 need python3
-need fio
-case $(fio --version 2>/dev/null) in
-fio-3.33*) ;;
-*) skip "fio is $(fio --version 2>/dev/null), the amounts are fio 3.33's" ;;
-esac
+need_fio_333 "the amounts are fio 3.33's"
 
 cd "$TMP" || fail "cd $TMP"
 truncate -s 1M f || fail "truncate"
@@ -28,13 +24,7 @@ truncate -s 10k small || fail "truncate"
 
 # counts TOOL JOB: "read:BYTES/IOS write:..." for the directions that moved
 counts() {
-	local out
-	if [ "$1" = fio ]; then
-		out=$(fio --output-format=json "$2" 2>"$2.$1.err") || { cat "$2.$1.err" >&2; fail "$2: fio: exit"; }
-	else
-		out=$("$RQLOCK" run --output-format=json "$2" 2>"$2.$1.err") || { cat "$2.$1.err" >&2; fail "$2: rqlock: exit"; }
-	fi
-	printf '%s' "$out" | python3 -c '
+	run_json "$1" "$2" | python3 -c '
 import json, sys
 j = json.load(sys.stdin)["jobs"][0]
 print(" ".join("%s:%d/%d" % (d, j[d]["io_bytes"], j[d]["total_ios"])
@@ -152,16 +142,11 @@ done
 # every run) must be within 15%.
 # mean_ios TOOL OPTIONS...: the mean I/O count of a null randread job's clones
 mean_ios() {
-	local tool=$1 job=m$n.$1.fio out
+	local tool=$1 job=m$n.$1.fio
 	shift
 	{ echo "[j]"; echo "ioengine=null"; echo "rw=randread"; echo "numjobs=12"
 	  printf '%s\n' "$@"; } >"$job"
-	if [ "$tool" = fio ]; then
-		out=$(fio --output-format=json "$job" 2>"$job.err") || fail "$job: fio: exit"
-	else
-		out=$("$RQLOCK" run --output-format=json "$job" 2>"$job.err") || fail "$job: rqlock: exit"
-	fi
-	printf '%s' "$out" | python3 -c '
+	run_json "$tool" "$job" | python3 -c '
 import json, sys
 jobs = json.load(sys.stdin)["jobs"]
 print(sum(j["read"]["total_ios"] for j in jobs) // len(jobs))'
@@ -191,15 +176,10 @@ map_check size=1m bsrange=4k-64k
 # (fio 109792).
 # mean_kib TOOL OPTIONS...: the mean KiB a clone moves, of 64 null clones
 mean_kib() {
-	local tool=$1 job=mb$n.$1.fio out
+	local tool=$1 job=mb$n.$1.fio
 	shift
 	{ echo "[j]"; echo "ioengine=null"; echo "numjobs=64"; printf '%s\n' "$@"; } >"$job"
-	if [ "$tool" = fio ]; then
-		out=$(fio --output-format=json "$job" 2>"$job.err") || fail "$job: fio: exit"
-	else
-		out=$("$RQLOCK" run --output-format=json "$job" 2>"$job.err") || fail "$job: rqlock: exit"
-	fi
-	printf '%s' "$out" | python3 -c '
+	run_json "$tool" "$job" | python3 -c '
 import json, sys
 jobs = json.load(sys.stdin)["jobs"]
 print(sum(j[d]["io_bytes"] for j in jobs for d in ("read", "write", "trim")) // len(jobs) >> 10)'

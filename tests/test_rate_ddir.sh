@@ -15,13 +15,7 @@ truncate -s 16m f || fail "truncate"
 
 # per_clone TOOL JOB: "R/W" per clone, space separated
 per_clone() {
-	local out
-	if [ "$1" = fio ]; then
-		out=$(fio --output-format=json "$2" 2>"$2.err") || { cat "$2.err" >&2; fail "$2: fio: exit"; }
-	else
-		out=$("$RQLOCK" run --output-format=json "$2" 2>"$2.err") || { cat "$2.err" >&2; fail "$2: rqlock: exit"; }
-	fi
-	printf '%s' "$out" | python3 -c '
+	run_json "$1" "$2" | python3 -c '
 import json, sys
 print(" ".join("%d/%d" % (j["read"]["total_ios"], j["write"]["total_ios"]) for j in json.load(sys.stdin)["jobs"]))'
 }
