@@ -41,8 +41,10 @@ its runtime (time_based, or a runtime it reached) cannot give equal bytes:
 there the op mix (each direction's share of the I/Os) must agree within
 0.05.  A random job whose end is fio's random map's (a pass ends when the
 map cannot place the next I/O, which depends on the random draws: fio's
-own bytes vary from seed to seed) is run again under SEEDS seeds by both
-tools and the bytes compared as distributions (an exact two-sided
+own bytes vary from seed to seed), or whose mix of reads and writes is
+the draws' (a few hundred I/Os: fio's own read share is 0.45 to 0.56 from
+seed to seed), is run again under SEEDS seeds by both tools and its bytes
+and read share compared as distributions (an exact two-sided
 Mann-Whitney test, p < 0.01 differs): rqlock's generator is not fio's.
 
 Prints one line per example and the counts.  Exit 0 when every example fio
@@ -288,8 +290,9 @@ def compare(fj, rj, timed_hint):
             fb, rb = sum(v[0] for v in fd.values()), sum(v[0] for v in rd.values())
             if fb != rb:
                 diffs.append((name, "%s: %d B vs fio %d B" % (name, rb, fb), True))
+            # which I/O reads is the draws' choice: a mix that differs is judged over seeds
             d, fi, ri = mix_diffs(name, fd, rd)
-            diffs += [(name, x, False) for x in d]
+            diffs += [(name, x, True) for x in d]
             if abs(ri - fi) > 0.05 * fi:
                 diffs.append((name, "%s: %d I/Os vs fio %d (mean size %.0f vs %.0f B)" % (
                     name, ri, fi, rb / max(ri, 1), fb / fi), True))
@@ -364,8 +367,12 @@ class Run:
 
 
 def seeds_differ(r, jobs):
-    """The random-ended @jobs over SEEDS seeds: what still differs, as distributions."""
-    bytes_ = {t: {j: [] for j in jobs} for t in ("fio", "rqlock")}
+    """
+    The @jobs whose end or mix the draws decide, over SEEDS seeds: their
+    bytes and their share of reads, as distributions.
+    """
+    none = {"dirs": {x: [0, 0] for x in DIRS}}
+    seen = {t: {j: ([], []) for j in jobs} for t in ("fio", "rqlock")}
     for k in range(1, SEEDS + 1):
         for tool in ("fio", "rqlock"):
             rc, doc, _ = r.once(tool, "randseed=%d" % (1000 + k))
@@ -373,14 +380,18 @@ def seeds_differ(r, jobs):
                 return ["seed %d: %s exit %s" % (k, tool, rc)]
             js = jobs_of(doc)
             for j in jobs:
-                bytes_[tool][j].append(sum(v[0] for v in js.get(j, {"dirs": {x: [0, 0] for x in DIRS}})["dirs"].values()))
+                d = js.get(j, none)["dirs"]
+                ios = sum(v[1] for v in d.values())
+                seen[tool][j][0].append(sum(v[0] for v in d.values()))
+                seen[tool][j][1].append(d["read"][1] / ios if ios else 0.0)
     out = []
     for j in jobs:
-        f, q = bytes_["fio"][j], bytes_["rqlock"][j]
-        p = mann_whitney_p(q, f)
-        if p < 0.01:
-            out.append("%s: bytes over %d seeds %s vs fio %s (p=%.4f)" % (
-                j, SEEDS, sorted(x >> 20 for x in q), sorted(x >> 20 for x in f), p))
+        for i, what in ((0, "MiB"), (1, "read share")):
+            f, q = seen["fio"][j][i], seen["rqlock"][j][i]
+            p = mann_whitney_p(q, f)
+            if p < 0.01:
+                show = (lambda v: sorted(x >> 20 for x in v)) if i == 0 else (lambda v: sorted(round(x, 2) for x in v))
+                out.append("%s: %s over %d seeds %s vs fio %s (p=%.4f)" % (j, what, SEEDS, show(q), show(f), p))
     return out
 
 
@@ -453,7 +464,7 @@ def judge(r):
         if random_end:
             diffs += seeds_differ(r, random_end)
             if not rest and len(diffs) == 0:
-                note += " (random-ended %s: same over %d seeds)" % (", ".join(random_end), SEEDS)
+                note += " (drawn %s: the same over %d seeds)" % (", ".join(random_end), SEEDS)
     tag = " (fio: exit %s)" % frc if frc else ""
     if diffs:
         return "DIFFERS", "%s%s: %s%s" % (tag, note, "; ".join(diffs[:4]), " ..." if len(diffs) > 4 else "")
