@@ -20,8 +20,8 @@
 #include "devices/device.h"
 #include "engine/engine.h"
 #include "cli/pytool.h"
+#include "cli/server_cmd.h"
 #include "queues/queue.h"
-#include "server/server.h"
 
 enum { EXIT_JOB_FAILED = 1, EXIT_BAD_INPUT = 2 };
 
@@ -144,6 +144,7 @@ static void sync_engines(struct rq_job_list *jobs, FILE *info)
 				"as fio caps it\n", j->name, j->ioengine == RQ_IOENGINE_SYNC ? "sync" : "psync");
 		j->iodepth = j->iodepth_batch_submit = 1;
 		j->iodepth_batch_complete_min = j->iodepth_batch_complete_max = 1;
+		rq_job_opt_mark(j, "iodepth");	/* a blktrace replay keeps it (engine/blktrace.c) */
 		j->ioengine = RQ_IOENGINE_IO_URING;
 	}
 }
@@ -164,6 +165,12 @@ static int check_readonly(struct rq_job_list *jobs)
 		if (rq_rw_writes(j->rw) || j->rw == RQ_RW_TRIM || j->rw == RQ_RW_RANDTRIM) {
 			fprintf(stderr, "%s:%d: job '%s': rw=%s writes or trims, and --readonly forbids it\n",
 				j->file, j->line, j->name, rq_rw_name(j->rw));
+			return -EINVAL;
+		}
+		/* fio 3.40 too for trim_percentage's trims, whatever rw says (its init.c) */
+		if (rq_job_trim_verify(j)) {
+			fprintf(stderr, "%s:%d: job '%s': trim_percentage=%u with trim_backlog trims, and "
+				"--readonly forbids it\n", j->file, j->line, j->name, j->trim_percentage);
 			return -EINVAL;
 		}
 	}
@@ -195,7 +202,7 @@ static int run_server(const char *addr, const char *pidfile, const struct rq_eng
 	}
 	args[n] = NULL;
 	if (!pidfile)
-		return rq_server_cmd(n, args);
+		return rq_cmd_server(n, args);
 	pid = fork();
 	if (pid < 0) {
 		fprintf(stderr, "rqlock: --daemonize: fork: %s\n", strerror(errno));
@@ -212,7 +219,7 @@ static int run_server(const char *addr, const char *pidfile, const struct rq_eng
 			if (fd > STDERR_FILENO)
 				close(fd);
 		}
-		_exit(rq_server_cmd(n, args));
+		_exit(rq_cmd_server(n, args));
 	}
 	{
 		FILE *f = fopen(pidfile, "w");
@@ -269,7 +276,7 @@ struct run_cli {
 	const char *sections[64];
 	const char **cmd_keys, **cmd_vals;
 	struct rq_parse_opts po;
-	bool parse_only, showcmd, readonly, server;
+	bool parse_only, showcmd, readonly, server, merge_only;
 	const char *server_addr, *pidfile;
 	enum { ETA_AUTO, ETA_ALWAYS, ETA_NEVER } eta;
 };
@@ -465,6 +472,9 @@ static int run_cli_flag(struct run_cli *rc, int c, const char *arg, const char *
 		return 0;
 	case RQ_CLI_PARSE_ONLY:
 		rc->parse_only = true;
+		return 0;
+	case RQ_CLI_MERGE_ONLY:
+		rc->merge_only = true;
 		return 0;
 	case RQ_CLI_SHOWCMD:
 		rc->showcmd = true;
@@ -668,6 +678,8 @@ static int cmd_run(int argc, char **argv)
 	}
 	if (rc.parse_only || rc.showcmd)
 		ret = rc.showcmd && rq_jobs_showcmd(&jobs, stdout) ? EXIT_JOB_FAILED : 0;
+	else if (rc.merge_only)
+		ret = rq_engine_merge_blktraces(&jobs, stderr) ? EXIT_BAD_INPUT : 0;
 	else
 		ret = run_jobs(&rc, &jobs);
 out:
@@ -713,7 +725,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "devices"))
 		return rq_devices_cmd(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "server"))
-		return rq_server_cmd(argc - 1, argv + 1);
+		return rq_cmd_server(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "run"))
 		return cmd_run(argc - 1, argv + 1);
 	if (rq_pytool_is_cmd(argv[1]))

@@ -31,7 +31,6 @@
 #endif
 
 #include "devices/dev_internal.h"
-#include "lib/alloc.h"
 
 struct aio_cpu {
 	io_context_t ctx;
@@ -73,18 +72,13 @@ static int aio_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
 	struct aio_dev *a;
 	int ret;
 
-	ret = rq_path_is_blk(o->spec) ? rq_blk_open(dev, o, err) : rq_file_open(dev, o, err);
+	ret = rq_path_open(dev, o, err);
 	if (ret)
 		return ret;
-	a = calloc(1, sizeof(*a));
-	if (!a)
+	a = dev->priv = calloc(1, sizeof(*a));
+	if (!a || !(a->cpus = rq_percpu_alloc(o, sizeof(*a->cpus), &a->nr_cpus)))
 		return -ENOMEM;
-	dev->priv = a;
-	a->nr_cpus = o->nr_cpus ? o->nr_cpus : 1;
 	a->per_cpu = dev->depth;
-	a->cpus = rq_zalloc_lines(sizeof(*a->cpus) * a->nr_cpus);
-	if (!a->cpus)
-		return -ENOMEM;
 	for (unsigned int i = 0; i < a->nr_cpus; i++) {
 		struct aio_cpu *c = &a->cpus[i];
 
@@ -240,18 +234,13 @@ static bool aio_pending(struct rq_dev *dev, struct rq_ctx *cpu)
 	return a->cpus[id].nr_batch || a->cpus[id].inflight;
 }
 
-static int aio_prepare(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
-{
-	return rq_path_is_blk(o->spec) ? 0 : rq_file_prepare(dev, o, err);
-}
-
 const struct rq_dev_ops rq_dev_aio = {
 	.name = "aio",
 	.ioengine = "libaio",
 	.help = "a file or block device through libaio",
 	.flags = RQ_DEV_HAS_DATA | RQ_DEV_DISCARD | RQ_DEV_FLUSH,
 	.open = aio_open,
-	.prepare = aio_prepare,
+	.prepare = rq_path_prepare,
 	.close = aio_close,
 	.queue_rq = aio_queue_rq,
 	.poll = aio_poll,

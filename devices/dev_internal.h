@@ -87,6 +87,15 @@ int rq_open_flags(const struct rq_dev_open *o);
 int rq_file_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err);
 int rq_file_prepare(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err);
 int rq_blk_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err);
+/* The path as what it is: rq_blk_open() for a block device, else rq_file_open() */
+int rq_path_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err);
+/* Its prepare: a file laid out (rq_file_prepare()), a block device as it is */
+int rq_path_prepare(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err);
+/*
+ * A driver's per-worker state: one zeroed entry of @size bytes per worker
+ * of the run (*@nr of them), on cache lines of their own.  NULL: no memory.
+ */
+void *rq_percpu_alloc(const struct rq_dev_open *o, size_t size, unsigned int *nr);
 
 /* ---- backing stores: memory or a file ---- */
 
@@ -144,6 +153,29 @@ struct rq_mem_opts {
 extern const struct rq_dev_option rq_mem_options[];
 int rq_dev_mem_opts(const struct rq_dev_open *o, const char *opts, uint64_t def_size,
 		    struct rq_mem_opts *m, FILE *err);
+
+/* ---- a small JSON reader (json.c): nvme-cli's output ---- */
+
+enum rq_jtype { RQ_J_NULL, RQ_J_BOOL, RQ_J_NUM, RQ_J_STR, RQ_J_ARR, RQ_J_OBJ };
+
+struct rq_jv {
+	enum rq_jtype t;
+	char *s;			/* RQ_J_STR */
+	double n;			/* RQ_J_NUM, RQ_J_BOOL */
+	unsigned int nr;		/* RQ_J_ARR, RQ_J_OBJ */
+	char **keys;			/* RQ_J_OBJ */
+	struct rq_jv *kids;
+};
+
+/* Parse the whole of @text into @v (freed by rq_jv_free); 0 or -EINVAL. */
+int rq_jv_parse(const char *text, struct rq_jv *v);
+void rq_jv_free(struct rq_jv *v);
+/* The member @key of object @o, NULL when absent (or @o is not an object). */
+const struct rq_jv *rq_jv_get(const struct rq_jv *o, const char *key);
+/* ... as a string, or NULL */
+const char *rq_jv_str(const struct rq_jv *o, const char *key);
+/* ... as a number (a number, or a string that starts with a digit); false when not one */
+bool rq_jv_num(const struct rq_jv *o, const char *key, double *out);
 
 /* open(2), waiting up to a second for a just-released exclusive claim */
 int rq_open_excl(const char *path, int flags);

@@ -459,6 +459,8 @@ const char *rq_dev_registered_name(const struct rq_dev *dev)
 
 	if (!(r & RQ_DEV_REG_PROBED))
 		return "n/a";
+	if (r & (RQ_DEV_REG_VFIO | RQ_DEV_REG_UIO))	/* nvme-pci: how its DMA memory is mapped */
+		return r & RQ_DEV_REG_VFIO ? "vfio" : "uio";
 	if ((r & RQ_DEV_REG_FILES) && (r & RQ_DEV_REG_BUFS))
 		return r & RQ_DEV_REG_FALLBACK ? "files+buffers (partly)" : "files+buffers";
 	if (r & RQ_DEV_REG_FILES)

@@ -13,7 +13,10 @@
  *  - NVMe namespaces from `nvme list -o json` when nvme-cli is installed,
  *    in either of its layouts (the flat "Devices" list of nvme-cli 2.x, or
  *    hosts > subsystems > controllers > namespaces); without nvme-cli a
- *    line says so.
+ *    line says so;
+ *  - NVMe controllers from /sys/bus/pci (devices/pci.c): address, the
+ *    driver bound, IOMMU group, the kernel's namespaces, and whether
+ *    rqlock's userspace driver (@nvme-pci) can take it, or why not.
  * Loop devices with nothing attached and other empty devices are left out
  * unless --all (the count is said).  Only reads: sysfs, /proc and nvme-cli.
  */
@@ -29,243 +32,7 @@
 #include <sys/wait.h>
 
 #include "devices/dev_internal.h"
-
-/* ---- a small JSON reader, for nvme-cli's output ---------------------- */
-
-enum jtype { J_NULL, J_BOOL, J_NUM, J_STR, J_ARR, J_OBJ };
-
-struct jv {
-	enum jtype t;
-	char *s;			/* J_STR */
-	double n;			/* J_NUM, J_BOOL */
-	unsigned int nr;		/* J_ARR, J_OBJ */
-	char **keys;			/* J_OBJ */
-	struct jv *kids;
-};
-
-static void jv_free(struct jv *v)
-{
-	for (unsigned int i = 0; i < v->nr; i++) {
-		jv_free(&v->kids[i]);
-		if (v->keys)
-			free(v->keys[i]);
-	}
-	free(v->kids);
-	free(v->keys);
-	free(v->s);
-	memset(v, 0, sizeof(*v));
-}
-
-static void skip_ws(const char **p)
-{
-	while (isspace((unsigned char)**p))
-		(*p)++;
-}
-
-static int parse_value(const char **p, struct jv *v, int depth);
-
-static int parse_string(const char **p, char **out)
-{
-	const char *s = *p + 1;
-	size_t cap = 16, n = 0;
-	char *buf = malloc(cap);
-
-	if (!buf)
-		return -ENOMEM;
-	while (*s && *s != '"') {
-		char c = *s++;
-
-		if (c == '\\') {
-			c = *s++;
-			switch (c) {
-			case 'n': c = '\n'; break;
-			case 't': c = '\t'; break;
-			case 'r': c = '\r'; break;
-			case 'b': c = '\b'; break;
-			case 'f': c = '\f'; break;
-			case 'u':
-				/* keep ASCII, replace the rest: names here are ASCII */
-				for (int i = 0; i < 4; i++)
-					if (!isxdigit((unsigned char)s[i]))
-						goto bad;
-				c = (char)strtol((char[]){ s[0], s[1], s[2], s[3], 0 }, NULL, 16);
-				if ((unsigned char)c >= 0x80 || !c)
-					c = '?';
-				s += 4;
-				break;
-			case '"': case '\\': case '/': break;
-			default: goto bad;
-			}
-		}
-		if (n + 2 > cap) {
-			char *nb = realloc(buf, cap *= 2);
-
-			if (!nb)
-				goto bad;
-			buf = nb;
-		}
-		buf[n++] = c;
-	}
-	if (*s != '"')
-		goto bad;
-	buf[n] = 0;
-	*out = buf;
-	*p = s + 1;
-	return 0;
-bad:
-	free(buf);
-	return -EINVAL;
-}
-
-static int parse_container(const char **p, struct jv *v, bool obj, int depth)
-{
-	char close = obj ? '}' : ']';
-
-	v->t = obj ? J_OBJ : J_ARR;
-	(*p)++;
-	skip_ws(p);
-	if (**p == close) {
-		(*p)++;
-		return 0;
-	}
-	for (;;) {
-		struct jv *nk;
-		char *key = NULL;
-
-		skip_ws(p);
-		if (obj) {
-			if (**p != '"' || parse_string(p, &key))
-				return -EINVAL;
-			skip_ws(p);
-			if (**p != ':') {
-				free(key);
-				return -EINVAL;
-			}
-			(*p)++;
-			char **nkeys = realloc(v->keys, sizeof(*v->keys) * (v->nr + 1));
-
-			if (!nkeys) {
-				free(key);
-				return -ENOMEM;
-			}
-			v->keys = nkeys;
-			v->keys[v->nr] = key;
-		}
-		nk = realloc(v->kids, sizeof(*v->kids) * (v->nr + 1));
-		if (!nk) {
-			if (obj)
-				free(key);
-			return -ENOMEM;
-		}
-		v->kids = nk;
-		memset(&v->kids[v->nr], 0, sizeof(*v->kids));
-		v->nr++;
-		if (parse_value(p, &v->kids[v->nr - 1], depth + 1))
-			return -EINVAL;
-		skip_ws(p);
-		if (**p == ',') {
-			(*p)++;
-			continue;
-		}
-		if (**p == close) {
-			(*p)++;
-			return 0;
-		}
-		return -EINVAL;
-	}
-}
-
-static int parse_value(const char **p, struct jv *v, int depth)
-{
-	char *end;
-
-	if (depth > 64)
-		return -EINVAL;
-	skip_ws(p);
-	switch (**p) {
-	case '{':
-		return parse_container(p, v, true, depth);
-	case '[':
-		return parse_container(p, v, false, depth);
-	case '"':
-		v->t = J_STR;
-		return parse_string(p, &v->s);
-	case 't':
-	case 'f':
-	case 'n': {
-		static const struct { const char *w; enum jtype t; double n; } lit[] = {
-			{ "true", J_BOOL, 1 }, { "false", J_BOOL, 0 }, { "null", J_NULL, 0 },
-		};
-		for (size_t i = 0; i < 3; i++) {
-			if (!strncmp(*p, lit[i].w, strlen(lit[i].w))) {
-				v->t = lit[i].t;
-				v->n = lit[i].n;
-				*p += strlen(lit[i].w);
-				return 0;
-			}
-		}
-		return -EINVAL;
-	}
-	default:
-		v->t = J_NUM;
-		v->n = strtod(*p, &end);
-		if (end == *p)
-			return -EINVAL;
-		*p = end;
-		return 0;
-	}
-}
-
-static int jv_parse(const char *text, struct jv *v)
-{
-	const char *p = text;
-
-	memset(v, 0, sizeof(*v));
-	if (parse_value(&p, v, 0)) {
-		jv_free(v);
-		return -EINVAL;
-	}
-	skip_ws(&p);
-	if (*p) {
-		jv_free(v);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static const struct jv *jv_get(const struct jv *o, const char *key)
-{
-	if (!o || o->t != J_OBJ)
-		return NULL;
-	for (unsigned int i = 0; i < o->nr; i++)
-		if (!strcmp(o->keys[i], key))
-			return &o->kids[i];
-	return NULL;
-}
-
-static const char *jv_str(const struct jv *o, const char *key)
-{
-	const struct jv *v = jv_get(o, key);
-
-	return v && v->t == J_STR ? v->s : NULL;
-}
-
-static bool jv_num(const struct jv *o, const char *key, double *out)
-{
-	const struct jv *v = jv_get(o, key);
-
-	if (!v)
-		return false;
-	if (v->t == J_NUM) {
-		*out = v->n;
-		return true;
-	}
-	if (v->t == J_STR && v->s[0] && isdigit((unsigned char)v->s[0])) {
-		*out = strtod(v->s, NULL);
-		return true;
-	}
-	return false;
-}
+#include "devices/nvme_pci.h"
 
 /* ---- what is found -------------------------------------------------- */
 
@@ -297,6 +64,8 @@ struct found {
 	unsigned int nr_ns;
 	bool nvme_cli;			/* nvme-cli ran and answered JSON */
 	char nvme_note[256];
+	struct rq_pci_fn *ctrl;		/* NVMe controllers on the PCI bus */
+	unsigned int nr_ctrl;
 };
 
 static void scan_block(struct found *f, bool all)
@@ -405,7 +174,7 @@ static void scan_ng(struct found *f)
 }
 
 /* One namespace object of nvme-cli's output, with what its controller said. */
-static void add_ns(struct found *f, const struct jv *o, const struct jv *ctrl)
+static void add_ns(struct found *f, const struct rq_jv *o, const struct rq_jv *ctrl)
 {
 	struct nvme_ns *ns, *grown;
 	const char *s;
@@ -417,31 +186,31 @@ static void add_ns(struct found *f, const struct jv *o, const struct jv *ctrl)
 	f->ns = grown;
 	ns = &f->ns[f->nr_ns++];
 	memset(ns, 0, sizeof(*ns));
-	if ((s = jv_str(o, "DevicePath")))
+	if ((s = rq_jv_str(o, "DevicePath")))
 		snprintf(ns->path, sizeof(ns->path), "%s", s);
-	else if ((s = jv_str(o, "NameSpace")))
+	else if ((s = rq_jv_str(o, "NameSpace")))
 		snprintf(ns->path, sizeof(ns->path), "%s%s", s[0] == '/' ? "" : "/dev/", s);
-	if ((s = jv_str(o, "GenericPath")) || (s = jv_str(o, "Generic")))
+	if ((s = rq_jv_str(o, "GenericPath")) || (s = rq_jv_str(o, "Generic")))
 		snprintf(ns->generic, sizeof(ns->generic), "%s%s", s[0] == '/' ? "" : "/dev/", s);
-	if (jv_num(o, "NSID", &x) || (jv_get(o, "NameSpace") && jv_num(o, "NameSpace", &x)))
+	if (rq_jv_num(o, "NSID", &x) || (rq_jv_get(o, "NameSpace") && rq_jv_num(o, "NameSpace", &x)))
 		ns->nsid = (uint64_t)x;
-	for (const struct jv *src = o; src; src = src == o ? ctrl : NULL) {
-		if (!ns->model[0] && (s = jv_str(src, "ModelNumber")))
+	for (const struct rq_jv *src = o; src; src = src == o ? ctrl : NULL) {
+		if (!ns->model[0] && (s = rq_jv_str(src, "ModelNumber")))
 			snprintf(ns->model, sizeof(ns->model), "%s", s);
-		if (!ns->serial[0] && (s = jv_str(src, "SerialNumber")))
+		if (!ns->serial[0] && (s = rq_jv_str(src, "SerialNumber")))
 			snprintf(ns->serial, sizeof(ns->serial), "%s", s);
-		if (!ns->firmware[0] && (s = jv_str(src, "Firmware")))
+		if (!ns->firmware[0] && (s = rq_jv_str(src, "Firmware")))
 			snprintf(ns->firmware, sizeof(ns->firmware), "%s", s);
-		if (!ns->transport[0] && (s = jv_str(src, "Transport")))
+		if (!ns->transport[0] && (s = rq_jv_str(src, "Transport")))
 			snprintf(ns->transport, sizeof(ns->transport), "%s", s);
 	}
-	if (jv_num(o, "SectorSize", &x))
+	if (rq_jv_num(o, "SectorSize", &x))
 		ns->lbs = (uint32_t)x;
-	if (jv_num(o, "PhysicalSize", &x))
+	if (rq_jv_num(o, "PhysicalSize", &x))
 		ns->size = (uint64_t)x;
-	if (jv_num(o, "UsedBytes", &x))
+	if (rq_jv_num(o, "UsedBytes", &x))
 		ns->used = (uint64_t)x;
-	if (!ns->size && ns->lbs && jv_num(o, "MaximumLBA", &x))
+	if (!ns->size && ns->lbs && rq_jv_num(o, "MaximumLBA", &x))
 		ns->size = (uint64_t)x * ns->lbs;
 }
 
@@ -450,17 +219,17 @@ static void add_ns(struct found *f, const struct jv *o, const struct jv *ctrl)
  * layout) or with NameSpace and SectorSize (the tree layout); the nearest
  * enclosing object with a ModelNumber is its controller.
  */
-static void walk_nvme(struct found *f, const struct jv *v, const struct jv *ctrl)
+static void walk_nvme(struct found *f, const struct rq_jv *v, const struct rq_jv *ctrl)
 {
-	if (v->t == J_OBJ) {
-		if (jv_str(v, "DevicePath") || (jv_get(v, "NameSpace") && jv_get(v, "SectorSize"))) {
+	if (v->t == RQ_J_OBJ) {
+		if (rq_jv_str(v, "DevicePath") || (rq_jv_get(v, "NameSpace") && rq_jv_get(v, "SectorSize"))) {
 			add_ns(f, v, ctrl);
 			return;
 		}
-		if (jv_str(v, "ModelNumber"))
+		if (rq_jv_str(v, "ModelNumber"))
 			ctrl = v;
 	}
-	if (v->t == J_OBJ || v->t == J_ARR)
+	if (v->t == RQ_J_OBJ || v->t == RQ_J_ARR)
 		for (unsigned int i = 0; i < v->nr; i++)
 			walk_nvme(f, &v->kids[i], ctrl);
 }
@@ -504,12 +273,12 @@ static void scan_nvme_cli(struct found *f)
 			 "(apt-get install nvme-cli)");
 	} else {
 		const char *j = strchr(out, '{');
-		struct jv v;
+		struct rq_jv v;
 
-		if (j && !jv_parse(j, &v)) {
+		if (j && !rq_jv_parse(j, &v)) {
 			f->nvme_cli = true;
 			walk_nvme(f, &v, NULL);
-			jv_free(&v);
+			rq_jv_free(&v);
 			if (!f->nr_ns)
 				snprintf(f->nvme_note, sizeof(f->nvme_note), "nvme list: no NVMe namespaces");
 		} else {
@@ -608,7 +377,25 @@ static void print_json(FILE *o, const struct found *f)
 		fprintf(o, ", \"size\": %" PRIu64 ", \"used\": %" PRIu64 ", \"logical_block_size\": %u}",
 			ns->size, ns->used, ns->lbs);
 	}
-	fprintf(o, "\n  ]}\n}\n");
+	fprintf(o, "\n  ]},\n  \"nvme_controllers\": [");
+	for (unsigned int i = 0; i < f->nr_ctrl; i++) {
+		const struct rq_pci_fn *c = &f->ctrl[i];
+		char why[320];
+		const char *way = rq_pci_nvme_way(c, why, sizeof(why));
+
+		fprintf(o, "%s\n    {\"address\": ", i ? "," : "");
+		jstr(o, c->bdf);
+		fprintf(o, ", \"vendor\": \"0x%04x\", \"device\": \"0x%04x\", \"driver\": ", c->vendor, c->device);
+		jstr(o, c->driver);
+		fprintf(o, ", \"iommu_group\": %d, \"namespaces\": ", c->iommu_group);
+		jstr(o, c->ns);
+		fprintf(o, ", \"rqlock\": %s, \"dma\": ", way ? "true" : "false");
+		jstr(o, way ? way : "");
+		fprintf(o, ", \"why\": ");
+		jstr(o, way ? "" : why);
+		fprintf(o, "}");
+	}
+	fprintf(o, "\n  ]\n}\n");
 }
 
 static void human(uint64_t b, char *out, size_t len)
@@ -623,6 +410,8 @@ static void human(uint64_t b, char *out, size_t len)
 	}
 	snprintf(out, len, i ? "%.1f%s" : "%.0f%s", x, u[i]);
 }
+
+static void print_controllers(FILE *o, const struct found *f);
 
 static void print_table(FILE *o, const struct found *f)
 {
@@ -663,6 +452,37 @@ static void print_table(FILE *o, const struct found *f)
 	}
 	if (f->nvme_note[0])
 		fprintf(o, "%s%s\n", f->nr_ns ? "" : "\n", f->nvme_note);
+	if (f->nr_ctrl)
+		print_controllers(o, f);
+}
+
+/* The controllers' table; why rqlock cannot take one goes under it, as a footnote. */
+static void print_controllers(FILE *o, const struct found *f)
+{
+	unsigned int notes = 0;
+
+	fprintf(o, "\nNVMe controllers (PCI; @nvme-pci,addr=ADDRESS takes one bound to vfio-pci or "
+		"uio_pci_generic):\n%-13s %-16s %5s %-30s %s\n", "ADDRESS", "DRIVER", "IOMMU", "NAMESPACES", "RQLOCK");
+	for (unsigned int i = 0; i < f->nr_ctrl; i++) {
+		const struct rq_pci_fn *c = &f->ctrl[i];
+		char why[320], grp[12], cell[24];
+		const char *way = rq_pci_nvme_way(c, why, sizeof(why));
+
+		snprintf(grp, sizeof(grp), "%d", c->iommu_group);
+		if (way)
+			snprintf(cell, sizeof(cell), "yes, %s", way);
+		else
+			snprintf(cell, sizeof(cell), "no [%u]", ++notes);
+		fprintf(o, "%-13s %-16s %5s %-30.30s %s\n", c->bdf, c->driver[0] ? c->driver : "-",
+			c->iommu_group < 0 ? "-" : grp, c->ns[0] ? c->ns : "-", cell);
+	}
+	notes = 0;
+	for (unsigned int i = 0; i < f->nr_ctrl; i++) {
+		char why[320];
+
+		if (!rq_pci_nvme_way(&f->ctrl[i], why, sizeof(why)))
+			fprintf(o, "[%u] %s\n", ++notes, why);
+	}
 }
 
 int rq_devices_cmd(int argc, char **argv)
@@ -677,8 +497,9 @@ int rq_devices_cmd(int argc, char **argv)
 			all = true;
 		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			printf("usage: rqlock devices [--json] [--all]\n\n"
-			       "Lists block devices (sysfs), NVMe generic character devices and NVMe\n"
-			       "namespaces (nvme list -o json, when nvme-cli is installed).\n"
+			       "Lists block devices (sysfs), NVMe generic character devices, NVMe\n"
+			       "namespaces (nvme list -o json, when nvme-cli is installed) and NVMe\n"
+			       "controllers on the PCI bus: their driver, and whether @nvme-pci can take them.\n"
 			       "  --json   one JSON object instead of the table\n"
 			       "  --all    also empty devices (unattached loop devices, no medium)\n");
 			return 0;
@@ -691,6 +512,7 @@ int rq_devices_cmd(int argc, char **argv)
 	scan_block(&f, all);
 	scan_ng(&f);
 	scan_nvme_cli(&f);
+	f.nr_ctrl = rq_pci_nvme_list(&f.ctrl);
 	if (json)
 		print_json(stdout, &f);
 	else
@@ -698,5 +520,6 @@ int rq_devices_cmd(int argc, char **argv)
 	free(f.blk);
 	free(f.ng);
 	free(f.ns);
+	free(f.ctrl);
 	return fflush(stdout) ? 1 : 0;
 }

@@ -299,18 +299,99 @@ static int ns_block_dev(const char *ngsys, uint32_t nsid, char *path, size_t len
 	return 0;
 }
 
+/*
+ * The namespace's id and Identify Namespace data, read on the open @dev->fd
+ * and cross-checked with nvme-cli where it answers.  @checked says which
+ * sources agreed.  0, or -errno after one line on @err.
+ */
+static int ns_identify(struct rq_dev *dev, struct nvme_pt *pt, const struct rq_dev_open *o,
+		       struct nvme_id_ns_info *info, const char **checked, FILE *err)
+{
+	char why[256];
+	void *id;
+	int ret, nsid;
+
+	*checked = "ioctl";
+	nsid = ioctl(dev->fd, NVME_IOCTL_ID);
+	if (nsid <= 0) {
+		fprintf(err, "%s: %s: NVME_IOCTL_ID: %s\n", o->where, o->spec,
+			strerror(nsid < 0 ? errno : ENODEV));
+		return nsid < 0 ? -errno : -ENODEV;
+	}
+	pt->nsid = (uint32_t)nsid;
+	if (posix_memalign(&id, 4096, NVME_IDENTIFY_BYTES))
+		return -ENOMEM;
+	memset(id, 0, NVME_IDENTIFY_BYTES);
+	ret = admin_identify_ns(dev->fd, pt->nsid, id);
+	if (!ret && nvme_parse_id_ns(id, info))
+		ret = -EPROTO;
+	free(id);
+	if (ret) {
+		fprintf(err, "%s: %s: Identify Namespace %u: %s\n", o->where, o->spec, pt->nsid,
+			ret == -EPROTO ? "the LBA format in use is not one rqlock can read" : strerror(-ret));
+		return ret;
+	}
+	if (info->ms) {
+		fprintf(err, "%s: %s: LBA format %u carries %u bytes of metadata per block; rqlock "
+			"sends data only (format the namespace without metadata)\n", o->where, o->spec,
+			info->lbaf, info->ms);
+		return -EINVAL;
+	}
+	{
+		char *json = malloc(1 << 16);
+
+		if (!json)
+			return -ENOMEM;
+		if (!nvme_cli_id_ns(o->spec, json, 1 << 16)) {
+			ret = nvme_cli_check(json, info, why, sizeof(why));
+			if (ret < 0) {
+				fprintf(err, "%s: %s: %s\n", o->where, o->spec, why);
+				free(json);
+				return ret;
+			}
+			if (!ret)
+				*checked = "ioctl+nvme-cli";
+		}
+		free(json);
+	}
+	return 0;
+}
+
+/* What the report shows of the device: geometry, transport, serial, model (from @sys). */
+static void ns_facts(struct rq_dev *dev, const struct nvme_pt *pt, const char *sys,
+		     const struct nvme_id_ns_info *info, const char *checked)
+{
+	dev->lbs = 1u << info->lbads;
+	dev->size = info->nsze << info->lbads;
+	dev->depth = 128;
+	dev->max_bytes = 128 * 1024;
+	dev->rotational = 0;
+	snprintf(dev->subkind, sizeof(dev->subkind), "nvme");
+	snprintf(dev->transport, sizeof(dev->transport), "pcie");
+	rq_sysfs_read(sys, "device/transport", dev->transport, sizeof(dev->transport));
+	if (!dev->transport[0])
+		snprintf(dev->transport, sizeof(dev->transport), "pcie");
+	rq_sysfs_read(sys, "device/serial", dev->serial, sizeof(dev->serial));
+	{
+		char m[48] = "";
+
+		rq_sysfs_read(sys, "device/model", m, sizeof(m));
+		snprintf(dev->model, sizeof(dev->model), "%.24s nsid=%u id:%s", m[0] ? m : "nvme",
+			 pt->nsid, checked);
+	}
+}
+
 static int nvme_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
 {
-	char sys[PATH_MAX], bpath[64], bsys[PATH_MAX], why[256];
-	struct nvme_id_ns_info info;
+	char sys[PATH_MAX], bpath[64], bsys[PATH_MAX];
+	struct nvme_id_ns_info info = { 0 };
 	unsigned int n = o->nr_cpus ? o->nr_cpus : 1;
 	struct nvme_pt *pt;
 	struct stat st;
 	dev_t brdev = 0;
 	bool have_blk;
-	void *id;
-	int ret, nsid;
-	const char *checked = "ioctl";
+	int ret;
+	const char *checked;
 
 	snprintf(dev->path, sizeof(dev->path), "%s", o->spec);
 	if (ng_sysfs(o->spec, sys, sizeof(sys), &st)) {
@@ -330,67 +411,11 @@ static int nvme_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
 	dev->fd = open(o->spec, (o->write ? O_RDWR : O_RDONLY) | O_CLOEXEC);
 	if (dev->fd < 0)
 		return rq_open_error(o, o->spec, errno, err);
-	nsid = ioctl(dev->fd, NVME_IOCTL_ID);
-	if (nsid <= 0) {
-		fprintf(err, "%s: %s: NVME_IOCTL_ID: %s\n", o->where, o->spec,
-			strerror(nsid < 0 ? errno : ENODEV));
-		return nsid < 0 ? -errno : -ENODEV;
-	}
-	pt->nsid = (uint32_t)nsid;
-	if (posix_memalign(&id, 4096, NVME_IDENTIFY_BYTES))
-		return -ENOMEM;
-	memset(id, 0, NVME_IDENTIFY_BYTES);
-	ret = admin_identify_ns(dev->fd, pt->nsid, id);
-	if (!ret && nvme_parse_id_ns(id, &info))
-		ret = -EPROTO;
-	free(id);
-	if (ret) {
-		fprintf(err, "%s: %s: Identify Namespace %u: %s\n", o->where, o->spec, pt->nsid,
-			ret == -EPROTO ? "the LBA format in use is not one rqlock can read" : strerror(-ret));
+	ret = ns_identify(dev, pt, o, &info, &checked, err);
+	if (ret)
 		return ret;
-	}
-	if (info.ms) {
-		fprintf(err, "%s: %s: LBA format %u carries %u bytes of metadata per block; rqlock "
-			"sends data only (format the namespace without metadata)\n", o->where, o->spec,
-			info.lbaf, info.ms);
-		return -EINVAL;
-	}
-	{
-		char *json = malloc(1 << 16);
-
-		if (!json)
-			return -ENOMEM;
-		if (!nvme_cli_id_ns(o->spec, json, 1 << 16)) {
-			ret = nvme_cli_check(json, &info, why, sizeof(why));
-			if (ret < 0) {
-				fprintf(err, "%s: %s: %s\n", o->where, o->spec, why);
-				free(json);
-				return ret;
-			}
-			if (!ret)
-				checked = "ioctl+nvme-cli";
-		}
-		free(json);
-	}
 	pt->lba_shift = info.lbads;
-	dev->lbs = 1u << info.lbads;
-	dev->size = info.nsze << info.lbads;
-	dev->depth = 128;
-	dev->max_bytes = 128 * 1024;
-	dev->rotational = 0;
-	snprintf(dev->subkind, sizeof(dev->subkind), "nvme");
-	snprintf(dev->transport, sizeof(dev->transport), "pcie");
-	rq_sysfs_read(sys, "device/transport", dev->transport, sizeof(dev->transport));
-	if (!dev->transport[0])
-		snprintf(dev->transport, sizeof(dev->transport), "pcie");
-	rq_sysfs_read(sys, "device/serial", dev->serial, sizeof(dev->serial));
-	{
-		char m[48] = "";
-
-		rq_sysfs_read(sys, "device/model", m, sizeof(m));
-		snprintf(dev->model, sizeof(dev->model), "%.24s nsid=%u id:%s", m[0] ? m : "nvme",
-			 pt->nsid, checked);
-	}
+	ns_facts(dev, pt, sys, &info, checked);
 	have_blk = !ns_block_dev(sys, pt->nsid, bpath, sizeof(bpath), &brdev, bsys, sizeof(bsys));
 	if (have_blk) {
 		uint64_t kb = rq_sysfs_u64(bsys, "queue/max_hw_sectors_kb", 128);

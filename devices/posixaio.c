@@ -30,7 +30,6 @@
 #include <time.h>
 
 #include "devices/dev_internal.h"
-#include "lib/alloc.h"
 
 struct paio_slot {
 	struct rq_request *rq;
@@ -100,18 +99,13 @@ static int paio_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
 	struct paio_dev *a;
 	int ret;
 
-	ret = rq_path_is_blk(o->spec) ? rq_blk_open(dev, o, err) : rq_file_open(dev, o, err);
+	ret = rq_path_open(dev, o, err);
 	if (ret)
 		return ret;
-	a = calloc(1, sizeof(*a));
-	if (!a)
+	a = dev->priv = calloc(1, sizeof(*a));
+	if (!a || !(a->cpus = rq_percpu_alloc(o, sizeof(*a->cpus), &a->nr_cpus)))
 		return -ENOMEM;
-	dev->priv = a;
-	a->nr_cpus = o->nr_cpus ? o->nr_cpus : 1;
 	a->per_cpu = dev->depth ? dev->depth : 1;
-	a->cpus = rq_zalloc_lines(sizeof(*a->cpus) * a->nr_cpus);
-	if (!a->cpus)
-		return -ENOMEM;
 	for (unsigned int i = 0; i < a->nr_cpus; i++) {
 		struct paio_cpu *c = &a->cpus[i];
 
@@ -292,18 +286,13 @@ static bool paio_pending(struct rq_dev *dev, struct rq_ctx *cpu)
 	return c && (c->nr_batch || c->nr_inflight);
 }
 
-static int paio_prepare(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
-{
-	return rq_path_is_blk(o->spec) ? 0 : rq_file_prepare(dev, o, err);
-}
-
 const struct rq_dev_ops rq_dev_posixaio = {
 	.name = "posixaio",
 	.ioengine = "posixaio",
 	.help = "a file or block device through POSIX AIO (aio_read/aio_write, polled)",
 	.flags = RQ_DEV_HAS_DATA,
 	.open = paio_open,
-	.prepare = paio_prepare,
+	.prepare = rq_path_prepare,
 	.close = paio_close,
 	.queue_rq = paio_queue_rq,
 	.poll = paio_poll,

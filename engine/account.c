@@ -149,12 +149,16 @@ static void __attribute__((noinline)) account_checks(struct clone *c, struct rq_
 	if (job->verify != RQ_VERIFY_NONE && !rq_rw_writes(job->rw))
 		vread = true;
 	ck->vread = vread;
+	c->last_op = bio->op;		/* verify/trim's batches (vtrim.c) */
 	if (!bio->error && bio->op == RQ_OP_READ && f->has_data) {
 		if (vread) {
 			char msg[256];
+			int bad = c->bio_flags[idx] & BIO_ZEROS ?
+				  rq_verify_check_zero(bio->buf, bio->offset, bio->len, msg, sizeof(msg)) :
+				  rq_verify_check_replay(job, bio->buf, bio->offset, bio->len, seq, stream,
+							 newer, msg, sizeof(msg));
 
-			if (rq_verify_check_replay(job, bio->buf, bio->offset, bio->len, seq, stream,
-						   newer, msg, sizeof(msg))) {
+			if (bad) {
 				fprintf(stderr, "rqlock: verify: job '%s': %s %s\n", job->name, f->q->name, msg);
 				bio->error = -EILSEQ;
 				ck->kind = RQ_COE_VERIFY;
@@ -175,9 +179,12 @@ static void __attribute__((noinline)) account_checks(struct clone *c, struct rq_
 	if (bio->op != RQ_OP_READ && job->verify != RQ_VERIFY_NONE && f->has_data) {
 		/*
 		 * experimental_verify logs no write while writing; a trim's piece
-		 * only dropped what it overlapped: it is never read back
+		 * only dropped what it overlapped: it is never read back; a
+		 * trim_percentage trim leaves its piece to read back as zeros
 		 */
-		if (bio->op == RQ_OP_DISCARD || c->xv_phase != 0)
+		if (c->bio_flags[idx] & BIO_VTRIM)
+			rq_vlog_trim_done(&c->vlog, c->bio_tag[idx], job->trim_verify_zero, !bio->error);
+		else if (bio->op == RQ_OP_DISCARD || c->xv_phase != 0)
 			rq_vlog_done(&c->vlog, c->bio_tag[idx], !bio->error && bio->op == RQ_OP_WRITE);
 		if (bio->op == RQ_OP_WRITE)
 			eng_vtrack_done(c, (uint32_t)(f - c->files), bio->offset, !bio->error);
@@ -434,6 +441,7 @@ static bool clone_verify_pending(struct clone *c)
 void eng_clone_check_done(struct clone *c, uint64_t now)
 {
 	const struct rq_job *job = c->job;
+	bool trims_due;
 
 	if (c->waiting)
 		return;
@@ -446,6 +454,8 @@ void eng_clone_check_done(struct clone *c, uint64_t now)
 		else if (job->latency_target_ns)
 			eng_lat_check(c, now);
 	}
+	/* trim_percentage: trims still due once the writes are done go before the reads */
+	trims_due = c->vtrim && c->issue_done && !c->inflight && eng_vtrim_tail(c);
 	/* verification: reads of completed writes, after a backlog or at the end */
 	if (job->verify != RQ_VERIFY_NONE && (!c->error || eng_coe_allows(c, RQ_COE_VERIFY)) &&
 	    !c->rep.interrupted) {
@@ -457,12 +467,12 @@ void eng_clone_check_done(struct clone *c, uint64_t now)
 		if (job->verify_backlog && end - c->vtarget >= job->verify_backlog)
 			c->vtarget = end;
 		/* a replay in one go is read back once it is whole; in batches, each batch */
-		if (c->issue_done && !c->inflight && (job->do_verify || job->verify_only) &&
+		if (c->issue_done && !c->inflight && !trims_due && (job->do_verify || job->verify_only) &&
 		    (c->xv_phase != 1 || c->xv_stream))
 			c->vtarget = end;
 	}
 	if (c->issue_done && !c->inflight && !clone_verify_pending(c) && !c->finished &&
-	    !eng_clone_replaying(c)) {
+	    !eng_clone_replaying(c) && !trims_due) {
 		/* end_fsync, fsync_on_close: the files' flushes first (fill_pick_shaped), unless it failed */
 		if (c->end_sync < c->end_sync_nr && !c->error) {
 			c->end_syncing = true;

@@ -123,7 +123,8 @@ const struct rq_cli_opt rq_cli_opts[] = {
 	{ "aux-path", RQ_CLI_AUX_PATH, RUN, "DIR",
 	  "the directory verify_state_save's files go to and verify_state_load's are read from "
 	  "(default: the current directory)" },
-	{ "merge-blktrace-only", RQ_CLI_REFUSE, RUN, NULL, "refused: rqlock does not read blktraces" },
+	{ "merge-blktrace-only", RQ_CLI_MERGE_ONLY, RUN, NULL,
+	  "merge each job's read_iolog blktraces into its merge_blktrace_file and stop, as fio (default: off)" },
 	{ "cpuclock-test", RQ_CLI_REFUSE, RUN, NULL, "refused: fio's own clock test" },
 	{ "crctest", RQ_CLI_REFUSE, RUN | RQ_CLI_OPTIONAL, "TYPE",
 	  "refused: fio's own checksum benchmark (default: none)" },

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cmdprio.h - a job's per-I/O priorities (cmdprio.c), as fio's
- * engines/cmdprio.c gives them: cmdprio_percentage sends that share of a
+ * cmdprio.h - a job's I/O priorities (cmdprio.c): its own (prio,
+ * prioclass), every I/O's unless cmdprio gives it another, as fio's
+ * engines/cmdprio.c does: cmdprio_percentage sends that share of a
  * direction's I/Os at cmdprio_class/cmdprio, cmdprio_bssplit a share per
- * block size at a priority per share; the rest go at the job's own (0).
+ * block size at a priority per share; the rest go at the job's own.
  * Each I/O's priority goes to the kernel with it (queues/ rq_bio.ioprio)
- * and its latency into that priority's statistics (results/
- * rq_prio_stat), index 0 being the job's own.  Included by cmdprio.c,
- * runner.h's users that pick (clone.c) and set up (setup.c).
+ * and, with cmdprio, its latency into that priority's statistics
+ * (results/ rq_prio_stat), index 0 being the job's own.  Included by
+ * cmdprio.c, runner.h's users that pick (clone.c), set up (setup.c) and
+ * report (run.c).
  */
 #ifndef RQ_ENGINE_CMDPRIO_H
 #define RQ_ENGINE_CMDPRIO_H
@@ -32,16 +34,26 @@ struct cmdprio {
 		struct cmdprio_share s[RQ_MAX_BSSPLIT];
 	} dir[2];
 	uint64_t rng;			/* its own stream, as fio's prio_state: offsets do not move */
+	uint16_t own;			/* the job's priority (prio, prioclass; 0: none) */
 };
 
 struct clone;
+struct rq_engine;
 /*
- * Set up @c's priorities from its job: c->cmdprio (NULL when the job
- * has none) and, per direction that has shares, c->rep.dir[d].prio with
- * the job's own priority first.  0 or -ENOMEM.
+ * Set up @c's priorities from its job: every bio at the job's own,
+ * c->cmdprio (NULL when the job has none) and, per direction that has
+ * shares, c->rep.dir[d].prio with the job's own priority first.  A
+ * realtime priority the process may not give fails the clone (EPERM,
+ * one line on stderr) as fio's ioprio_set() fails its job.  0 or -ENOMEM.
  */
 int eng_cmdprio_init(struct clone *c, const struct rq_job *job, uint64_t seed);
 void eng_cmdprio_free(struct clone *c);
+/*
+ * Once the clones are done, before their reports are copied: the
+ * per-priority statistics fio keeps for a reporting group whose jobs
+ * differ in priority (cmdprio.c).
+ */
+void eng_prio_report(struct rq_engine *e);
 
 /*
  * The priority of an I/O of @op and @bs (fio's fio_cmdprio_set_ioprio()):
@@ -52,7 +64,7 @@ static inline void eng_cmdprio_pick(struct cmdprio *p, struct rq_bio *bio, int o
 {
 	uint32_t total = 0, r, acc = 0;
 
-	bio->ioprio = 0;
+	bio->ioprio = p->own;
 	bio->prio_idx = 0;
 	if (op > 1)
 		return;

@@ -120,7 +120,7 @@ enum rq_cli_key {
 	/* run's, fio's own: accepted as fio accepts them, or refused with one line */
 	RQ_CLI_ACCEPT, RQ_CLI_READONLY, RQ_CLI_BW_LOG, RQ_CLI_APPEND_TERSE, RQ_CLI_TERSE_VERSION,
 	RQ_CLI_WARNINGS_FATAL, RQ_CLI_INFLATE_LOG, RQ_CLI_CMDHELP, RQ_CLI_ENGHELP, RQ_CLI_SERVER,
-	RQ_CLI_DAEMONIZE, RQ_CLI_REFUSE,
+	RQ_CLI_DAEMONIZE, RQ_CLI_REFUSE, RQ_CLI_MERGE_ONLY,
 	RQ_CLI_JOB,			/* a job option on the command line (fio's --name=X ...) */
 	/* server's */
 	RQ_CLI_ALLOW, RQ_CLI_NONLOCAL, RQ_CLI_READ_TIMEOUT, RQ_CLI_IDLE_TIMEOUT, RQ_CLI_MAX_CONNS,
@@ -181,6 +181,13 @@ struct rq_engine;
  */
 int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 		    const struct rq_job_list *jobs, FILE *err);
+/*
+ * fio's --merge-blktrace-only: each job's read_iolog traces merged into
+ * its merge_blktrace_file (engine/blktrace.c), nothing run.  Every merge
+ * is checked before any file is written.  Returns 0, or -errno after one
+ * line on @err (bad input: the caller exits 2).
+ */
+int rq_engine_merge_blktraces(const struct rq_job_list *jobs, FILE *err);
 /*
  * Run every group of jobs.  Returns 0 when all went well, 1 when a job
  * failed (its error is in the report), -errno on an engine failure.

@@ -91,6 +91,7 @@ void eng_logs_io(struct clone *c, const struct rq_bio *bio)
 		.offset = bio->offset,
 		.bytes = bio->len,
 		.ddir = bio->op,
+		.ioprio = bio->ioprio,
 		.clat_plat = d->clat.plat,
 	};
 

@@ -227,6 +227,15 @@ int rq_jobs_paths(const struct rq_engine_opts *o, const struct rq_job_list *jobs
 			if ((ret = fn(&p, arg)) < 0)
 				return ret;
 		}
+		if (job->read_iolog[0] && job->merge_blktrace_file[0]) {	/* written before the run (replay.c) */
+			struct rq_path p = {
+				.path = job->merge_blktrace_file, .option = "merge_blktrace_file", .kind = RQ_PATH_LOG,
+				.job = job,
+			};
+
+			if ((ret = fn(&p, arg)) < 0)
+				return ret;
+		}
 		for (unsigned int k = 0; k < job->numjobs; k++) {
 			ret = rq_clone_files(o, job, k, fn, arg);
 			if (ret < 0)

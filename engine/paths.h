@@ -24,7 +24,7 @@ enum rq_path_kind {
 	RQ_PATH_BUILTIN,	/* "@spec": a built-in device; its file= and of= are paths of their own */
 	RQ_PATH_ALIAS,		/* a --device NAME=SPEC name: opens the operator's SPEC */
 	RQ_PATH_NONE,		/* ioengine=null with a plain name: a null device, no file is opened */
-	RQ_PATH_LOG,		/* a log file: created or truncated, written after the run */
+	RQ_PATH_LOG,		/* a log file: created or truncated, written after the run (merge_blktrace_file: before) */
 	RQ_PATH_INPUT,		/* a file read before the run: read_iolog's logs (engine/replay.c) */
 };
 
@@ -77,8 +77,8 @@ int rq_clone_log_path(char *buf, size_t size, const struct rq_job *job, enum rq_
 const char *rq_log_option(enum rq_log_kind kind);
 
 /*
- * Every path @jobs make the engine touch: each job's read_iolog logs,
- * each clone's data files (once per file list when clones share them; a
+ * Every path @jobs make the engine touch: each job's read_iolog logs
+ * (and merge_blktrace_file, written), each clone's data files (once per file list when clones share them; a
  * job that replays touches the files its logs name instead), then each
  * clone's logs, write_iolog's among them.  A path
  * may be reported more than once.  Returns 0, or the first negative value

@@ -20,7 +20,9 @@
  * read_iolog: a log of version 2 ("FILE ACTION [OFFSET LENGTH]", with
  * "wait") or version 3 (each line led by its time) is read whole before
  * the run, checked line by line, and turned into the I/Os a clone issues
- * in the log's order (eng_replay_setup()).  The job is rewritten from the
+ * in the log's order (eng_replay_setup()): reads, writes, trims (as fio
+ * 3.34; fio 3.33 drops them), and sync/datasync as an fsync/fdatasync of
+ * the file (as fio 3.33).  The job is rewritten from the
  * logs - its files are those the logs add (or replay_redirect), its
  * directions and block sizes what they hold, each file's size the
  * furthest byte they touch - so the rest of the engine (devices, layout,
@@ -30,6 +32,14 @@
  * backwards, as where two appended runs meet); a v2 "wait N" holds what
  * follows until N ms after the start.  A replayed I/O is issued when due
  * or later, never earlier; replay_no_stall drops the times.
+ *
+ * A blktrace (a log that starts with blk_io_trace's magic, in either byte
+ * order) is read by engine/blktrace.c as fio 3.33 reads one: its queue
+ * events become reads, writes, trims and flushes on the devices it names
+ * (or replay_redirect), and a job that gives no iodepth takes the trace's.
+ * merge_blktrace_file merges the job's traces into one, which every clone
+ * replays; the merged file is written only once the run is sure to start
+ * (eng_replay_commit()).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -38,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/blktrace.h"
 #include "engine/runner.h"
 #include "queues/queue.h"
 
@@ -146,8 +157,10 @@ struct parse {
 	struct name_tab added;		/* this log's "add"ed names, as written in it */
 	uint64_t *extent;		/* by file index: the furthest byte touched */
 	unsigned int nr_extent;
-	uint32_t max_len[2];
-	bool has[2];
+	uint32_t max_len[3];		/* by direction: read, write, trim */
+	bool has[3];
+	bool syncs;			/* a flush is replayed */
+	unsigned int depth;		/* the blktraces' probed depth; 0: none read */
 	struct rq_replay *r;
 	uint64_t cap;
 };
@@ -215,6 +228,29 @@ static int note_extent(struct parse *x, unsigned int file, uint64_t end)
 	return 0;
 }
 
+/* One I/O into the clone's log: its file among the job's, the job's directions, sizes and extent. */
+static int add_io(struct parse *x, const char *file, struct rq_replay_io *io)
+{
+	int fi = name_index(x->files, file, true);
+
+	if (fi < 0)
+		return fi;
+	if (fi > UINT16_MAX)
+		return perr(x, 0, "more than %u files", UINT16_MAX + 1);
+	io->file = (uint16_t)fi;
+	if (io->op == RQ_OP_FLUSH) {
+		x->syncs = true;
+	} else {
+		x->has[io->op] = true;
+		if (io->len > x->max_len[io->op])
+			x->max_len[io->op] = io->len;
+		if (note_extent(x, io->file, io->offset + io->len))
+			return -ENOMEM;
+	}
+	x->r->bytes += io->len;
+	return push_io(x, io);
+}
+
 /* The actions of a log line with an offset and a length. */
 enum act { ACT_READ, ACT_WRITE, ACT_TRIM, ACT_SYNC, ACT_WAIT, ACT_BAD };
 
@@ -239,7 +275,6 @@ static int io_line(struct parse *x, unsigned long ln, int version, char **tok, u
 	enum act a = io_action(tok[1]);
 	struct rq_replay_io io;
 	uint64_t off, len;
-	int fi;
 
 	if (a == ACT_BAD)
 		return perr(x, ln, "unknown action '%.64s' (read, write, trim, sync, datasync%s, "
@@ -264,37 +299,24 @@ static int io_line(struct parse *x, unsigned long ln, int version, char **tok, u
 	if (name_index(&x->added, tok[0], false) < 0)
 		return perr(x, ln, "%s %s on '%.256s', which no earlier line adds ('%.256s add')", tok[1],
 			    tok[2], tok[0], tok[0]);
-	/*
-	 * A replayed job's direction is one rq_rw, which has no read+trim mix;
-	 * trims in logs wait for per-I/O directions in the replay job.
-	 */
-	if (a == ACT_TRIM)
-		return perr(x, ln, "trim: a replay cannot issue trims yet (replay_skip=trim replays the "
-			    "log without them)");
-	if (a == ACT_SYNC)
-		return perr(x, ln, "%s: rqlock issues no syncs (replay_skip=sync replays the log without "
-			    "them)", tok[1]);
-	if (!len || len > UINT32_MAX)
+	if (a != ACT_SYNC && (!len || len > UINT32_MAX))
 		return perr(x, ln, "length %" PRIu64 ": expected 1 to %u bytes", len, UINT32_MAX);
-	fi = name_index(x->files, job->replay_redirect[0] ? job->replay_redirect : tok[0], true);
-	if (fi < 0)
-		return fi;
-	if (job->replay_scale > 1)
-		off /= job->replay_scale;
-	if (job->replay_align)
-		off &= ~(job->replay_align - 1);
-	io.offset = off;
-	io.len = (uint32_t)len;
-	io.file = (unsigned int)fi;
-	io.op = a == ACT_WRITE ? RQ_OP_WRITE : RQ_OP_READ;
+	memset(&io, 0, sizeof(io));
+	io.op = a == ACT_WRITE ? RQ_OP_WRITE : a == ACT_TRIM ? RQ_OP_DISCARD : a == ACT_SYNC ? RQ_OP_FLUSH :
+		RQ_OP_READ;
 	io.at_ns = *at;
-	x->has[io.op] = true;
-	if (io.len > x->max_len[io.op])
-		x->max_len[io.op] = io.len;
-	x->r->bytes += len;
-	if (note_extent(x, io.file, off + len))
-		return -ENOMEM;
-	return push_io(x, &io);
+	if (a == ACT_SYNC) {
+		/* fio's fsync or fdatasync of the file: its offset and length play no part */
+		io.sync = strcmp(tok[1], "datasync") ? 0 : RQ_SYNC_DATA;
+	} else {
+		if (job->replay_scale > 1)
+			off /= job->replay_scale;
+		if (job->replay_align)
+			off &= ~(job->replay_align - 1);
+		io.offset = off;
+		io.len = (uint32_t)len;
+	}
+	return add_io(x, job->replay_redirect[0] ? job->replay_redirect : tok[0], &io);
 }
 
 /* One line of a log after its first; blank lines are passed over. */
@@ -350,23 +372,34 @@ static int log_line(struct parse *x, unsigned long ln, int version, char *line, 
 	return io_line(x, ln, version, tok + base, at);
 }
 
-/* blktrace's binary traces start with a magic fio checks too (blktrace_api.h's BLK_IO_TRACE_MAGIC) */
-static bool is_blktrace(const unsigned char *b, size_t n)
+/* One I/O of a blktrace (blktrace.c) into the clone's log. */
+static int bt_emit(void *arg, const struct rq_bt_io *b)
 {
-	uint32_t le, be;
+	struct rq_replay_io io = { .offset = b->offset, .at_ns = b->at_ns, .len = b->len, .op = b->op };
 
-	if (n < 4)
-		return false;
-	le = (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
-	be = (uint32_t)b[3] | (uint32_t)b[2] << 8 | (uint32_t)b[1] << 16 | (uint32_t)b[0] << 24;
-	return (le & 0xffffff00) == 0x65617400 || (be & 0xffffff00) == 0x65617400;
+	return add_io(arg, b->file, &io);
+}
+
+/* A blktrace, read whole into @x->r (@option names it in messages): 0 or -errno after one line. */
+static int parse_blktrace(struct parse *x, FILE *f, const char *option)
+{
+	struct rq_bt_where w = { .job = x->job, .option = option, .path = x->path, .err = x->err };
+	unsigned int depth = 1;
+	int ret = rq_bt_read(f, &w, bt_emit, x, &depth);
+
+	if (ret == -ENOMEM)
+		fprintf(x->err, "%s:%d: job '%s': %s=%s: out of memory\n", x->job->file, x->job->line,
+			x->job->name, option, x->path);
+	if (depth > x->depth)
+		x->depth = depth;
+	return ret;
 }
 
 /* Read log @path whole into @x->r; 0, or -errno after one line on x->err. */
 static int parse_log(struct parse *x)
 {
 	bool std = !strcmp(x->path, "-");
-	FILE *f = std ? stdin : fopen(x->path, "r");
+	FILE *f = std ? stdin : fopen(x->path, "rb");
 	char *line = malloc(LINE_MAX_LEN);
 	uint64_t at = 0, last_t = 0;
 	unsigned long ln = 1;
@@ -383,13 +416,19 @@ static int parse_log(struct parse *x)
 		free(line);
 		return ret;
 	}
+	/* a blktrace starts with its magic (fio reads none from stdin) */
+	if (!std) {
+		unsigned char b[4];
+		size_t n = fread(b, 1, sizeof(b), f);
+
+		if (rq_bt_is_trace(b, n)) {
+			ret = parse_blktrace(x, f, "read_iolog");
+			goto out;
+		}
+		rewind(f);
+	}
 	if (!fgets(line, LINE_MAX_LEN, f)) {
 		ret = perr(x, 0, "%s", ferror(f) ? strerror(errno) : "empty: no 'fio version 3 iolog' line");
-		goto out;
-	}
-	if (is_blktrace((const unsigned char *)line, strlen(line))) {
-		ret = perr(x, 0, "a blktrace binary trace: rqlock replays fio's text iologs (version 2 "
-			   "and 3) only; fio 3.33 replays blktraces");
 		goto out;
 	}
 	if (!strncmp(line, LOG_V3, strlen(LOG_V3)))
@@ -491,6 +530,8 @@ static bool join_names(const struct name_tab *t, char *buf, size_t size)
 /* The job the engine runs for a job that replays: its files, directions and sizes from the logs. */
 static int rewrite_job(struct rq_job *job, const struct parse *x, FILE *err)
 {
+	const bool *has = x->has;
+	uint32_t any = 0;
 	uint64_t ext = 0;
 
 	if (!join_names(x->files, job->filename, sizeof(job->filename))) {
@@ -501,9 +542,13 @@ static int rewrite_job(struct rq_job *job, const struct parse *x, FILE *err)
 	}
 	for (unsigned int i = 0; i < x->nr_extent; i++)
 		ext = x->extent[i] > ext ? x->extent[i] : ext;
-	job->rw = x->has[0] && x->has[1] ? RQ_RW_RW : x->has[1] ? RQ_RW_WRITE : RQ_RW_READ;
-	for (int d = 0; d < 2; d++) {
-		uint32_t bs = x->max_len[d] ? x->max_len[d] : x->max_len[!d];
+	/* trims with reads or writes have no rw of their own: the engine asks eng_replay_ops() */
+	job->rw = has[0] && has[1] ? RQ_RW_RW : has[1] ? RQ_RW_WRITE : has[0] ? RQ_RW_READ :
+		  has[2] ? RQ_RW_TRIM : RQ_RW_READ;
+	for (int d = 0; d < 3; d++)
+		any = x->max_len[d] > any ? x->max_len[d] : any;
+	for (int d = 0; d < 3; d++) {
+		uint32_t bs = x->max_len[d] ? x->max_len[d] : any ? any : job->bs[d];
 
 		job->bs[d] = job->bs_min[d] = job->bs_max[d] = bs;
 		job->nr_bssplit[d] = 0;
@@ -520,16 +565,46 @@ static int rewrite_job(struct rq_job *job, const struct parse *x, FILE *err)
 	job->rw_seq_nr = 0;
 	job->zonemode = RQ_ZONEMODE_NONE;
 	job->random_distribution = RQ_RAND_UNIFORM;
+	/* fio: a blktrace's depth, unless the job gives one */
+	if (x->depth && !rq_job_opt_set(job, "iodepth"))
+		job->iodepth = x->depth;
 	return 0;
 }
 
-/* Parse job @j's logs (one per clone, in turn); fills e->replay_of for its clones. */
-static int setup_job(struct rq_engine *e, struct rq_job *job, unsigned int first_clone, FILE *err)
+/* merge_blktrace_file: @names merged into e->merged[@j], which every clone of the job replays */
+static int parse_merged(struct rq_engine *e, unsigned int j, struct parse *x, char *const *names, int n)
 {
+	const struct rq_job *job = x->job;
+	struct rq_bt_where w = { .job = job, .option = "merge_blktrace_file", .path = job->merge_blktrace_file,
+				 .err = x->err };
+	struct rq_merged *m = &e->merged[j];
+	FILE *f;
+	int ret = rq_bt_merge(&w, names, (unsigned int)n, &m->buf, &m->len);
+
+	if (!ret) {
+		f = fmemopen(m->buf, m->len, "rb");
+		if (!f)
+			return -ENOMEM;
+		x->path = job->merge_blktrace_file;
+		x->r = &e->replays[e->nr_replays++];
+		ret = parse_blktrace(x, f, "merge_blktrace_file");
+		fclose(f);
+	}
+	if (ret == -ENOMEM) {
+		fprintf(x->err, "%s:%d: job '%s': merge_blktrace_file=%s: out of memory\n", job->file, job->line,
+			job->name, job->merge_blktrace_file);
+	}
+	return ret;
+}
+
+/* Parse job @j's logs (one per clone, in turn, or the merged one); fills e->replay_of for its clones. */
+static int setup_job(struct rq_engine *e, unsigned int j, unsigned int first_clone, FILE *err)
+{
+	struct rq_job *job = &e->own_jobs.jobs[j];
 	struct name_tab files = { 0 };
 	struct parse x = { .job = job, .err = err, .files = &files };
 	char **names = NULL;
-	int n = split_names(job->read_iolog, &names), ret = 0;
+	int n = split_names(job->read_iolog, &names), ret = 0, logs = n;
 	unsigned int base = e->nr_replays;
 
 	if (n <= 0) {
@@ -537,7 +612,11 @@ static int setup_job(struct rq_engine *e, struct rq_job *job, unsigned int first
 			job->name, job->read_iolog);
 		return n < 0 ? n : -EINVAL;
 	}
-	for (int i = 0; i < n && !ret; i++) {
+	if (job->merge_blktrace_file[0]) {
+		ret = parse_merged(e, j, &x, names, n);
+		logs = 1;
+	}
+	for (int i = 0; i < n && !ret && !job->merge_blktrace_file[0]; i++) {
 		struct rq_replay *r = &e->replays[e->nr_replays++];
 
 		x.path = names[i];
@@ -548,9 +627,12 @@ static int setup_job(struct rq_engine *e, struct rq_job *job, unsigned int first
 		ret = parse_log(&x);
 	}
 	for (unsigned int k = 0; !ret && k < job->numjobs; k++)
-		e->replay_of[first_clone + k] = &e->replays[base + k % (unsigned int)n];
+		e->replay_of[first_clone + k] = &e->replays[base + k % (unsigned int)logs];
 	if (!ret)
 		ret = rewrite_job(job, &x, err);
+	for (int d = 0; d < 3; d++)
+		e->replay_ops[j] |= x.has[d] ? 1u << d : 0;
+	e->replay_ops[j] |= x.syncs ? 1u << RQ_OP_FLUSH : 0;
 	for (int i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
@@ -564,6 +646,7 @@ int eng_replay_setup(struct rq_engine *e, FILE *err)
 {
 	const struct rq_job_list *jobs = e->jobs;
 	unsigned int nr_logs = 0, nr_clones = 0;
+	bool merges = false;
 	int ret;
 
 	for (unsigned int j = 0; j < jobs->nr; j++) {
@@ -572,6 +655,7 @@ int eng_replay_setup(struct rq_engine *e, FILE *err)
 		nr_clones += jobs->jobs[j].numjobs;
 		if (!l[0])
 			continue;
+		merges |= jobs->jobs[j].merge_blktrace_file[0] != '\0';
 		nr_logs++;
 		for (; *l; l++)
 			nr_logs += *l == ':';
@@ -582,7 +666,9 @@ int eng_replay_setup(struct rq_engine *e, FILE *err)
 	e->own_jobs.jobs = malloc(jobs->nr * sizeof(*jobs->jobs));
 	e->replays = calloc(nr_logs, sizeof(*e->replays));
 	e->replay_of = calloc(nr_clones, sizeof(*e->replay_of));
-	if (!e->own_jobs.jobs || !e->replays || !e->replay_of)
+	e->replay_ops = calloc(jobs->nr, sizeof(*e->replay_ops));
+	e->merged = merges ? calloc(jobs->nr, sizeof(*e->merged)) : NULL;
+	if (!e->own_jobs.jobs || !e->replays || !e->replay_of || !e->replay_ops || (merges && !e->merged))
 		return -ENOMEM;
 	memcpy(e->own_jobs.jobs, jobs->jobs, jobs->nr * sizeof(*jobs->jobs));
 	e->own_jobs.nr = jobs->nr;
@@ -590,17 +676,84 @@ int eng_replay_setup(struct rq_engine *e, FILE *err)
 	for (unsigned int j = 0, k = 0; j < jobs->nr; k += jobs->jobs[j].numjobs, j++) {
 		if (!jobs->jobs[j].read_iolog[0])
 			continue;
-		ret = setup_job(e, &e->own_jobs.jobs[j], k, err);
+		ret = setup_job(e, j, k, err);
 		if (ret)
 			return ret;
 	}
 	return 0;
 }
 
+/* Write job @job's merged trace @m: 0, or -errno after one line. */
+static int write_merged(const struct rq_job *job, const struct rq_merged *m, FILE *err)
+{
+	FILE *f = fopen(job->merge_blktrace_file, "wb");
+	int ret = 0;
+
+	if (!f || fwrite(m->buf, 1, m->len, f) != m->len)
+		ret = errno ? -errno : -EIO;
+	if (f && fclose(f) && !ret)
+		ret = errno ? -errno : -EIO;
+	if (ret)
+		fprintf(err, "%s:%d: job '%s': merge_blktrace_file=%s: %s\n", job->file, job->line, job->name,
+			job->merge_blktrace_file, strerror(-ret));
+	return ret;
+}
+
+int eng_replay_commit(struct rq_engine *e, FILE *err)
+{
+	int ret = 0;
+
+	for (unsigned int j = 0; !ret && e->merged && j < e->jobs->nr; j++)
+		if (e->merged[j].buf)
+			ret = write_merged(&e->jobs->jobs[j], &e->merged[j], err);
+	return ret;
+}
+
+int rq_engine_merge_blktraces(const struct rq_job_list *jobs, FILE *err)
+{
+	struct rq_merged *m = calloc(jobs->nr ? jobs->nr : 1, sizeof(*m));
+	unsigned int nr = 0;
+	int ret = m ? 0 : -ENOMEM;
+
+	for (unsigned int j = 0; !ret && j < jobs->nr; j++) {
+		const struct rq_job *job = &jobs->jobs[j];
+		struct rq_bt_where w = { .job = job, .option = "merge_blktrace_file",
+					 .path = job->merge_blktrace_file, .err = err };
+		char **names = NULL;
+		int n;
+
+		if (!job->read_iolog[0] || !job->merge_blktrace_file[0])
+			continue;
+		n = split_names(job->read_iolog, &names);
+		ret = n < 0 ? n : rq_bt_merge(&w, names, (unsigned int)n, &m[j].buf, &m[j].len);
+		for (int i = 0; i < n; i++)
+			free(names[i]);
+		free(names);
+		nr++;
+	}
+	if (!ret && !nr) {
+		fprintf(err, "rqlock: --merge-blktrace-only: no job has both read_iolog and merge_blktrace_file\n");
+		ret = -EINVAL;
+	}
+	for (unsigned int j = 0; !ret && j < jobs->nr; j++)
+		if (m[j].buf)
+			ret = write_merged(&jobs->jobs[j], &m[j], err);
+	for (unsigned int j = 0; m && j < jobs->nr; j++)
+		free(m[j].buf);
+	free(m);
+	if (ret == -ENOMEM)
+		fprintf(err, "rqlock: --merge-blktrace-only: out of memory\n");
+	return ret;
+}
+
 void eng_replay_free(struct rq_engine *e)
 {
 	for (unsigned int i = 0; i < e->nr_replays; i++)
 		free(e->replays[i].io);
+	for (unsigned int j = 0; e->merged && j < e->own_jobs.nr; j++)
+		free(e->merged[j].buf);
+	free(e->merged);
+	free(e->replay_ops);
 	free(e->replays);
 	free(e->replay_of);
 	free(e->own_jobs.jobs);

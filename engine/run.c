@@ -25,6 +25,7 @@
 #include "engine/engine.h"
 #include "engine/offsets.h"
 #include "engine/runner.h"
+#include "engine/steadystate.h"
 #include "engine/verify.h"
 #include "lib/alloc.h"
 #include "lib/clock.h"
@@ -281,6 +282,7 @@ static void build_report(struct rq_engine *e)
 	r->topo = &e->topo;
 	r->worker_cpu = e->worker_cpu;
 	r->cluster_from_llc = e->parts_from_llc;
+	eng_prio_report(e);
 	for (unsigned int i = 0; i < e->nr_clones; i++) {
 		struct clone *c = &e->clones[i];
 		uint64_t from = c->ramp_end_ns, to = c->end_ns;
@@ -512,6 +514,7 @@ void rq_engine_free(struct rq_engine *e)
 		free(e->clones[i].snap);
 	}
 	free(e->clones);
+	eng_ss_free(e);
 	eng_place_free(e);
 	free(e->devs);
 	free(e->cpus);

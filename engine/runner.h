@@ -6,7 +6,7 @@
  * devices and flows), and the functions the runner's files call one
  * another through (eng_*).  Included by clone.c, worker.c, setup.c,
  * place.c, run.c, status.c, lattarget.c, replay.c, timeline.c, iolog.c,
- * vstate.c and test_flow_place.c.
+ * vstate.c, steadystate.c and test_flow_place.c.
  */
 #ifndef RQ_ENGINE_RUNNER_H
 #define RQ_ENGINE_RUNNER_H
@@ -99,6 +99,8 @@ bool eng_lat_io(struct clone *c, uint64_t lat_ns);
 void eng_lat_check(struct clone *c, uint64_t now);
 
 #define BIO_VERIFY 0x1			/* a read issued by verification */
+#define BIO_ZEROS 0x4			/* ... of a block trim_percentage trimmed: zeros expected */
+#define BIO_VTRIM 0x8			/* a trim of a written block (trim_percentage, vtrim.c) */
 
 /* --timeline: one completed I/O (ns, the worker clock) */
 struct tl_rec {
@@ -120,12 +122,19 @@ struct rq_replay_io {
 	uint32_t len;
 	uint16_t file;			/* index in the clone's files (the job's rewritten filename) */
 	uint8_t op;			/* RQ_OP_* */
+	uint8_t sync;			/* RQ_OP_FLUSH: which sync (enum rq_sync): fsync 0, fdatasync */
 };
 
 struct rq_replay {
 	struct rq_replay_io *io;
 	uint64_t nr;			/* I/Os in io[] */
-	uint64_t bytes;			/* their lengths' sum: the clone's io_limit */
+	uint64_t bytes;			/* their lengths' sum (a flush has none) */
+};
+
+/* merge_blktrace_file: a job's merged trace, written before the run (replay.c) */
+struct rq_merged {
+	unsigned char *buf;
+	size_t len;
 };
 
 struct clone {
@@ -250,6 +259,16 @@ struct clone {
 	bool vheld;			/* vpiece was taken off the log but not issued */
 	struct rq_vpiece vpiece;
 	/*
+	 * verify/trim (vtrim.c): the job trims some of what it wrote
+	 * (rq_job_vtrims()); the trims left in the current batch, the
+	 * stream that marks writes, and the last I/O completed (fio's
+	 * last_ddir_completed, an RQ_OP_*)
+	 */
+	bool vtrim;
+	uint8_t last_op;
+	uint32_t trim_batch;
+	uint64_t trim_rng;
+	/*
 	 * rw=trimwrite|randtrimwrite (clone.c place_io): the trim in flight
 	 * (tw_bio; nothing is issued until it is back: a write after it must
 	 * land after it); randtrimwrite: the trim whose blocks the write owed
@@ -278,6 +297,17 @@ struct clone {
 	uint64_t held_off;
 	uint32_t held_bs;
 	struct rq_logs *logs;		/* fio's logs the job asked for, NULL = none */
+	/*
+	 * Steady state (steadystate.c): the judge the clone is judged by,
+	 * NULL = none.  Its worker publishes for the status thread, with
+	 * atomic stores each round (eng_ss_tick()): the bytes and I/Os done,
+	 * when its samples may start (the end of ramp_time; 0 = not yet) and
+	 * that it ended.  ss_started is the worker's own.
+	 */
+	struct eng_ss *ss;
+	_Atomic uint64_t ss_bytes, ss_ios, ss_epoch;
+	atomic_bool ss_done;
+	bool ss_started;
 	/*
 	 * For the status thread (engine/status.c): the clone's progress,
 	 * published by its worker with relaxed stores while rq_engine_opts
@@ -361,6 +391,11 @@ uint64_t eng_random_offset(struct clone *c, struct clone_file *f, uint32_t *bsp,
 uint32_t eng_pick_bs(struct clone *c, int op);
 /* A size of @op that fits @room bytes (fio's io_u_fits()); 0 when none does. */
 uint32_t eng_pick_bs_fit(struct clone *c, int op, uint64_t room);
+
+/* vtrim.c: verify/trim (trim_percentage, trim_backlog), as fio 3.40's */
+void eng_vtrim_logged(struct clone *c, uint64_t id);
+int eng_vtrim_pick(struct clone *c, struct rq_bio *bio, struct clone_file **fp, uint32_t *bsp);
+bool eng_vtrim_tail(struct clone *c);
 
 /* vstate.c */
 int eng_vstate_setup(struct rq_engine *e, FILE *err);
@@ -476,6 +511,8 @@ struct rq_engine {
 	struct rq_replay *replays;
 	unsigned int nr_replays;
 	const struct rq_replay **replay_of;	/* by clone index; NULL: no replay at all */
+	unsigned int *replay_ops;	/* by job: 1 << RQ_OP_* of each kind its logs issue */
+	struct rq_merged *merged;	/* by job: merge_blktrace_file's trace; NULL: none merges */
 	struct flow *flows;		/* one per distinct flow_id */
 	unsigned int nr_flows;
 	bool ran;			/* rq_engine_run() ran: unlink= may remove files */
@@ -500,6 +537,9 @@ struct rq_engine {
 	_Atomic unsigned int snap_gen;	/* bumped when the status thread wants copies */
 	struct eng_locklog *locklog;	/* the status thread's, until eng_locklog_write() */
 	struct eng_agglog *agglog;	/* the same, for fio's --bandwidth-log */
+	/* steadystate.c: the judges (ss_dur), sampled by the status thread; NULL = none */
+	struct eng_ss *ss;
+	unsigned int nr_ss;
 };
 
 #define BIO_INFLIGHT 0x2		/* submitted, not yet accounted */
@@ -589,6 +629,13 @@ int eng_iolog_close(struct clone *c);
  * on @err naming the job, the log and its line.
  */
 int eng_replay_setup(struct rq_engine *e, FILE *err);
+/* The kinds of I/O @job's logs issue: 1 << RQ_OP_* each; 0 when it replays nothing */
+static inline unsigned int eng_replay_ops(const struct rq_engine *e, const struct rq_job *job)
+{
+	return e->replay_ops ? e->replay_ops[job - e->jobs->jobs] : 0;
+}
+/* merge_blktrace_file: write each merged trace, once the run is sure to start; 0 or -errno after one line */
+int eng_replay_commit(struct rq_engine *e, FILE *err);
 void eng_replay_free(struct rq_engine *e);
 /*
  * The clone's next replayed I/O: 1 with it in *@io (taken by the caller

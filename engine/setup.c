@@ -26,6 +26,7 @@
 #include "engine/pace.h"
 #include "engine/paths.h"
 #include "engine/runner.h"
+#include "engine/steadystate.h"
 #include "engine/verify.h"
 #include "lib/alloc.h"
 #include "lib/clock.h"
@@ -223,7 +224,8 @@ static int add_dev(const char *name, void *arg)
 	if (need > d->o.min_size)
 		d->o.min_size = need;
 	d->unlink |= x->kind == RQ_PATH_FILE && job->unlink;	/* never an alias's or a built-in's */
-	d->o.write |= rq_rw_writes(job->rw) || rq_rw_trims(job->rw);	/* a trim changes data too */
+	d->o.write |= rq_rw_writes(job->rw) || rq_rw_trims(job->rw) ||	/* a trim changes data too */
+		      (eng_replay_ops(x->e, job) & (1u << RQ_OP_DISCARD));
 	d->o.direct |= job->direct;
 	d->o.fill |= job->fill_device && !per_file;	/* fill_device without size: as large as the room */
 	d->nr_requests += job->iodepth;
@@ -324,10 +326,13 @@ static int check_file(const char *name, void *arg)
 	uint64_t end = x->fsize ? x->fsize : per_file ? last + per_file : dev->size;
 	bool aligned = job->direct || (dev->flags & RQ_DEV_ALIGNED);
 
-	if (rq_job_syncs(job) && !(dev->flags & RQ_DEV_FLUSH)) {
+	if ((rq_job_syncs(job) || (eng_replay_ops(x->e, job) & (1u << RQ_OP_FLUSH))) &&
+	    !(dev->flags & RQ_DEV_FLUSH)) {
 		char why[64];
 
-		if (job->fsync_blocks)
+		if (eng_replay_ops(x->e, job) & (1u << RQ_OP_FLUSH))
+			snprintf(why, sizeof(why), "read_iolog's log");
+		else if (job->fsync_blocks)
 			snprintf(why, sizeof(why), "fsync=%u", job->fsync_blocks);
 		else if (job->fdatasync_blocks)
 			snprintf(why, sizeof(why), "fdatasync=%u", job->fdatasync_blocks);
@@ -340,9 +345,18 @@ static int check_file(const char *name, void *arg)
 		return -EINVAL;
 	}
 	/* the kernel had no discard before 2.6.28: the 2.4 models, like nvme-pt here, take none */
-	if (rq_rw_trims(job->rw) && !(dev->flags & RQ_DEV_DISCARD)) {
-		fprintf(x->err, "%s:%d: job '%s': rw=%s trims, and device %s (%s) has no discard\n",
-			job->file, job->line, job->name, rq_rw_name(job->rw), name, dev->ops->name);
+	if ((rq_rw_trims(job->rw) || rq_job_vtrims(job) ||
+	     (eng_replay_ops(x->e, job) & (1u << RQ_OP_DISCARD))) && !(dev->flags & RQ_DEV_DISCARD)) {
+		char why[64];
+
+		if (job->read_iolog[0])
+			snprintf(why, sizeof(why), "read_iolog's log");
+		else if (rq_rw_trims(job->rw))
+			snprintf(why, sizeof(why), "rw=%s", rq_rw_name(job->rw));
+		else
+			snprintf(why, sizeof(why), "trim_percentage=%u", job->trim_percentage);
+		fprintf(x->err, "%s:%d: job '%s': %s trims, and device %s (%s) has no discard\n",
+			job->file, job->line, job->name, why, name, dev->ops->name);
 		return -EINVAL;
 	}
 	for (int dir = 0; dir < 3; dir++) {
@@ -848,6 +862,9 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 		ret = eng_zbd_setup(e, err);
 	if (!ret)
 		ret = check_shared_verify(e, err);
+	/* steady state: a group's settings agree; the judges and their windows */
+	if (!ret)
+		ret = eng_ss_setup(e, err);
 	/* verify_state_load's files are read, experimental_verify's start kept (vstate.c) */
 	if (!ret)
 		ret = eng_vstate_setup(e, err);
@@ -858,7 +875,10 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 		goto fail;
 	for (unsigned int k = 0; k < e->nr_clones; k++)
 		e->clones[k].traced = e->clones[k].logs || e->o.timeline || e->clones[k].cmdprio;
-	/* 5: only now may anything be written (file layout) */
+	/* 5: only now may anything be written (merge_blktrace_file, file layout) */
+	ret = eng_replay_commit(e, err);
+	if (ret)
+		goto fail;
 	for (unsigned int i = 0; i < e->nr_devs; i++) {
 		ret = rq_dev_prepare(&e->devs[i].dev, &e->devs[i].o, err);
 		if (ret)
@@ -1068,6 +1088,9 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 			atomic_fetch_add(&c->flow->weight, job->flow);
 	}
 	clone_report_init(c, job, index);
+	/* trim_percentage's marks: a stream of their own, as fio's trim_state (vtrim.c) */
+	c->vtrim = rq_job_vtrims(job);
+	c->trim_rng = c->seed ^ 0x7472696d73ULL;
 	ret = eng_cmdprio_init(c, job, c->seed);
 	if (ret)
 		return ret;
@@ -1085,7 +1108,7 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 	c->replay = e->replay_of ? e->replay_of[c - e->clones] : NULL;
 	if (c->replay) {
 		c->shaped = true;
-		c->io_limit = c->replay->bytes;
+		c->io_limit = c->replay->bytes + 1;	/* the log's end ends it: a last flush moves no byte */
 	}
 	c->plain = c->plain_rand && c->one_file && !c->shaped && !c->cmdprio &&
 		   job->iodepth_batch_submit <= 1 && !job->write_iolog[0] && !rq_rw_trimwrite(job->rw);	/* fill()'s plain copy pairs no trims */

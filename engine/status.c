@@ -10,6 +10,9 @@
  * for --status-interval copies its clones' reports under status_mutex
  * when the thread bumps snap_gen.  A worker pays one branch per loop
  * when no status is asked for.
+ *
+ * It is fio's helper thread for steady state too: once a second it has
+ * steadystate.c sample and judge the jobs with ss_dur.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -19,11 +22,13 @@
 #include <time.h>
 
 #include "engine/runner.h"
+#include "engine/steadystate.h"
 #include "lib/clock.h"
 
 #define PUBLISH_NS	20000000ULL	/* a clone's progress is at most 20 ms old */
 #define STATUS_NS	1000000000ULL	/* fio's eta interval: a line a second */
 #define SNAP_WAIT_NS	120000000ULL	/* a worker sleeps at most WAIT_MAX_NS between looks */
+#define SS_NS		1000000000ULL	/* fio's STEADYSTATE_MSEC: a steady-state sample a second */
 
 /* fio's run_str character (eta.c check_str_update) */
 static char clone_state(const struct clone *c, uint64_t now)
@@ -235,7 +240,7 @@ static void *status_main(void *arg)
 {
 	struct rq_engine *e = arg;
 	struct status_state st = { 0 };
-	uint64_t next_line, next_dump;
+	uint64_t next_line, next_dump, next_ss;
 
 	st.run = calloc(e->nr_clones + 1, 1);
 	if (!st.run)
@@ -243,10 +248,21 @@ static void *status_main(void *arg)
 	st.last_ns = rq_clock_mono_ns();
 	next_line = st.last_ns + STATUS_NS;
 	next_dump = e->o.status_interval_ns ? st.last_ns + e->o.status_interval_ns : UINT64_MAX;
+	/* fio's helper thread: a steady-state look every second from its start */
+	next_ss = e->nr_ss ? st.last_ns + SS_NS : UINT64_MAX;
 	while (!atomic_load(&e->status_stop)) {
 		uint64_t now = rq_clock_mono_ns(), next = e->o.status_f ? next_line : next_dump;
 
 		struct timespec ts = { 0, 50000000L };
+
+		if (now >= next_ss) {
+			eng_ss_check(e, rq_clock_ns());
+			next_ss += SS_NS;
+			if (next_ss <= now)
+				next_ss = now + SS_NS;
+		}
+		if (next_ss < next)
+			next = next_ss;
 
 		if (e->o.status_f && now >= next_line) {
 			status_line(e, &st, now);
@@ -282,16 +298,18 @@ static void *status_main(void *arg)
 
 int eng_status_start(struct rq_engine *e)
 {
+	bool show = e->o.status_f || e->o.status_interval_ns || e->o.lock_log_prefix || e->o.agg_bw_log;
 	int ret;
 
-	if (!e->o.status_f && !e->o.status_interval_ns && !e->o.lock_log_prefix && !e->o.agg_bw_log)
+	if (!show && !e->nr_ss)
 		return 0;
 	ret = eng_locklog_start(e);
 	if (!ret)
 		ret = eng_agglog_start(e);
 	if (ret)
 		return ret;
-	for (unsigned int i = 0; i < e->nr_clones; i++) {
+	/* steady state alone needs no status from the workers: they publish its counts themselves */
+	for (unsigned int i = 0; show && i < e->nr_clones; i++) {
 		struct clone *c = &e->clones[i];
 
 		c->publish = true;

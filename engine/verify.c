@@ -439,3 +439,22 @@ int rq_verify_check_replay(const struct rq_job *job, const void *buf, uint64_t o
 	}
 	return 0;
 }
+
+/*
+ * A block trim_percentage trimmed (trim_verify_zero): every byte must be
+ * zero, as fio's verify_trimmed_io_u() wants; the first one that is not
+ * is named.
+ */
+int rq_verify_check_zero(const void *buf, uint64_t offset, uint32_t len, char *msg, size_t msglen)
+{
+	const unsigned char *p = buf;
+
+	for (uint32_t i = 0; i < len; i++) {
+		if (!p[i])
+			continue;
+		snprintf(msg, msglen, "offset %" PRIu64 ", length %u: trimmed, yet byte %u reads 0x%02x, "
+			 "not zero (trim_verify_zero)", offset, len, i, p[i]);
+		return -EILSEQ;
+	}
+	return 0;
+}

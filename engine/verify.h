@@ -45,14 +45,18 @@ int rq_verify_check_seq(const struct rq_job *job, const void *buf, uint64_t offs
 int rq_verify_check_replay(const struct rq_job *job, const void *buf, uint64_t offset, uint32_t len,
 			   uint64_t seq, const uint64_t *stream, uint64_t newer_below, char *msg,
 			   size_t msglen);
+/* 0 if a trimmed block reads back as zeros; else -EILSEQ and @msg (fio's verify_trimmed_io_u()). */
+int rq_verify_check_zero(const void *buf, uint64_t offset, uint32_t len, char *msg, size_t msglen);
 
 /*
  * The verify log (vlog.c): writes to read back, in log order, a piece
  * overlapped by a later write dropped as fio drops it.  Ids are stable
  * across the log's compaction.
  */
-#define RQ_VPIECE_INFLIGHT 0x1		/* the write has not completed */
+#define RQ_VPIECE_INFLIGHT 0x1		/* the write (or its trim) has not completed */
 #define RQ_VPIECE_DROPPED 0x2		/* overwritten later, or the write failed */
+#define RQ_VPIECE_TRIM 0x4		/* to be trimmed (trim_percentage): on the trim list */
+#define RQ_VPIECE_TRIMMED 0x8		/* trimmed: reads back as zeros */
 
 struct rq_vpiece {
 	uint64_t offset;
@@ -72,6 +76,12 @@ struct rq_vlog {
 	int64_t root;
 	uint64_t rng;
 	uint64_t dropped;		/* pieces overwritten before they were read back */
+	/*
+	 * verify/trim: pieces logged, neither read back nor dropped (fio's
+	 * io_hist_len); pieces marked RQ_VPIECE_TRIM (fio's trim_entries),
+	 * found in log order from id trim_cur on
+	 */
+	uint64_t live, trims, trim_cur;
 };
 
 void rq_vlog_init(struct rq_vlog *v);
@@ -99,6 +109,23 @@ static inline uint64_t rq_vlog_head(const struct rq_vlog *v)
 int rq_vlog_next(struct rq_vlog *v, uint64_t limit, struct rq_vpiece *out);
 /* Is a piece with id < @limit left to read back (in flight or not)? */
 bool rq_vlog_pending(struct rq_vlog *v, uint64_t limit);
+/*
+ * verify/trim (fio's trim list): mark piece @id, just logged, to be
+ * trimmed.  The mark goes when the piece is trimmed, read back or dropped.
+ */
+void rq_vlog_mark_trim(struct rq_vlog *v, uint64_t id);
+/*
+ * The oldest marked piece, taken off the trim list and in flight until
+ * rq_vlog_trim_done(): 1 with it in *@out and its id in *@id, 0 when
+ * none is marked, -EBUSY when its write is still in flight.  With @zero
+ * (trim_verify_zero) it is read back later, as zeros; else it is not.
+ * The same @zero goes to rq_vlog_trim_done() or rq_vlog_trim_undo().
+ */
+int rq_vlog_trim_next(struct rq_vlog *v, bool zero, struct rq_vpiece *out, uint64_t *id);
+/* The trim of piece @id is back; @ok false: what it holds is unknown, not read back. */
+void rq_vlog_trim_done(struct rq_vlog *v, uint64_t id, bool zero, bool ok);
+/* The trim of piece @id was never issued: it is marked and first on the trim list again. */
+void rq_vlog_trim_undo(struct rq_vlog *v, uint64_t id, bool zero);
 
 /*
  * Verify state files (vstate.c): a writing clone's recent writes, kept to

@@ -20,6 +20,11 @@
  * the last piece starting before @end while it still ends after @off.
  * Cost: 48 bytes a piece; the array is compacted once half of it has been
  * read back, so memory follows the backlog, not the run's length.
+ *
+ * verify/trim (trim_percentage): a piece marked RQ_VPIECE_TRIM is on the
+ * trim list, which is the log's order restricted to marked pieces (fio
+ * keeps a list beside its verify list; the marks make it free here).
+ * Trimmed, a piece reads back as zeros (RQ_VPIECE_TRIMMED).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -124,6 +129,24 @@ void rq_vlog_free(struct rq_vlog *v)
 	rq_vlog_init(v);
 }
 
+/* A piece leaves the trim list (trimmed, read back or dropped): fio's remove_trim_entry(). */
+static void untrim(struct rq_vlog *v, struct rq_vpiece *p)
+{
+	if (p->flags & RQ_VPIECE_TRIM) {
+		p->flags &= ~RQ_VPIECE_TRIM;
+		v->trims--;
+	}
+}
+
+/* Piece @i is no longer read back: out of the treap and of the trim list. */
+static void drop(struct rq_vlog *v, int64_t i)
+{
+	tree_remove(v, i);
+	untrim(v, P(v, i));
+	P(v, i)->flags |= RQ_VPIECE_DROPPED;
+	v->live--;
+}
+
 /* Move the pieces not yet read back to the front; ids stay valid (base). */
 static void compact(struct rq_vlog *v)
 {
@@ -156,8 +179,7 @@ int rq_vlog_add(struct rq_vlog *v, uint32_t file, uint64_t offset, uint32_t len,
 
 		if (t == NIL || P(v, t)->file != file || P(v, t)->offset + P(v, t)->len <= offset)
 			break;
-		tree_remove(v, t);
-		P(v, t)->flags |= RQ_VPIECE_DROPPED;
+		drop(v, t);
 		v->dropped++;
 	}
 	if (v->head >= 1024 && v->head * 2 >= v->nr)
@@ -179,6 +201,7 @@ int rq_vlog_add(struct rq_vlog *v, uint32_t file, uint64_t offset, uint32_t len,
 	P(v, i)->seq = seq;
 	P(v, i)->flags = inflight ? RQ_VPIECE_INFLIGHT : 0;
 	tree_insert(v, i);
+	v->live++;
 	*id = v->base + (uint64_t)i;
 	return 0;
 }
@@ -193,8 +216,7 @@ void rq_vlog_done(struct rq_vlog *v, uint64_t id, bool ok)
 	p->flags &= ~RQ_VPIECE_INFLIGHT;
 	if (!ok && !(p->flags & RQ_VPIECE_DROPPED)) {
 		/* a failed write proves nothing about the device: not read back (fio drops it too) */
-		tree_remove(v, (int64_t)(id - v->base));
-		p->flags |= RQ_VPIECE_DROPPED;
+		drop(v, (int64_t)(id - v->base));
 	}
 }
 
@@ -210,6 +232,8 @@ int rq_vlog_next(struct rq_vlog *v, uint64_t limit, struct rq_vpiece *out)
 		if (p->flags & RQ_VPIECE_INFLIGHT)
 			return -EBUSY;
 		tree_remove(v, (int64_t)v->head);
+		untrim(v, p);
+		v->live--;
 		*out = *p;
 		v->head++;
 		return 1;
@@ -222,4 +246,87 @@ bool rq_vlog_pending(struct rq_vlog *v, uint64_t limit)
 	while (v->head < v->nr && (v->p[v->head].flags & RQ_VPIECE_DROPPED))
 		v->head++;
 	return v->base + v->head < limit && v->head < v->nr;
+}
+
+void rq_vlog_mark_trim(struct rq_vlog *v, uint64_t id)
+{
+	struct rq_vpiece *p;
+
+	if (id < v->base + v->head || id >= v->base + v->nr)
+		return;
+	p = P(v, (int64_t)(id - v->base));
+	if (!(p->flags & (RQ_VPIECE_DROPPED | RQ_VPIECE_TRIM))) {
+		p->flags |= RQ_VPIECE_TRIM;
+		v->trims++;
+	}
+}
+
+/*
+ * Marks are set on the newest piece and cleared as pieces leave, so every
+ * marked piece lies at or past trim_cur: the scan only moves forward
+ * (amortized O(1) a trim) and stops at the first mark, as fio takes its
+ * trim list's head.  Unlike fio, a piece whose write is still in flight
+ * is waited for: a discard racing its write could land either side of it.
+ * The piece stays in the log, in flight, until its trim is back; without
+ * @zero it leaves the count of pieces at once, as fio takes it off its
+ * verify list, and the log when the trim is back.
+ */
+int rq_vlog_trim_next(struct rq_vlog *v, bool zero, struct rq_vpiece *out, uint64_t *id)
+{
+	uint64_t i = v->trim_cur > v->base + v->head ? v->trim_cur - v->base : v->head;
+
+	if (!v->trims)
+		return 0;
+	for (; i < v->nr; i++) {
+		struct rq_vpiece *p = P(v, (int64_t)i);
+
+		if (!(p->flags & RQ_VPIECE_TRIM))
+			continue;
+		v->trim_cur = v->base + i;
+		if (p->flags & RQ_VPIECE_INFLIGHT)
+			return -EBUSY;
+		untrim(v, p);
+		p->flags |= RQ_VPIECE_TRIMMED | RQ_VPIECE_INFLIGHT;
+		if (!zero)
+			v->live--;
+		*out = *p;
+		*id = v->base + i;
+		v->trim_cur++;
+		return 1;
+	}
+	v->trim_cur = v->base + v->nr;
+	return 0;
+}
+
+void rq_vlog_trim_done(struct rq_vlog *v, uint64_t id, bool zero, bool ok)
+{
+	struct rq_vpiece *p;
+
+	if (id < v->base + v->head || id >= v->base + v->nr)
+		return;
+	p = P(v, (int64_t)(id - v->base));
+	p->flags &= ~RQ_VPIECE_INFLIGHT;
+	if (zero && ok)
+		return;
+	/* not read back: trim_verify_zero=0, or a failed trim left neither the data nor zeros */
+	p->flags &= ~RQ_VPIECE_TRIMMED;
+	if (!zero)
+		v->live++;	/* left the count at the pick already */
+	drop(v, (int64_t)(id - v->base));
+}
+
+void rq_vlog_trim_undo(struct rq_vlog *v, uint64_t id, bool zero)
+{
+	struct rq_vpiece *p;
+
+	if (id < v->base + v->head || id >= v->base + v->nr)
+		return;
+	p = P(v, (int64_t)(id - v->base));
+	p->flags &= ~(RQ_VPIECE_TRIMMED | RQ_VPIECE_INFLIGHT);
+	p->flags |= RQ_VPIECE_TRIM;
+	v->trims++;
+	if (!zero)
+		v->live++;
+	if (id < v->trim_cur)
+		v->trim_cur = id;
 }

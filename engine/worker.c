@@ -36,6 +36,7 @@
 #include "devices/device.h"
 #include "engine/engine.h"
 #include "engine/runner.h"
+#include "engine/steadystate.h"
 #include "engine/verify.h"
 #include "lib/alloc.h"
 #include "lib/clock.h"
@@ -340,6 +341,22 @@ static void cpu_start_clones(struct rq_cpu *cpu)
 	}
 }
 
+/* After a round: which clones are done, their samples, and what steady state needs. */
+static void cpu_clones_tick(struct rq_cpu *cpu)
+{
+	for (unsigned int i = 0; i < cpu->nr_clones; i++) {
+		struct clone *c = cpu->clones[i];
+
+		if (c->finished)
+			continue;
+		eng_clone_check_done(c, cpu->now);
+		eng_clone_sample(c, cpu->now);
+		/* steady state: stop once judged steady; publish the counts, and the end */
+		if (__builtin_expect(c->ss != NULL, 0))
+			eng_ss_tick(c, cpu->now);
+	}
+}
+
 void *eng_worker_main(void *arg)
 {
 	struct rq_cpu *cpu = arg;
@@ -405,12 +422,7 @@ void *eng_worker_main(void *arg)
 				cpu->complete_hist[batch_bucket(reaped)]++;
 			progress += reaped;
 		}
-		for (unsigned int i = 0; i < cpu->nr_clones; i++) {
-			if (!cpu->clones[i]->finished) {
-				eng_clone_check_done(cpu->clones[i], cpu->now);
-				eng_clone_sample(cpu->clones[i], cpu->now);
-			}
-		}
+		cpu_clones_tick(cpu);
 		if (progress) {
 			idle = 0;
 			/*
@@ -434,6 +446,8 @@ void *eng_worker_main(void *arg)
 			break;
 	}
 	worker_cpu_usage(cpu);
+	if (e->nr_ss)
+		eng_ss_worker_exit(cpu);
 	if (e->o.status_interval_ns)
 		eng_status_snap(cpu);	/* what the clones ended with */
 	rq_ctx_set_current(NULL);

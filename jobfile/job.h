@@ -117,6 +117,12 @@ enum rq_coe {
 #define RQ_REPLAY_SKIP_TRIM	0x4
 #define RQ_REPLAY_SKIP_SYNC	0x8	/* sync and datasync */
 
+/* rq_job.ss_flags: fio's steady-state criterion (ss=) */
+#define RQ_JOB_SS_BW		0x1	/* bandwidth is sampled, else IOPS */
+#define RQ_JOB_SS_SLOPE		0x2	/* the window's least-squares slope, else its largest deviation */
+#define RQ_JOB_SS_PCT		0x4	/* the limit is a percentage of the window's mean */
+
+#define RQ_MAX_MERGE_TRACES 20	/* merge_blktrace_scalars/iters: fio's FIO_IO_U_LIST_MAX_LEN */
 #define RQ_MAX_ZONES 256		/* random_distribution=zoned: fio's ZONESPLIT_MAX */
 #define RQ_MAX_IGNORE 32		/* ignore_error: errnos per kind, as fio's */
 
@@ -197,8 +203,17 @@ struct rq_job {
 	char numa_cpu_nodes[64];
 	char numa_mem_policy[80];
 	char write_iolog[RQ_JOB_PATH_MAX];	/* write_iolog=FILE, "" = none */
-	/* read_iolog: replay fio's iolog v2/v3 (engine/replay.c); "" = none */
+	/* read_iolog: replay fio's iolog v2/v3 or a blktrace (engine/replay.c, blktrace.c); "" = none */
 	char read_iolog[RQ_JOB_PATH_MAX];	/* FILE, or FILE:FILE... one per clone in turn */
+	/* read_iolog's blktraces merged by time into this one, which the job replays; "" = none */
+	char merge_blktrace_file[RQ_JOB_PATH_MAX];
+	/*
+	 * per trace of read_iolog, in order: percent of its times (50: twice
+	 * as fast), its passes; as given (fio keeps the whole part of each)
+	 */
+	double merge_blktrace_scalars[RQ_MAX_MERGE_TRACES];
+	double merge_blktrace_iters[RQ_MAX_MERGE_TRACES];
+	unsigned int nr_merge_scalars, nr_merge_iters;	/* 0: not given (100 and 1 for each) */
 	char replay_redirect[RQ_JOB_PATH_MAX];	/* every I/O of the log to this file; "" = the log's */
 	bool replay_no_stall;		/* ignore the log's times: issue as fast as the depth allows */
 	unsigned int replay_time_scale;	/* percent of the log's rate (200: twice as fast); default 100 */
@@ -236,6 +251,16 @@ struct rq_job {
 	uint64_t startdelay_ns;		/* start this long after the group */
 	uint64_t rate[3];		/* bytes per second per clone, R,W,T; 0 = unlimited */
 	bool exitall;			/* the first job to finish ends all jobs */
+	/*
+	 * ---- steady state (fio's ss, ss_dur, ss_ramp; engine/steadystate.c) ----
+	 * The job ends once its IOPS or bandwidth, sampled each second, held
+	 * within ss_limit over a window of ss_dur (whole seconds; 0 = no
+	 * detection), samples kept from ss_ramp on.
+	 */
+	unsigned int ss_flags;		/* RQ_JOB_SS_* */
+	double ss_limit;
+	uint64_t ss_dur_ns;
+	uint64_t ss_ramp_ns;
 	bool exitall_on_error;		/* the first job to fail ends all jobs */
 	int exit_what;			/* enum rq_exit_what: whom exitall ends */
 
@@ -295,6 +320,18 @@ struct rq_job {
 	unsigned int nr_ignore_error[3];
 	unsigned char buffer_pattern[512];	/* written data when not verifying */
 	unsigned int buffer_pattern_len;	/* 0 = rqlock's stamps */
+	/*
+	 * Verify/trim (fio's trim_* options, as fio 3.40 runs them: see
+	 * rq_job_trim_verify()): of the writes logged for verification,
+	 * trim_percentage are marked; once the log holds a multiple of
+	 * trim_backlog pieces, trim_backlog_batch of the marked ones (0:
+	 * trim_backlog) are trimmed, oldest first, and read back as zeros
+	 * (trim_verify_zero) or not read back at all.
+	 */
+	uint32_t trim_percentage;	/* 0..100 */
+	bool trim_verify_zero;		/* default true */
+	uint64_t trim_backlog;		/* 0: no trims */
+	uint32_t trim_backlog_batch;
 
 	/* ---- io_uring engine options (fio's names) ---- */
 	bool hipri;
@@ -343,6 +380,16 @@ struct rq_job {
 	} cmdprio_bssplit[2][RQ_MAX_BSSPLIT];	/* sorted by bs, as fio sorts them */
 	unsigned int nr_cmdprio_bssplit[2];
 	char cmdprio_bssplit_str[512];	/* as written: fio shows it so (--showcmd) */
+	/*
+	 * prio, prioclass: the job's own I/O priority, every I/O's but the
+	 * ones cmdprio gives another (fio sets it with ioprio_set() on its
+	 * job's thread; rqlock's workers serve several jobs, so it goes with
+	 * each request).  ioprio is the kernel's value, fio's ioprio_value():
+	 * class 0 is best effort; 0 when neither option is set.
+	 */
+	uint32_t prio_level;		/* 0..7 */
+	uint32_t prio_class;		/* 0..3 */
+	uint16_t ioprio;
 	/*
 	 * ---- fio's logs (results/iolog.c writes them) ----
 	 * write_lat_log, write_bw_log, write_iops_log, write_hist_log: a bit
@@ -500,11 +547,35 @@ static inline bool rq_rw_random(enum rq_rw rw)
 	       rw == RQ_RW_RANDTRIM || rw == RQ_RW_RANDTRIMWRITE;
 }
 
+/*
+ * fio's fio_option_is_set(): whether option @name (fio's name or alias)
+ * was given for @job, in its section or a [global] above it.
+ */
+bool rq_job_opt_set(const struct rq_job *job, const char *name);
+/* Count option @name as given for @job from now on (a value the front end fixed). */
+void rq_job_opt_mark(struct rq_job *job, const char *name);
+
 /* A job that writes and syncs (fsync, fdatasync, sync_file_range, end_fsync, fsync_on_close): fio's should_fsync() */
 static inline bool rq_job_syncs(const struct rq_job *job)
 {
 	return rq_rw_writes(job->rw) && (job->fsync_blocks || job->fdatasync_blocks || job->sfr_blocks ||
 					 job->end_fsync || job->fsync_on_close);
+}
+
+/*
+ * fio 3.40's td->trim_verify: verify= with trim_percentage and
+ * trim_backlog.  Its trims go to written blocks, so only a writing job
+ * that reads back (do_verify, a log of its writes) issues any.
+ */
+static inline bool rq_job_trim_verify(const struct rq_job *job)
+{
+	return job->verify != RQ_VERIFY_NONE && job->trim_percentage && job->trim_backlog;
+}
+
+static inline bool rq_job_vtrims(const struct rq_job *job)
+{
+	return rq_job_trim_verify(job) && rq_rw_writes(job->rw) && job->do_verify &&
+	       !job->experimental_verify && !job->verify_only;
 }
 
 #endif /* RQ_JOB_H */

@@ -125,10 +125,12 @@ struct opt {
 /* opt_file.c: zonemode's checks and zone counts made bytes, once a job section is read */
 int jf_zone_fixup(struct pctx *p, struct rq_job *j);
 
-/* perr.c: the parse's error line and warnings (parse.c and the setters) */
+/* perr.c: the parse's error line and warnings (parse.c, section.c, expand.c and the setters) */
 int jf_perr(struct pctx *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void jf_pwarn(struct pctx *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void jf_vwarn(struct pctx *p, const char *fmt, va_list ap);	/* "FILE:LINE: warning: ..." */
+/* A warning fio prints too: printed, or with --warnings-fatal the parse's error (-EINVAL) */
+int jf_warn_fio(struct pctx *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /*
  * options.c: the table, a registry of sections.  An option's index is its
@@ -150,6 +152,8 @@ extern const struct opt_val jf_ioengine_vals[];
 /* opt_*.c: the implemented options by concern, the sections options.c lists in order */
 extern const struct opt jf_opts_job[];		/* opt_job.c: job description and control */
 extern const unsigned int jf_nr_opts_job;
+extern const struct opt jf_opts_steady[];	/* opt_steady.c: steady-state detection */
+extern const unsigned int jf_nr_opts_steady;
 extern const struct opt jf_opts_io[];		/* opt_io.c: what I/O is issued */
 extern const unsigned int jf_nr_opts_io;
 extern const struct opt jf_opts_prio[];	/* opt_prio.c: I/O priorities, serialize_overlap */
@@ -177,6 +181,46 @@ const struct opt_val *jf_find_val(const struct opt_val *vals, const char *v);
 /* "bad value 'V' for option 'KEY': WHY" (or the valid values); -EINVAL */
 int jf_bad(struct pctx *p, const char *v, const char *why);
 int jf_bad_enum(struct pctx *p, const char *v, const struct opt_val *vals);
+
+/* expand.c: ${VAR}, $pagesize/$mb_memory/$ncpus and bc's arithmetic on a value; a new string, or NULL after the error */
+char *jf_expand(struct pctx *p, const char *v);
+
+/* section.c: sections and the application of their options, for parse.c */
+/* An option line kept until its section ends (fio applies them sorted). */
+struct kv {
+	const struct opt *o;
+	char *key;		/* as written; owns the allocation */
+	char *val;		/* into the same allocation; NULL for a bare word */
+	const char *file;	/* where it was written (an included file, maybe) */
+	int line;
+};
+
+/* Per-file parse state. */
+struct fstate {
+	const char *name;	/* the job file */
+	struct sect glob;	/* [global] options so far in this file */
+	struct sect cur;	/* the section being read */
+	bool in_sect, cur_global;
+	bool skip;		/* a job section --section did not select */
+	bool wall;		/* next job section starts a group (file > 0) */
+	unsigned int nr_jobs;	/* job sections in this file, selected or not */
+	struct kv *kv;
+	unsigned int nr_kv, cap_kv;
+	struct strlist glob_opts;	/* "global options" */
+	struct strlist cur_opts;	/* the current section's own options */
+};
+
+int jf_strlist_add(struct strlist *l, const char *key, const char *val);
+void jf_free_pairs(char **keys, char **vals, unsigned int nr);	/* a list's arrays, handed over */
+/* The table's defaults into @s, through the same code as a job file's values */
+int jf_apply_defaults(struct pctx *p, struct sect *s);
+/* [NAME] starts a section (global or job) of @f; the current one must have ended */
+int jf_sect_start(struct pctx *p, struct fstate *f, const char *name);
+/* The current section's kept lines applied in fio's order, then fio's fix-ups; a job joins p->list */
+int jf_sect_end(struct pctx *p, struct fstate *f);
+/* Option @key with @val (NULL: a bare word) kept for the current section; @blank: "key= val" */
+int jf_add_opt(struct pctx *p, struct fstate *f, const char *key, const char *val, bool blank);
+void jf_fstate_free(struct fstate *f);
 
 /* showcmd.c */
 /* A bounded text buffer; output past its end is cut (never overflows). */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * opt_log.c - the options of what a job records and reports: iologs and
- * their replay (write_iolog, read_iolog, replay_*), the percentiles
+ * their replay (write_iolog, read_iolog, merge_blktrace_*, replay_*), the percentiles
  * reported (percentile_list, clat/lat/slat_percentiles),
  * unified_rw_reporting, fio's per-I/O logs (write_*_log, log_*,
  * per_job_logs) and the statistics turned off (gtod_reduce, disable_*).
@@ -73,34 +73,92 @@ static void show_replay_skip(struct sbuf *b, const struct rq_job *j, const struc
 	}
 }
 
-/* percentile_list=P:P:..., at most 20, each in (0, 100]; fio sorts them for output. */
-static int set_percentile_list(struct pctx *p, struct sect *s, uint64_t v, char *str)
+/* What a ':' list of decimals may hold (fio's FIO_OPT_FLOAT_LIST options). */
+struct float_list {
+	unsigned int max;		/* values at most */
+	double lo, hi;			/* each in [lo, hi], or (lo, hi] when lo_open */
+	bool lo_open;
+	const char *range, *many;	/* why a value or the list is refused */
+};
+
+/* Parse @str into @out: the count, or -EINVAL after jf_bad(); *@prec the most decimals given. */
+static int float_list(struct pctx *p, char *str, const struct float_list *l, double *out, unsigned int *prec)
 {
-	unsigned int nr = 0, prec = 0, dec;
+	unsigned int nr = 0, dec;
 	char *c = str, *next;
 	double x;
 
-	(void)v;
+	*prec = 0;
 	while (c) {
 		const char *why;
 
 		next = strchr(c, ':');
 		if (next)
 			*next++ = '\0';
-		if (nr == RQ_MAX_PERCENTILES)
-			return jf_bad(p, str, "more than 20 percentiles");
+		if (nr == l->max)
+			return jf_bad(p, str, l->many);
 		why = jf_parse_float(c, &x, &dec);
-		if (!why && !(x > 0.0 && x <= 100.0))
-			why = "a percentile is above 0 and at most 100 (fio ends the list at a 0)";
+		if (!why && !((l->lo_open ? x > l->lo : x >= l->lo) && x <= l->hi))
+			why = l->range;
 		if (why)
 			return jf_bad(p, c, why);
-		s->job.percentile_list[nr++] = x;
-		if (dec > prec)
-			prec = dec;
+		out[nr++] = x;
+		*prec = dec > *prec ? dec : *prec;
 		c = next;
 	}
-	s->job.nr_percentiles = nr;
-	s->job.percentile_precision = prec;
+	return (int)nr;
+}
+
+/*
+ * merge_blktrace_scalars=P:P:... and merge_blktrace_iters=N:N:...: one
+ * value per trace of read_iolog, at most 20.  fio reads them as decimals
+ * and keeps the whole part (init_merge_param_list()); a value whose whole
+ * part is 0 would end fio's list there, so it is refused.
+ */
+static int set_merge_list(struct pctx *p, struct sect *s, uint64_t v, char *str)
+{
+	static const struct float_list scalars = {
+		RQ_MAX_MERGE_TRACES, 1.0, 1e9, false, "a percentage of the trace's times, 1 or more",
+		"more than 20 values (one per trace)",
+	}, iters = {
+		RQ_MAX_MERGE_TRACES, 1.0, 1e9, false, "a number of passes, 1 or more",
+		"more than 20 values (one per trace)",
+	};
+	bool it = !strcmp(p->key, "merge_blktrace_iters");
+	unsigned int prec;
+	int nr = float_list(p, str, it ? &iters : &scalars,
+			    it ? s->job.merge_blktrace_iters : s->job.merge_blktrace_scalars, &prec);
+
+	(void)v;
+	if (nr < 0)
+		return nr;
+	*(it ? &s->job.nr_merge_iters : &s->job.nr_merge_scalars) = (unsigned int)nr;
+	return 0;
+}
+
+static void show_merge_list(struct sbuf *b, const struct rq_job *j, const struct opt *o)
+{
+	bool iters = !strcmp(o->name, "merge_blktrace_iters");
+	const double *v = iters ? j->merge_blktrace_iters : j->merge_blktrace_scalars;
+	unsigned int nr = iters ? j->nr_merge_iters : j->nr_merge_scalars;
+
+	for (unsigned int i = 0; i < nr; i++)
+		jf_bput(b, "%s%g", i ? ":" : "", v[i]);
+}
+
+/* percentile_list=P:P:..., at most 20, each in (0, 100]; fio sorts them for output. */
+static int set_percentile_list(struct pctx *p, struct sect *s, uint64_t v, char *str)
+{
+	static const struct float_list pct = {
+		RQ_MAX_PERCENTILES, 0.0, 100.0, true,
+		"a percentile is above 0 and at most 100 (fio ends the list at a 0)", "more than 20 percentiles",
+	};
+	int nr = float_list(p, str, &pct, s->job.percentile_list, &s->job.percentile_precision);
+
+	(void)v;
+	if (nr < 0)
+		return nr;
+	s->job.nr_percentiles = (unsigned int)nr;
 	return 0;
 }
 
@@ -166,9 +224,26 @@ const struct opt jf_opts_log[] = {
 	},
 	{
 		.name = "read_iolog", .type = OPT_STR, FIELD(read_iolog),
-		.help = "Replay the I/Os of fio's iolog (version 2 or 3) instead of "
-			"drawing them; FILE:FILE... gives the clones one log each in turn "
+		.help = "Replay the I/Os of fio's iolog (version 2 or 3) or of a blktrace "
+			"(blkparse -d) instead of drawing them; FILE:FILE... gives the "
+			"clones one log each in turn (default: none)",
+	},
+	{
+		.name = "merge_blktrace_file", .type = OPT_STR, FIELD(merge_blktrace_file),
+		.help = "Merge read_iolog's blktraces by time into this file and replay it "
 			"(default: none)",
+	},
+	{
+		.name = "merge_blktrace_scalars", .type = OPT_STR, .set = set_merge_list,
+		.show = show_merge_list,
+		.help = "Per trace merged, percent of its times: 50 replays it twice as "
+			"fast, P:P:... (default: 100 each)",
+	},
+	{
+		.name = "merge_blktrace_iters", .type = OPT_STR, .set = set_merge_list,
+		.show = show_merge_list,
+		.help = "Per trace merged, how many times it runs, one after the other, "
+			"N:N:... (default: 1 each)",
 	},
 	{
 		.name = "replay_no_stall", .type = OPT_BOOL, FIELD(replay_no_stall), .def = "0",
@@ -184,7 +259,7 @@ const struct opt jf_opts_log[] = {
 	{
 		.name = "replay_redirect", .type = OPT_STR, FIELD(replay_redirect),
 		.help = "Replay every I/O of the log on this one file or device "
-			"(default: the files the log names)",
+			"(default: the files the log names, a blktrace's devices)",
 	},
 	{
 		.name = "replay_scale", .type = OPT_INT, FIELD(replay_scale),

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * opt_prio.c - the options that order a job's I/Os among themselves: the
- * I/O priority each one goes at (fio's cmdprio_* options of its io_uring
- * and libaio engines, engines/cmdprio.c) and serialize_overlap with the
- * io_submit_mode that sets its scope.  Holds their section of the option
- * table, cmdprio_bssplit's setter and --showcmd rendering.
+ * I/O priority each one goes at (the job's, prio and prioclass, and fio's
+ * cmdprio_* options of its io_uring and libaio engines, engines/cmdprio.c)
+ * and serialize_overlap with the io_submit_mode that sets its scope.
+ * Holds their section of the option table, the setters of prio,
+ * prioclass and cmdprio_bssplit and the latter's --showcmd rendering.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,6 +132,34 @@ static int set_cmdprio_bssplit(struct pctx *p, struct sect *s, uint64_t v, char 
 	return ret;
 }
 
+/*
+ * prio, prioclass: the job's priority as the kernel's value, from both
+ * (the other at its default, 0, when only one is written), as fio's
+ * ioprio_value(): no class is best effort.
+ */
+static void job_ioprio(struct rq_job *j)
+{
+	j->ioprio = (uint16_t)(((j->prio_class ? j->prio_class : 2u) << IOPRIO_CLASS_SHIFT) | j->prio_level);
+}
+
+static int set_prio(struct pctx *p, struct sect *s, uint64_t v, char *str)
+{
+	(void)p;
+	(void)str;
+	s->job.prio_level = (uint32_t)v;
+	job_ioprio(&s->job);
+	return 0;
+}
+
+static int set_prioclass(struct pctx *p, struct sect *s, uint64_t v, char *str)
+{
+	(void)p;
+	(void)str;
+	s->job.prio_class = (uint32_t)v;
+	job_ioprio(&s->job);
+	return 0;
+}
+
 /* as written, as fio's --showcmd shows a stored string */
 static void show_cmdprio_bssplit(struct sbuf *b, const struct rq_job *j, const struct opt *o)
 {
@@ -139,6 +168,18 @@ static void show_cmdprio_bssplit(struct sbuf *b, const struct rq_job *j, const s
 }
 
 const struct opt jf_opts_prio[] = {
+	{
+		.name = "prio", .type = OPT_INT, FIELD(prio_level), .set = set_prio,
+		.min = 0, .max = 7,
+		.help = "The job's I/O priority level, 0 highest, given to the kernel with "
+			"each of its I/Os (default: none)",
+	},
+	{
+		.name = "prioclass", .type = OPT_INT, FIELD(prio_class), .set = set_prioclass,
+		.min = 0, .max = 3,
+		.help = "The job's I/O priority class: 1 realtime (needs CAP_SYS_ADMIN or "
+			"CAP_SYS_NICE), 2 best effort, 3 idle; 0 is best effort (default: none)",
+	},
 	{
 		.name = "cmdprio_percentage", .type = OPT_INT, FIELD(cmdprio_pct[0]), .nr = 2,
 		.engine = true, .libaio = true, .min = 0, .max = 100, .def = "0",

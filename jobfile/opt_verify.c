@@ -3,11 +3,13 @@
  * opt_verify.c - the options that say how written data is checked and
  * what data is written: verify, verify_pattern, do_verify, verify_only,
  * verify_state_save/load, experimental_verify, verify_backlog,
- * verify_interval, verify_offset and buffer_pattern.  Holds their section
- * of the option table, the setters and --showcmd renderings of exactly
- * these options (verify_pattern and buffer_pattern share fio's pattern
- * syntax) and the value tables only they use, so that an option and its
- * code read in one place, as fio keeps them.
+ * verify_interval, verify_offset, the trims of written blocks
+ * (trim_percentage, trim_verify_zero, trim_backlog, trim_backlog_batch)
+ * and buffer_pattern.  Holds their section of the option table, the
+ * setters and --showcmd renderings of exactly these options
+ * (verify_pattern and buffer_pattern share fio's pattern syntax) and the
+ * value tables only they use, so that an option and its code read in
+ * one place, as fio keeps them.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -236,6 +238,28 @@ const struct opt jf_opts_verify[] = {
 		.name = "verify_offset", .type = OPT_INT, FIELD(verify_offset), .min = 0,
 		.max = BS_MAX, .def = "0",
 		.help = "Put the verify header this far into each interval (default: 0)",
+	},
+	{
+		.name = "trim_percentage", .type = OPT_INT, FIELD(trim_percentage),
+		.min = 0, .max = 100, .def = "0",
+		.help = "With verify= and trim_backlog: percent of the written blocks that "
+			"are trimmed after they are written, then read back (default: 0)",
+	},
+	{
+		.name = "trim_verify_zero", .type = OPT_BOOL, FIELD(trim_verify_zero), .def = "1",
+		.help = "A block trimmed by trim_percentage must read back as zeros; 0: it "
+			"is not read back (default: 1)",
+	},
+	{
+		.name = "trim_backlog", .type = OPT_INT, FIELD(trim_backlog),
+		.min = 0, .max = UINT64_MAX, .def = "0",
+		.help = "Trim the blocks trim_percentage marked each time this many written "
+			"blocks wait to be read back; 0: no trims (default: 0)",
+	},
+	{
+		.name = "trim_backlog_batch", .type = OPT_INT, FIELD(trim_backlog_batch),
+		.min = 0, .max = UINT32_MAX, .def = "0",
+		.help = "Trims per trim_backlog batch; 0: trim_backlog's count (default: 0)",
 	},
 	{
 		.name = "buffer_pattern", .type = OPT_STR, .set = set_buffer_pattern,

@@ -5,8 +5,9 @@
  * concern, each section in its opt_*.c file beside its setters, then the
  * options fio knows that rqlock ignores or refuses, which are here), and
  * the lookups over all of them (jf_opt_at, jf_opt_find, jf_opt_idx,
- * jf_closest, jf_is_set, jf_mark); with the ioengine values parse.c shares
- * and the options of fio engines rqlock lacks (see parse.c).
+ * jf_closest, jf_is_set, jf_mark); with the ioengine values parse.c and
+ * section.c share and the options of fio engines rqlock lacks (see
+ * section.c's jf_add_opt).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -101,15 +102,11 @@ const struct opt_val jf_ioengine_vals[] = {
 #define W_SYNC		"rqlock syncs with flushes through the block layer (fsync, fdatasync, sync_file_range, end_fsync), not O_SYNC or barriers"
 #define W_ZONES		"rqlock has no zoned block device support"
 #define W_STATS		"rqlock always keeps fio's full statistics"
-#define W_IOLOG		"rqlock replays iologs one per clone; it does not merge blktraces"
 #define W_RATE		"rqlock shapes load with rate_iops, rate_process and thinktime"
 #define W_VERIFY	"rqlock verifies with verify, verify_pattern, do_verify and verify_backlog"
 #define W_ENGINE	"an ioengine option rqlock's backends do not offer"
 #define W_OS		"rqlock does not change its process or thread settings"
-#define W_PRIO		"rqlock does not set its threads' I/O priority; an I/O's own is cmdprio_*'s"
 #define W_CONTENT	"rqlock writes its own verifiable data; no rqlock device compresses or deduplicates"
-#define W_SS		"rqlock runs to runtime or size; steady-state detection could only end a job earlier"
-#define W_TRIMV		"rqlock trims with rw=trim|randtrim|trimwrite|randtrimwrite, not verified blocks"
 
 /*
  * The options fio knows that rqlock does not implement: accepted with a
@@ -123,7 +120,6 @@ static const struct opt unimpl_opts[] = {
 	INERT("fallocate", "rqlock writes laid-out files in full before the run"),
 	INERT("threads", "it is the thread count of fio's tiobench profile, which fio "
 	      "also ignores without profile=tiobench"),
-	INERT("prio", W_PRIO), INERT("prioclass", W_PRIO),
 	INERT("sqthread_poll_cpu", "rqlock's workers own their rings; the poller's CPU is the kernel's choice"),
 	INERT("nonvectored", "rqlock's io_uring reads and writes are not vectored already"),
 	INERT("verify_async", "verification runs in the clone's worker; the result is the same"),
@@ -131,8 +127,6 @@ static const struct opt unimpl_opts[] = {
 	INERT("dedupe_percentage", W_CONTENT), INERT("dedupe_mode", W_CONTENT),
 	INERT("dedupe_working_set_percentage", W_CONTENT), INERT("dedupe_global", W_CONTENT),
 	INERT("buffer_compress_percentage", W_CONTENT), INERT("buffer_compress_chunk", W_CONTENT),
-	INERT_A("steadystate", "ss", W_SS), INERT_A("steadystate_duration", "ss_dur", W_SS),
-	INERT_A("steadystate_ramp_time", "ss_ramp", W_SS),
 	INERT_A("rate_min", "ratemin", "rqlock does not end a job that falls below a minimum rate"),
 	INERT("rate_iops_min", "rqlock does not end a job that falls below a minimum rate"),
 	INERT("thread", "workers are always threads"),
@@ -178,8 +172,6 @@ static const struct opt unimpl_opts[] = {
 	ONLY("block_error_percentiles", "0", W_STATS),
 	ONLY("unit_base", "0|8", "rqlock reports bytes"),
 	ONLY("offset_align", "0", "offsets align to the block size"),
-	ONLY("trim_percentage", "0", W_TRIMV),
-	ONLY("trim_verify_zero", "1", W_TRIMV),
 	INERT("read_iolog_chunked", "rqlock reads the whole log before the run; the I/Os are the same"),
 	ONLY("log_unix_epoch", "0", W_LOGS),
 	ONLY("log_alternate_epoch", "0", W_LOGS), ONLY("log_alternate_epoch_clock_id", "0", W_LOGS),
@@ -192,14 +184,11 @@ static const struct opt unimpl_opts[] = {
 	NOPE("allow_mounted_write", "use rqlock's --allow-mounted-write"),
 	NOPE("zero_buffers", W_DATA), NOPE("refill_buffers", W_DATA),
 	NOPE("verify_backlog_batch", W_VERIFY), NOPE("verify_async_cpus", W_VERIFY),
-	NOPE("trim_backlog", W_TRIMV), NOPE("trim_backlog_batch", W_TRIMV),
 	NOPE("iodepth_low", "a job refills its depth as soon as an I/O completes"),
 	NOPE("cgroup", W_OS), NOPE("cgroup_weight", W_OS),
 	NOPE("uid", W_OS), NOPE("gid", W_OS), NOPE("ioscheduler", W_OS),
 	NOPE("exec_prerun", "rqlock runs no commands"), NOPE("exec_postrun", "rqlock runs no commands"),
 	NOPE("profile", "rqlock has no fio profiles"),
-	NOPE("merge_blktrace_file", W_IOLOG), NOPE("merge_blktrace_scalars", W_IOLOG),
-	NOPE("merge_blktrace_iters", W_IOLOG),
 	NOPE("write_hint", "rqlock sends no write hints"), NOPE("gpu_dev_id", "rqlock has no GPU support"),
 	NOPE("uncached", W_ENGINE),
 	NOPE("nowait", W_ENGINE), NOPE("force_async", W_ENGINE), NOPE("userspace_reap", W_ENGINE),
@@ -245,16 +234,17 @@ static const unsigned int nr_unimpl_opts = JF_ARRAY_LEN(unimpl_opts);
  * concern, then the ones rqlock refuses or ignores.  An option's index
  * (its bit in sect.set and rq_job.opts_set) is its place in this walk,
  * dense from 0; --showcmd, --cmdhelp and the man page list them so, and
- * parse.c applies the defaults of one prio in this order.  The counts are
+ * section.c applies the defaults of one prio in this order.  The counts are
  * pointers because a section file's count is no constant here; that the
- * total fits RQ_JOB_OPTS_MAX is checked by apply_defaults() (parse.c) and
- * by test_parser's test_table.
+ * total fits RQ_JOB_OPTS_MAX is checked by jf_apply_defaults() (section.c)
+ * and by test_parser's test_table.
  */
 static const struct {
 	const struct opt *opts;
 	const unsigned int *nr;
 } opt_sections[] = {
 	{ jf_opts_job, &jf_nr_opts_job },
+	{ jf_opts_steady, &jf_nr_opts_steady },
 	{ jf_opts_io, &jf_nr_opts_io },
 	{ jf_opts_prio, &jf_nr_opts_prio },
 	{ jf_opts_random, &jf_nr_opts_random },
@@ -340,6 +330,21 @@ bool jf_is_set(const struct sect *s, const char *name)
 	const struct opt *o = jf_opt_find(name);
 
 	return o && jf_bit_test(s->set, jf_opt_idx(o));
+}
+
+bool rq_job_opt_set(const struct rq_job *job, const char *name)
+{
+	const struct opt *o = jf_opt_find(name);
+
+	return o && jf_bit_test(job->opts_set, jf_opt_idx(o));
+}
+
+void rq_job_opt_mark(struct rq_job *job, const char *name)
+{
+	const struct opt *o = jf_opt_find(name);
+
+	if (o)
+		jf_bit_set(job->opts_set, jf_opt_idx(o));
 }
 
 /* Edit distance, for "did you mean"; names longer than 63 get no hint. */

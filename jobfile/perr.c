@@ -2,8 +2,8 @@
 /*
  * perr.c - how the job-file parser and the option setters report: the
  * parse's one error line and its warnings, "FILE:LINE: ...", through the
- * parse's context.  Below parse.c and value.c, which both call it, so
- * value.c never calls back up into the parser.
+ * parse's context.  Below parse.c, section.c, expand.c and value.c, which
+ * all call it, so value.c never calls back up into the parser.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -55,4 +55,28 @@ void jf_pwarn(struct pctx *p, const char *fmt, ...)
 	va_start(ap, fmt);
 	jf_vwarn(p, fmt, ap);
 	va_end(ap);
+}
+
+/*
+ * A warning fio prints too (on stderr): always printed; with
+ * --warnings-fatal it is the parse's one error instead, as fio's is.
+ */
+int jf_warn_fio(struct pctx *p, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (p->po && p->po->warnings_fatal) {
+		char msg[512];
+
+		va_start(ap, fmt);
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		va_end(ap);
+		return jf_perr(p, "%s (--warnings-fatal)", msg);
+	}
+	if (!p->err)
+		return 0;
+	va_start(ap, fmt);
+	jf_vwarn(p, fmt, ap);
+	va_end(ap);
+	return 0;
 }

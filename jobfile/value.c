@@ -6,7 +6,7 @@
  * and jf_opt_apply(), which applies a value by the option's type or hands
  * it to the option's own setter.  The setters themselves live beside
  * their options in the opt_*.c sections; the parsers and error helpers
- * they share are exported here with jf_ names (see parse.c).
+ * they share are exported here with jf_ names (see section.c).
  */
 #include <ctype.h>
 #include <errno.h>

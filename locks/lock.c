@@ -303,6 +303,21 @@ void rq_lock_sample_start(struct rq_lock *l, uint64_t t1)
 		l->sample_left = UINT32_MAX;
 		return;
 	}
+	if (l->gap_armed) {
+		/*
+		 * The acquisition after a release that left a waiter: the gap,
+		 * then the countdown as it would be; a hold sample due now
+		 * is still taken, so gaps never thin the hold samples.
+		 */
+		uint64_t t = t1 ? t1 : ticks();
+
+		if (t >= l->gap_from)
+			lk_time_add(&l->gap, t - l->gap_from);
+		l->gap_armed = false;
+		l->sample_left = l->gap_left - 1;
+		if (l->sample_left)
+			return;
+	}
 	l->sample_left = sample_gap(l);
 	l->hold_start = t1 ? t1 : ticks();
 }
@@ -320,7 +335,9 @@ void rq_lock_contended(struct rq_lock *l, int cpu, const char *who, const char *
 	t0 = ticks();
 	h_for = __atomic_load_n(&l->holder_for, __ATOMIC_RELAXED);
 	h_site = __atomic_load_n(&l->holder_site, __ATOMIC_RELAXED);
+	atomic_fetch_add_explicit(&l->waiters, 1, memory_order_relaxed);
 	l->ops->lock_slow(l, token);
+	atomic_fetch_sub_explicit(&l->waiters, 1, memory_order_relaxed);
 	t1 = ticks();
 	/* the release of a sampled hold, and no acquisition since: this wait ended with its handoff */
 	if (l->rel_ticks && l->acquisitions == l->rel_acq && t1 >= l->rel_ticks)
@@ -366,6 +383,27 @@ void rq_unlock_slow(struct rq_lock *l, int cpu)
 		 */
 		l->rel_acq = l->acquisitions;
 		l->rel_ticks = ticks();
+		/*
+		 * A waiter is there: whoever takes the lock next records the
+		 * gap (rq_lock_sample_start()).  The countdown is 1 past its
+		 * decrement unless this release's own sample ends it.
+		 */
+		l->rel_sampled++;
+		if (atomic_load_explicit(&l->waiters, memory_order_relaxed)) {
+			l->rel_waited++;
+			l->gap_armed = true;
+			l->gap_from = l->rel_ticks;
+			l->gap_left = l->sample_left;
+			l->sample_left = 1;
+		}
+		/* the release's own cost, after the unlock (the lock is the next holder's then) */
+		uint64_t t0 = l->rel_ticks, t;
+
+		l->ops->unlock(l, l->token);
+		t = ticks();
+		atomic_fetch_add_explicit(&l->rel_cost, t > t0 ? t - t0 : 0, memory_order_relaxed);
+		atomic_fetch_add_explicit(&l->rel_cost_n, 1, memory_order_relaxed);
+		return;
 	}
 	l->ops->unlock(l, l->token);
 }

@@ -36,8 +36,13 @@
  * directly follows a sampled hold, the time from that hold's release to
  * the waiter having the lock (the line's move to the waiter's CPU and the
  * primitive's wake-up; what a lock every request takes adds to each hold
- * when it is saturated).  Everything is written by the holder only, so
- * plain counters are exact; the report folds them per lock class.
+ * when it is saturated); and the gap: after a sampled release that left a
+ * waiter behind, the time to the next acquisition by anyone (a releaser
+ * that takes its lock again while a mutex waiter is still waking leaves
+ * the lock idle for a time no handoff sample sees).  Everything is
+ * written by the holder only (but the waiter count, which the contended
+ * path keeps on line 0), so plain counters are exact; the report folds
+ * them per lock class.
  *
  * lockdep (rq_mode_config.lockdep): each worker's held locks are kept;
  * "held A while taking B" adds the class edge A -> B (the report's edge
@@ -122,7 +127,21 @@ struct rq_lock {
 		} ticket;
 		_Atomic(struct rq_mcs_node *) tail;	/* mcs: last in the queue, NULL free */
 	};
-	char pad0[RQ_CACHELINE - 2 * sizeof(uint32_t)];
+	/*
+	 * lockstat: acquirers in the contended path now (rq_lock_contended(),
+	 * with lockstat on only): a sampled release reads it to know whether
+	 * it left a waiter behind.  On line 0, which waiters write anyway.
+	 */
+	_Atomic uint32_t waiters;
+	uint32_t rsvd0;
+	/*
+	 * lockstat: the time a sampled release spent in the primitive's
+	 * unlock (a futex wake for a mutex with sleepers), summed, and the
+	 * samples: added after the release, by a thread that no longer
+	 * holds the lock, so atomics, on the line that moves anyway.
+	 */
+	_Atomic uint64_t rel_cost, rel_cost_n;
+	char pad0[RQ_CACHELINE - 4 * sizeof(uint32_t) - 2 * sizeof(uint64_t)];
 	/* Line 1 on: written only by the holder (or at init), so plain counters are exact. */
 	const struct rq_lock_ops *ops;
 	int owner;			/* cpu id of the holder, -1 if free (__atomic access) */
@@ -139,11 +158,22 @@ struct rq_lock {
 	uint64_t hold_start;		/* lockstat: ticks when a sampled hold began, 0 none */
 	uint64_t rel_ticks;		/* lockstat: ticks when the last sampled hold ended, 0 none */
 	uint64_t rel_acq;		/* lockstat: acquisitions then (the handoff is of the next one only) */
+	/*
+	 * lockstat, the gap: a sampled release that left a waiter behind
+	 * arms it (gap_armed, the countdown saved in gap_left and set to 1),
+	 * so that the next acquisition, fast or contended, whoever makes it,
+	 * takes the rare path and records release -> acquisition in gap.
+	 * rel_sampled / rel_waited: sampled releases, and those with a waiter.
+	 */
+	bool gap_armed;
+	uint32_t gap_left;
+	uint64_t gap_from;		/* ticks of that release (rel_ticks is the handoff's) */
+	uint64_t rel_sampled, rel_waited;
 	uint32_t rng;			/* lockstat: sampling gaps (xorshift32) */
 	const struct rq_lock_class *cls;
 	char name[48];
-	/* lockstat: contended acquisitions' wait, sampled holds, handoffs after them, sites */
-	struct rq_lock_time wait, hold, handoff;
+	/* lockstat: contended acquisitions' wait, sampled holds, handoffs and gaps after them, sites */
+	struct rq_lock_time wait, hold, handoff, gap;
 	struct rq_lock_site_count sites[RQ_LOCK_SITES];
 	uint64_t sites_other;		/* contentions at sites beyond RQ_LOCK_SITES */
 	/*

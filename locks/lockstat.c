@@ -232,9 +232,29 @@ static void holders_fold(struct holder_acc *acc, unsigned int *nr, unsigned int 
 	}
 }
 
+/* @l's contention sites into @acc (at most @max distinct ones; *@nr so far) */
+static void sites_fold(struct site_acc *acc, unsigned int *nr, unsigned int max, const struct rq_lock *l)
+{
+	for (unsigned int s = 0; s < RQ_LOCK_SITES && l->sites[s].site; s++) {
+		unsigned int k;
+
+		for (k = 0; k < *nr; k++)
+			if (!strcmp(acc[k].site, l->sites[s].site))
+				break;
+		if (k == *nr) {
+			if (*nr == max)
+				continue;
+			acc[*nr].site = l->sites[s].site;
+			acc[(*nr)++].n = 0;
+		}
+		acc[k].n += l->sites[s].n;
+	}
+}
+
 static int lockstat_fill(struct rq_lockstat_report *out, unsigned int *classes_used)
 {
-	static struct rq_lock_time wait, hold, handoff;	/* big: not on a worker-sized stack */
+	static struct rq_lock_time wait, hold, handoff, gap;	/* big: not on a worker-sized stack */
+	uint64_t rel_cost, rel_n;
 	uint64_t elapsed;
 	double rate = lk_clock_rate(&elapsed);
 
@@ -258,6 +278,8 @@ static int lockstat_fill(struct rq_lockstat_report *out, unsigned int *classes_u
 		memset(&wait, 0, sizeof(wait));
 		memset(&hold, 0, sizeof(hold));
 		memset(&handoff, 0, sizeof(handoff));
+		memset(&gap, 0, sizeof(gap));
+		rel_cost = rel_n = 0;
 		snprintf(rc->name, sizeof(rc->name), "%s", lk_classes[c]->name);
 		for (unsigned int i = 0; i < lk_nr_registered; i++) {
 			const struct rq_lock *l = lk_registry[i];
@@ -272,22 +294,14 @@ static int lockstat_fill(struct rq_lockstat_report *out, unsigned int *classes_u
 			time_fold(&wait, &l->wait);
 			time_fold(&hold, &l->hold);
 			time_fold(&handoff, &l->handoff);
+			time_fold(&gap, &l->gap);
+			rc->rel_sampled += l->rel_sampled;
+			rc->rel_waited += l->rel_waited;
+			rel_cost += atomic_load_explicit(&l->rel_cost, memory_order_relaxed);
+			rel_n += atomic_load_explicit(&l->rel_cost_n, memory_order_relaxed);
 			holders_fold(holders, &nholders, sizeof(holders) / sizeof(holders[0]), l,
 				     &rc->holders_other);
-			for (unsigned int s = 0; s < RQ_LOCK_SITES && l->sites[s].site; s++) {
-				unsigned int k;
-
-				for (k = 0; k < nsites; k++)
-					if (!strcmp(sites[k].site, l->sites[s].site))
-						break;
-				if (k == nsites) {
-					if (nsites == sizeof(sites) / sizeof(sites[0]))
-						continue;
-					sites[nsites].site = l->sites[s].site;
-					sites[nsites++].n = 0;
-				}
-				sites[k].n += l->sites[s].n;
-			}
+			sites_fold(sites, &nsites, sizeof(sites) / sizeof(sites[0]), l);
 		}
 		if (!rc->locks)
 			continue;
@@ -296,6 +310,13 @@ static int lockstat_fill(struct rq_lockstat_report *out, unsigned int *classes_u
 		time_report(&rc->wait, &wait, rate, 0);
 		time_report(&rc->hold, &hold, rate, rc->acquisitions);
 		time_report(&rc->handoff, &handoff, rate, 0);
+		time_report(&rc->gap, &gap, rate, 0);
+		rc->release_samples = rel_n;
+		if (rel_n) {
+			double per = (double)rel_cost / (double)rel_n - (double)lk_clk.overhead;
+
+			rc->release_ns = (per > 0 ? per : 0) * rate;
+		}
 		qsort(sites, nsites, sizeof(sites[0]), site_cmp);
 		for (unsigned int s = 0; s < nsites && s < RQ_LOCKSTAT_SITES; s++) {
 			snprintf(rc->sites[s].site, sizeof(rc->sites[s].site), "%s", lk_site_trim(sites[s].site));

@@ -51,6 +51,13 @@ enum rq_dev_flags {
 	 * it never sees one: the engine refuses a job with fsync= on it.
 	 */
 	RQ_DEV_FLUSH = 1 << 5,
+	/*
+	 * nr_hw_queues is what the hardware has (an NVMe controller's I/O
+	 * queue pairs, which the driver created at open): mq maps at most
+	 * that many hardware contexts, whatever --hw-queues asks, as blk-mq
+	 * never has more hctxs than the driver's tag set has queues.
+	 */
+	RQ_DEV_HWQ_LIMIT = 1 << 6,
 };
 
 /* What a worker's ring has registered for a device (rq_dev.registered). */
@@ -59,6 +66,9 @@ enum rq_dev_reg {
 	RQ_DEV_REG_FILES = 1 << 1,	/* its fd is a fixed file on a ring */
 	RQ_DEV_REG_BUFS = 1 << 2,	/* the jobs' buffers are fixed buffers there */
 	RQ_DEV_REG_FALLBACK = 1 << 3,	/* a ring refused a registration: plain I/O there */
+	/* a userspace driver's DMA memory (nvme-pci): through the IOMMU, or physical addresses */
+	RQ_DEV_REG_VFIO = 1 << 4,	/* vfio-pci: VFIO_IOMMU_MAP_DMA */
+	RQ_DEV_REG_UIO = 1 << 5,	/* uio_pci_generic: /proc/self/pagemap of locked memory */
 };
 
 /* What the job asks of a device when it is opened. */
@@ -90,6 +100,12 @@ struct rq_dev {
 	uint32_t lbs;			/* logical block size: alignment for direct I/O */
 	uint32_t depth;			/* queue depth the queue allows in flight */
 	uint32_t max_bytes;		/* largest request */
+	/*
+	 * Most bios the elevator merges into one request, 0 = RQ_MAX_SEGS: the
+	 * kernel's max_segments, for a driver that cannot take any number of
+	 * segments (nvme-pci: a segment may need a command of its own).
+	 */
+	uint32_t max_segs;
 	/*
 	 * Hardware queues the device has, what mq uses unless --hw-queues
 	 * says otherwise (never more than the workers): rq_dev_open() sets 1

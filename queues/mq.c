@@ -187,6 +187,8 @@ static unsigned int default_hw_queues(const struct rq_queue *q)
 {
 	unsigned int n = mq_cfg.hw_queues ? mq_cfg.hw_queues : q->dev->nr_hw_queues;
 
+	if ((q->dev->flags & RQ_DEV_HWQ_LIMIT) && q->dev->nr_hw_queues && (!n || n > q->dev->nr_hw_queues))
+		n = q->dev->nr_hw_queues;	/* the hardware's queue pairs: no more contexts than those */
 	return n && n < mq_cfg.nr_cpus ? n : mq_cfg.nr_cpus;
 }
 
@@ -213,8 +215,12 @@ static int hctx_init(struct rq_queue *q, struct mq_queue *mq, struct rq_hw_queue
 
 		atomic_init(&h->tags[w].bits, used >= 64 ? 0 : ~0ULL << used);
 	}
-	for (unsigned int t = 0; t < h->nr_tags; t++)
-		mq_pdu(rq_request_at(h->rqs, MQ_RQ_STRIDE, t))->hctx = h;
+	for (unsigned int t = 0; t < h->nr_tags; t++) {
+		struct rq_request *rq = rq_request_at(h->rqs, MQ_RQ_STRIDE, t);
+
+		mq_pdu(rq)->hctx = h;
+		rq->hwq = (uint16_t)i;	/* the driver's hardware context (nvme-pci: its queue pair) */
+	}
 	atomic_init(&h->async_done, 0);
 	atomic_init(&h->need_run, 0);
 	atomic_init(&h->waiting, 0);

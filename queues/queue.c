@@ -125,6 +125,7 @@ int rq_queue_init(struct rq_queue *q, const struct rq_queue_mode_ops *mode,
 	q->dev = dev;
 	q->depth = dev->depth ? dev->depth : 1;
 	q->max_bytes = dev->max_bytes ? dev->max_bytes : 512 * 1024;
+	q->max_segs = dev->max_segs && dev->max_segs < RQ_MAX_SEGS ? dev->max_segs : RQ_MAX_SEGS;
 	q->nr_requests = nr_requests;
 	snprintf(q->name, sizeof(q->name), "%s", dev->name);
 	/* a filter (fault) sees requests only: every hook below is the device's own */
@@ -253,7 +254,7 @@ int rq_mode_locks_setup(const struct rq_mode_config *cfg)
 
 static bool can_merge(const struct rq_queue *q, const struct rq_request *rq, const struct rq_bio *bio)
 {
-	return rq->op == bio->op && rq->nr_segs < RQ_MAX_SEGS &&
+	return rq->op == bio->op && rq->nr_segs < q->max_segs &&
 	       rq->len + (uint64_t)bio->len <= q->max_bytes && rq->bio->ioprio == bio->ioprio &&
 	       bio->op != RQ_OP_FLUSH;
 }

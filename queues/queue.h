@@ -161,6 +161,15 @@ struct rq_request {
 	void *dev_priv;			/* for the device while dispatched */
 	uint64_t done_at;		/* rq_ctx_complete_after(): when, in ns */
 	int32_t res;			/* device result: bytes or -errno */
+	/*
+	 * The hardware context the request belongs to, set once when the mode
+	 * allocates it (mq: its hctx's index; 0 in the other modes, which have
+	 * one dispatch state per queue).  A driver with a submission queue per
+	 * hardware context picks it by this, as blk-mq's nvme_queue_rq() finds
+	 * its nvme_queue in hctx->driver_data: the mode's lock for that context
+	 * is then the one held around the driver's doorbell.
+	 */
+	uint16_t hwq;
 	struct iovec iov[RQ_MAX_SEGS];	/* one per bio: the driver's rq_request_map() */
 };
 
@@ -248,6 +257,7 @@ struct rq_queue {
 	uint32_t depth;			/* device queue depth: max inflight */
 	uint32_t nr_requests;		/* pool size */
 	uint32_t max_bytes;		/* largest merged request */
+	uint32_t max_segs;		/* most bios in a merged request (dev->max_segs, <= RQ_MAX_SEGS) */
 	bool stopped;			/* device said BUSY; restart on next end */
 	/*
 	 * Lock-free.  The device refused a dispatch (RQ_Q_BUSY) while nothing

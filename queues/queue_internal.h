@@ -114,7 +114,7 @@ static inline void rq_pool_put(struct rq_queue *q, struct rq_request *rq)
 /*
  * Try to merge @bio into a queued request: back merge (the request ends
  * where the bio starts) or front merge (the bio ends where it starts), same
- * op (a discard only with a discard), within RQ_MAX_SEGS and q->max_bytes.  The last merged or added
+ * op (a discard only with a discard), within q->max_segs and q->max_bytes.  The last merged or added
  * request is tried first (the 2.4 elevator's hint), then the request that
  * ends where the bio starts and the one that starts where it ends, found
  * in the merge hashes (O(1); 2.4 scanned the list from the tail).

@@ -25,7 +25,8 @@ struct log_sample {
 	uint64_t val;			/* RQ_LOGS_HIST: a uint64_t[RQ_PLAT_NR] of counts */
 	uint64_t offset;
 	uint32_t bs;
-	uint32_t ddir;
+	uint16_t ddir;
+	uint16_t prio;			/* the I/O's priority (the kernel's value); 0 for a window */
 };
 
 struct log_chunk {
@@ -179,7 +180,7 @@ static struct log_sample *log_slot(struct rq_log *l)
 
 /* fio's __add_log_sample: the first line of a log starts the windows */
 static void log_append(struct rq_log *l, uint64_t t_ms, uint64_t val, int ddir, uint64_t bs,
-		       uint64_t offset)
+		       uint64_t offset, uint16_t prio)
 {
 	struct log_sample *s;
 
@@ -192,9 +193,10 @@ static void log_append(struct rq_log *l, uint64_t t_ms, uint64_t val, int ddir, 
 		return;
 	s->t_ms = t_ms;
 	s->val = val;
-	s->ddir = (uint32_t)ddir;
+	s->ddir = (uint16_t)ddir;
 	s->bs = (uint32_t)bs;
 	s->offset = offset;
+	s->prio = prio;
 }
 
 /* fio's __add_stat_to_log: a window's mean, rounded, or its maximum; bs and offset 0 */
@@ -203,19 +205,20 @@ static void window_flush(struct rq_log *l, int ddir, uint64_t t_ms)
 	struct log_window *w = &l->win[ddir];
 
 	if (w->n)
-		log_append(l, t_ms, l->p.log_max ? w->max : (uint64_t)(w->mean + 0.50), ddir, 0, 0);
+		log_append(l, t_ms, l->p.log_max ? w->max : (uint64_t)(w->mean + 0.50), ddir, 0, 0, 0);
 	memset(w, 0, sizeof(*w));
 }
 
-/* fio's add_log_sample */
-void rq_log_add(struct rq_log *l, uint64_t t_ms, uint64_t val, int ddir, uint64_t bs, uint64_t offset)
+/* fio's add_log_sample: a line of its own carries the I/O's priority, a window's none */
+static void log_add(struct rq_log *l, uint64_t t_ms, uint64_t val, int ddir, uint64_t bs, uint64_t offset,
+		    uint16_t prio)
 {
 	struct log_window *w;
 
 	if (ddir < 0 || ddir >= RQ_DDIR_NR)
 		return;
 	if (!l->p.avg_msec) {
-		log_append(l, t_ms, val, ddir, bs, offset);
+		log_append(l, t_ms, val, ddir, bs, offset, prio);
 		return;
 	}
 	w = &l->win[ddir];
@@ -227,6 +230,11 @@ void rq_log_add(struct rq_log *l, uint64_t t_ms, uint64_t val, int ddir, uint64_
 		return;
 	window_flush(l, ddir, t_ms);
 	l->avg_last[ddir] = t_ms - t_ms % l->p.avg_msec;
+}
+
+void rq_log_add(struct rq_log *l, uint64_t t_ms, uint64_t val, int ddir, uint64_t bs, uint64_t offset)
+{
+	log_add(l, t_ms, val, ddir, bs, offset, 0);
 }
 
 void rq_log_finish(struct rq_log *l, uint64_t t_ms)
@@ -267,7 +275,8 @@ static void log_hist(struct rq_log *l, const struct rq_log_io *io)
 	memcpy(l->plat_last[d], io->clat_plat, RQ_PLAT_NR * sizeof(uint64_t));
 	s->t_ms = io->t_ms;
 	s->val = (uint64_t)(uintptr_t)delta;
-	s->ddir = (uint32_t)d;
+	s->ddir = (uint16_t)d;
+	s->prio = 0;			/* a histogram line shows none */
 	s->bs = io->bytes;
 	s->offset = io->offset;
 	l->any = true;
@@ -306,8 +315,11 @@ static int write_samples(const struct rq_log *l, FILE *f)
 				s->bs);
 			if (l->p.log_offset)
 				fprintf(f, "%" PRIu64 ", ", s->offset);
-			/* rqlock has no I/O priorities: class RT is never set, the value is 0 */
-			fputs(l->p.log_prio ? "0x0000\n" : "0\n", f);
+			/* fio: the priority with log_prio, else whether its class is RT */
+			if (l->p.log_prio)
+				fprintf(f, "0x%04x\n", s->prio);
+			else
+				fprintf(f, "%d\n", s->prio >> 13 == 1);
 		}
 	}
 	return ferror(f) ? -EIO : 0;
@@ -340,7 +352,8 @@ static size_t gz_pack(const struct rq_log *l, const struct log_sample *s, unsign
 	memset(b, 0, l->p.log_offset ? GZ_SAMPLE_OFF : GZ_SAMPLE);	/* @b holds one sample: no more */
 	memcpy(b, &s->t_ms, 8);
 	memcpy(b + 8, &s->val, 8);
-	memcpy(b + 16, &ddir, 4);	/* 20: priority 0, rqlock has none */
+	memcpy(b + 16, &ddir, 4);
+	memcpy(b + 20, &s->prio, 2);
 	memcpy(b + 24, &bs, 8);
 	if (!l->p.log_offset)
 		return GZ_SAMPLE;
@@ -596,7 +609,8 @@ void rq_logs_io(struct rq_logs *ls, const struct rq_log_io *io)
 			__attribute__((fallthrough));
 		case RQ_LOGS_PER_IO:
 			if (l->kind->value)
-				rq_log_add(l, io->t_ms, l->kind->value(io), io->ddir, io->bytes, io->offset);
+				log_add(l, io->t_ms, l->kind->value(io), io->ddir, io->bytes, io->offset,
+					io->ioprio);
 			break;
 		case RQ_LOGS_HIST:
 			log_hist(l, io);

@@ -7,14 +7,17 @@
  * JSON (inside "rqlock"):
  *   "lockstat": { enabled, clock, hold_sample, overhead_ns, elapsed_ns,
  *                 classes: [ { name, locks, acquisitions, contentions,
- *                   con_bounces, acq_bounces,
+ *                   con_bounces, acq_bounces, rel_sampled, rel_waited,
  *                   wait_ns: { samples, min, avg, max, total, histogram },
- *                   hold_ns: { ... }, handoff_ns: { ... },
+ *                   hold_ns: { ... }, handoff_ns: { ... }, gap_ns: { ... },
  *                   sites: [ { site, contentions } ],
  *                   holders: [ { waiter, holder, holder_site, contentions,
  *                                wait_ns } ], holders_other } ] }
  *               handoff_ns: a sampled hold's release to the next
  *               acquisition, when that one waited for it (lock.h).
+ *               gap_ns: a sampled release that left a waiter behind
+ *               (rel_waited of rel_sampled) to the next acquisition,
+ *               whoever made it (lock.h).
  *               holders: each contended wait attributed to the holder at
  *               the time its wait began (queue/device and site), longest
  *               total wait first.
@@ -137,6 +140,10 @@ static const struct rq_json_field class_fields[] = {
 	RQ_JSON_MEMBER(struct rq_lockstat_class, contentions, RQ_JSON_UINT),
 	RQ_JSON_MEMBER(struct rq_lockstat_class, con_bounces, RQ_JSON_UINT),
 	RQ_JSON_MEMBER(struct rq_lockstat_class, acq_bounces, RQ_JSON_UINT),
+	RQ_JSON_MEMBER(struct rq_lockstat_class, rel_sampled, RQ_JSON_UINT),
+	RQ_JSON_MEMBER(struct rq_lockstat_class, rel_waited, RQ_JSON_UINT),
+	RQ_JSON_MEMBER(struct rq_lockstat_class, release_samples, RQ_JSON_UINT),
+	RQ_JSON_MEMBER(struct rq_lockstat_class, release_ns, RQ_JSON_DBL),
 };
 
 static const struct rq_json_field site_fields[] = {
@@ -183,6 +190,7 @@ static void json_classes(struct rq_json *j, const struct rq_lockstat_report *ls)
 		json_time(j, "wait_ns", &c->wait);
 		json_time(j, "hold_ns", &c->hold);
 		json_time(j, "handoff_ns", &c->handoff);
+		json_time(j, "gap_ns", &c->gap);
 		rq_json_objects_of(j, "sites", c->sites, at_most(c->nr_sites, RQ_LOCKSTAT_SITES),
 				   site_fields);
 		rq_json_objects_of(j, "holders", c->holders,

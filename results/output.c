@@ -725,6 +725,9 @@ static void json_job(struct ctx *c, const struct view *v)
 	}
 	if (m->description && m->description[0])
 		rq_json_str(j, "desc", m->description);
+	/* fio takes the steady state of the view's last member (one judge per group) */
+	if (v->last->ss)
+		rq_ss_json(j, v->last->ss);
 	rq_json_obj_close(j);
 }
 
@@ -1131,6 +1134,8 @@ static void text_job(struct rq_txt *t, struct ctx *c, const struct view *v, cons
 	if (v->iodepth)
 		rq_txt_out(t, "     latency   : target=%" PRIu64 ", window=%" PRIu64 ", percentile=%.2f%%, "
 		    "depth=%u\n", v->lat_target_ns, v->lat_window_us, v->lat_percentile, v->iodepth);
+	if (v->last->ss)
+		rq_ss_text(t, v->last->ss, v->kb_base);
 }
 
 static void text_group_line(struct rq_txt *t, const char *label, bool i2p, unsigned int fig, uint64_t agg,

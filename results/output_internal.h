@@ -32,8 +32,15 @@ void rq_txt_out(struct rq_txt *t, const char *fmt, ...) __attribute__((format(pr
 unsigned int rq_txt_ndigits(uint64_t v);	/* decimal digits of @v */
 /* fio's num2str(): @num in at most @maxlen digits, scaled by 1000 or (@pow2) 1024. */
 const char *rq_txt_n2s(char *buf, size_t len, uint64_t num, unsigned int maxlen, bool pow2, const char *unit);
+/* The same for @num in thousands (fio's base of kb_base): the prefix starts at k or Ki. */
+const char *rq_txt_n2s_k(char *buf, size_t len, uint64_t num, unsigned int maxlen, bool pow2, const char *unit);
 /* Copy @s (at most @max bytes) for the terminal: control bytes become '?'. */
 const char *rq_txt_clean(char *buf, size_t len, const char *s, size_t max);
+
+/* steady.c: fio's "steadystate" object and normal-output line of a job's judge */
+struct rq_ss_report;
+void rq_ss_json(struct rq_json *j, const struct rq_ss_report *ss);
+void rq_ss_text(struct rq_txt *t, const struct rq_ss_report *ss, unsigned int kb_base);
 
 /* The "rqlock" member of the top-level JSON object. */
 void rq_output_rqlock_json(struct rq_json *j, const struct rq_run_report *r);

@@ -141,6 +141,27 @@ struct rq_prio_stat *rq_prio_slot(struct rq_dir_report *d, uint32_t ioprio);
  */
 void rq_prio_merge(struct rq_dir_report *dst, const struct rq_dir_report *src);
 
+/*
+ * fio's steady state (ss=, ss_dur=): a judge's window and verdict, as
+ * fio's "steadystate" object and normal-output line show it.  The
+ * engine's judge owns it and keeps it while the run goes on; a job's
+ * clones judged together (group_reporting) share one.
+ */
+struct rq_ss_report {
+	bool bw;			/* bandwidth was sampled, else IOPS */
+	bool slope;			/* the slope was judged, else the largest deviation */
+	bool pct;			/* limit and criterion are percentages of the mean */
+	bool attained;
+	bool ramp_over;			/* the judged (last) member's rates count: ss_ramp is over */
+	double limit;
+	double criterion;		/* the last judged: slope or deviation, or its percentage */
+	double deviation, slope_val;	/* the last computed; 0 until the window was full */
+	unsigned int dur;		/* samples in the window (seconds) */
+	unsigned int count;		/* samples taken into it so far, at most dur */
+	/* the window, oldest first, bytes/s and IOPS per second; zeros past what was sampled */
+	const uint64_t *bw_data, *iops_data;
+};
+
 struct rq_job_report {
 	char name[128];
 	int groupid;
@@ -188,6 +209,7 @@ struct rq_job_report {
 	/* fsync=N's flushes (fio's DDIR_SYNC): how many, their latency from issue */
 	uint64_t sync_ios;
 	struct rq_lat_stat sync;
+	const struct rq_ss_report *ss;	/* steady state (ss_dur), NULL = none */
 	/* "job options" as fio prints them (key/value pairs, as written) */
 	const char *const *opt_keys;
 	const char *const *opt_vals;
@@ -318,6 +340,11 @@ struct rq_lockstat_class {
 	struct rq_lockstat_time wait;	/* samples = contended acquisitions */
 	struct rq_lockstat_time hold;	/* samples = sampled acquisitions */
 	struct rq_lockstat_time handoff;	/* release of a sampled hold to the waiter that took it next */
+	uint64_t rel_sampled;		/* sampled releases */
+	uint64_t rel_waited;		/* of them, those that left a waiter behind */
+	struct rq_lockstat_time gap;	/* such a release to the next acquisition, by anyone */
+	uint64_t release_samples;	/* sampled releases timed in the primitive's unlock */
+	double release_ns;		/* their mean time there (a mutex's futex wake) */
 	unsigned int nr_sites;
 	struct rq_lockstat_site sites[RQ_LOCKSTAT_SITES];	/* most contended first */
 	unsigned int nr_holders;
@@ -556,6 +583,7 @@ struct rq_log_io {
 	uint64_t offset;
 	uint32_t bytes;
 	int ddir;
+	uint16_t ioprio;		/* its priority, the kernel's value (0: none) */
 	const uint64_t *clat_plat;	/* the direction's clat histogram, this I/O in it */
 };
 

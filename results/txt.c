@@ -43,12 +43,13 @@ void rq_txt_out(struct rq_txt *t, const char *fmt, ...)
  * for a fraction; with fewer, round the last division half up.  So
  * 8159232 bytes at 4 digits is "7968KiB" and 996000 is "996k".
  */
-const char *rq_txt_n2s(char *buf, size_t len, uint64_t num, unsigned int maxlen, bool pow2, const char *unit)
+static const char *n2s(char *buf, size_t len, uint64_t num, unsigned int maxlen, bool pow2,
+		       unsigned int post, const char *unit)
 {
 	static const char *const si[] = { "", "k", "M", "G", "T", "P", "E" };
 	static const char *const iec[] = { "", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei" };
 	const char *const *pfx = pow2 ? iec : si;
-	unsigned int thousand = pow2 ? 1024 : 1000, post = 0;
+	unsigned int thousand = pow2 ? 1024 : 1000;
 	uint64_t rem = 0;
 	bool scaled = false, carry = false;
 	char frac[32];
@@ -76,6 +77,21 @@ const char *rq_txt_n2s(char *buf, size_t len, uint64_t num, unsigned int maxlen,
 		num++;
 	snprintf(buf, len, "%" PRIu64 ".%s%s%s", num, frac + 2, pfx[post], unit);
 	return buf;
+}
+
+const char *rq_txt_n2s(char *buf, size_t len, uint64_t num, unsigned int maxlen, bool pow2, const char *unit)
+{
+	return n2s(buf, len, num, maxlen, pow2, 0, unit);
+}
+
+/*
+ * fio's num2str() with a base of kb_base: @num counts thousands already
+ * (fio's steadystate line divides by kb_base first), so the prefix starts
+ * at k or Ki whichever @pow2 says, whatever the base was.
+ */
+const char *rq_txt_n2s_k(char *buf, size_t len, uint64_t num, unsigned int maxlen, bool pow2, const char *unit)
+{
+	return n2s(buf, len, num, maxlen, pow2, 1, unit);
 }
 
 /* Copy @s (at most @max bytes) for the terminal: control bytes become '?'. */

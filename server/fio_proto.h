@@ -195,6 +195,27 @@ struct fio_eta_pdu {
 #define FIO_LAT_M_NR		12
 #define FIO_MAX_BLOCK_INFOS	8192
 
+/*
+ * thread_stat.ss_state: fio's steady-state flags (steadystate.h).  With
+ * FIO_SS_DATA the TS carries ss_dur u64 IOPS samples at
+ * ss_iops_data_offset and as many bytes/s at ss_bw_data_offset (from the
+ * payload's start, after any clat_prio records), a ring whose first
+ * sample is at ss_head - or one before it, when the window was full
+ * (BUFFER_FULL) and not attained.  A client renders "steadystate" when
+ * ss_dur is not 0, and reads the samples then, so a server sends ss_dur
+ * only with FIO_SS_DATA.
+ */
+enum {
+	FIO_SS_IOPS = 1u << 0,
+	FIO_SS_BW = 1u << 1,
+	FIO_SS_SLOPE = 1u << 2,
+	FIO_SS_ATTAINED = 1u << 3,
+	FIO_SS_RAMP_OVER = 1u << 4,
+	FIO_SS_DATA = 1u << 5,
+	FIO_SS_PCT = 1u << 6,
+	FIO_SS_BUFFER_FULL = 1u << 7,
+};
+
 struct fio_wire_fp64 {
 	uint64_t bits;			/* IEEE-754 binary64, little endian */
 	uint8_t pad[8];

@@ -16,7 +16,9 @@
  * and writes into direction 0.  The fio client does the rendering (normal,
  * JSON, json+) and builds "All clients" from these packets itself, so
  * every field it reads is filled in fio's units: times in ms, latencies in
- * ns, bandwidth samples in KiB/s, S = sum of squared deviations.
+ * ns, bandwidth samples in KiB/s, S = sum of squared deviations.  A TS
+ * may carry more after the pdu, as fio's does: per-priority latencies
+ * (cmdprio) and a steady-state job's window of samples.
  */
 #include <endian.h>
 #include <errno.h>
@@ -86,6 +88,7 @@ struct hts {
 	uint64_t total_err;
 	uint32_t kb_base;
 	unsigned int nr_prio[FIO_DDIR_CNT];
+	const struct rq_ss_report *ss;	/* the last member's steady state, NULL = none */
 	/* last, left out of hts_init()'s memset: hts_prio() clears an entry it adds */
 	struct hprio prio[FIO_DDIR_CNT][RQ_PRIOS_MAX];
 };
@@ -287,6 +290,7 @@ static void hts_sum(struct hts *v, const struct hts *s, const struct rq_job_repo
 		v->unified = s->unified;
 	}
 	v->o = s->o;
+	v->ss = m->ss;	/* fio: each td's in turn (or none), so the last one's */
 	v->total_err += s->total_err;
 	v->first_error = s->first_error;
 	if (!v->error) {
@@ -382,6 +386,38 @@ static void put_u64s(void *w, const uint64_t *h, size_t n)
 	}
 }
 
+/*
+ * The steady-state fields fio_server_send_ts() sends: the judge's
+ * criterion flags, verdict and last figures; send_ts() appends the
+ * samples.  rqlock keeps the window oldest first, so ss_head names its
+ * start as stat.c reads a ring: 0, or 1 when the window was full and not
+ * attained (the client starts one before the head then).
+ */
+static void encode_ss(struct fio_wire_ts *w, const struct rq_ss_report *ss)
+{
+	uint32_t state = FIO_SS_DATA;
+	bool full = ss->count == ss->dur;
+
+	state |= ss->bw ? FIO_SS_BW : FIO_SS_IOPS;
+	if (ss->slope)
+		state |= FIO_SS_SLOPE;
+	if (ss->pct)
+		state |= FIO_SS_PCT;
+	if (ss->attained)
+		state |= FIO_SS_ATTAINED;
+	if (ss->ramp_over)
+		state |= FIO_SS_RAMP_OVER;
+	if (full)
+		state |= FIO_SS_BUFFER_FULL;
+	w->ss_dur = htole64(ss->dur);
+	w->ss_state = htole32(state);
+	w->ss_head = htole32(full && !ss->attained ? 1 % ss->dur : 0);
+	w->ss_limit.bits = le64_double(ss->limit);
+	w->ss_slope.bits = le64_double(ss->slope_val);
+	w->ss_deviation.bits = le64_double(ss->deviation);
+	w->ss_criterion.bits = le64_double(ss->criterion);
+}
+
 static void encode_ts(struct fio_wire_ts *w, const struct hts *v)
 {
 	memset(w, 0, sizeof(*w));
@@ -440,6 +476,8 @@ static void encode_ts(struct fio_wire_ts *w, const struct hts *v)
 	w->latency_percentile.bits = le64_double(v->o.latency_percentile);
 	w->latency_window = htole64(v->o.latency_window);
 	w->sig_figs = htole32(FIO_SIG_FIGS);
+	if (v->ss && v->ss->dur)
+		encode_ss(w, v->ss);
 }
 
 /* fio's group_run_stats, built from the thread_stats as __show_run_stats does */
@@ -557,35 +595,52 @@ static unsigned int build_view(const struct rq_run_report *r, unsigned int i, st
 	return i;
 }
 
+/* each direction's clat_prio records at @buf + *@off, their offsets and counts in @pdu */
+static void put_prios(char *buf, size_t *off, struct fio_wire_ts_pdu *pdu, const struct hts *v)
+{
+	pdu->ts.disable_prio_stat = 0;
+	for (int d = 0; d < FIO_DDIR_CNT; d++) {
+		pdu->ts.nr_clat_prio[d] = htole32(v->nr_prio[d]);
+		pdu->ts.clat_prio_offset[d] = v->nr_prio[d] ? htole64(*off) : 0;
+		for (unsigned int i = 0; i < v->nr_prio[d]; i++, *off += sizeof(struct fio_wire_clat_prio)) {
+			struct fio_wire_clat_prio r = { .ioprio = htole32(v->prio[d][i].ioprio) };
+
+			put_u64s(r.io_u_plat, v->prio[d][i].plat, FIO_PLAT_NR);
+			put_stat(&r.clat_stat, &v->prio[d][i].st);
+			memcpy(buf + *off, &r, sizeof(r));
+		}
+	}
+}
+
 /*
  * One TS: the pdu, then - for a job with I/O priorities (cmdprio) - each
- * direction's clat_prio records, as fio 3.33's fio_server_send_ts().
+ * direction's clat_prio records, then - for a steady-state job - its IOPS
+ * and bandwidth samples, as fio 3.33's fio_server_send_ts().
  */
 static int send_ts(struct rq_fio_emit *em, struct fio_wire_ts_pdu *pdu, const struct hts *v)
 {
-	size_t nr = 0, off = sizeof(*pdu);
-	struct fio_wire_clat_prio *rec;
+	size_t nr = 0, off = sizeof(*pdu), ss_len = 0;
 	char *buf;
 	int ret;
 
 	for (int d = 0; d < FIO_DDIR_CNT; d++)
 		nr += v->nr_prio[d];
-	if (!nr)
+	if (pdu->ts.ss_state & htole32(FIO_SS_DATA))
+		ss_len = (size_t)v->ss->dur * sizeof(uint64_t);
+	if (!nr && !ss_len)
 		return em->fn(em, FIO_NET_CMD_TS, pdu, sizeof(*pdu));
-	buf = calloc(1, sizeof(*pdu) + nr * sizeof(*rec));
+	buf = calloc(1, sizeof(*pdu) + nr * sizeof(struct fio_wire_clat_prio) + 2 * ss_len);
 	if (!buf)
 		return -ENOMEM;
-	pdu->ts.disable_prio_stat = 0;
-	for (int d = 0; d < FIO_DDIR_CNT; d++) {
-		pdu->ts.nr_clat_prio[d] = htole32(v->nr_prio[d]);
-		pdu->ts.clat_prio_offset[d] = v->nr_prio[d] ? htole64(off) : 0;
-		for (unsigned int i = 0; i < v->nr_prio[d]; i++, off += sizeof(*rec)) {
-			struct fio_wire_clat_prio r = { .ioprio = htole32(v->prio[d][i].ioprio) };
-
-			put_u64s(r.io_u_plat, v->prio[d][i].plat, FIO_PLAT_NR);
-			put_stat(&r.clat_stat, &v->prio[d][i].st);
-			memcpy(buf + off, &r, sizeof(r));
-		}
+	if (nr)
+		put_prios(buf, &off, pdu, v);
+	if (ss_len) {
+		pdu->ts.ss_iops_data_offset = htole64(off);
+		put_u64s(buf + off, v->ss->iops_data, v->ss->dur);
+		off += ss_len;
+		pdu->ts.ss_bw_data_offset = htole64(off);
+		put_u64s(buf + off, v->ss->bw_data, v->ss->dur);
+		off += ss_len;
 	}
 	memcpy(buf, pdu, sizeof(*pdu));
 	ret = em->fn(em, FIO_NET_CMD_TS, buf, off);

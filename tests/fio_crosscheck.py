@@ -44,7 +44,8 @@ DEBUG_LINE = re.compile(r'^parse\s+\d+\s+(.*)$')
 NUMERIC_TYPES = {'OPT_INT', 'OPT_ULL', 'OPT_STR_VAL', 'OPT_STR_VAL_TIME', 'OPT_STR_VAL_ZONE',
                  'OPT_BOOL', 'OPT_STR_SET'}
 TIME_OPTS = {'runtime', 'ramp_time', 'thinktime', 'thinktime_spin', 'startdelay',
-             'latency_target', 'latency_window'}
+             'latency_target', 'latency_window', 'ss_dur', 'ss_ramp', 'steadystate_duration',
+             'steadystate_ramp_time'}
 TWO_WAY = {'bs', 'rate_iops', 'rate', 'ba'}  # R,W options rqlock keeps per direction
 NO_RESOLVED = {'bssplit', 'bsrange', 'verify_pattern'}
 BARE_NAMES = {'write_bw_log', 'write_lat_log', 'write_iops_log', 'write_hist_log'}

@@ -17,6 +17,9 @@ MODE:
   probe      a correct PROBE; prints the reply's hostname and version
   etaping    PROBE, then only SEND_ETA every 0.3 s until the server hangs up
              (at its idle timeout: pings are not activity); gives up after 60 s
+  ssstate    PROBE, JOB (JOBFILE), RUN, then read until STOP; prints each
+             TS's steady-state fields: name, ss_dur, ss_state, and the
+             samples' count and total as fio's client would read them
   latebusy   connect, stay silent 2.5 s (a fio client on a loaded machine,
              between connect() and sending its job), then PROBE and JOB
              (JOBFILE) as fio does, and read until the server's TEXT lines
@@ -89,6 +92,19 @@ def recv_packet(s):
     return op, tag, pdu
 
 
+def recv_command(s):
+    """A whole command: its fragments (F_MORE set on all but the last) joined."""
+    pdu = b''
+    while True:
+        hdr = recv_exact(s, 24)
+        if hdr is None:
+            return None
+        ver, op, flags, tag, plen, c1, c2 = struct.unpack('<HHIQIHH', hdr)
+        pdu += recv_exact(s, plen) if plen else b''
+        if not flags & 1:
+            return op, tag, pdu
+
+
 def probe_pdu():
     return struct.pack('<Q', 0) + b'fio_peer'.ljust(128, b'\0')
 
@@ -149,6 +165,34 @@ def main():
         time.sleep(0.5)
         s.close()
         return 0
+    if mode == 'ssstate':
+        text = open(sys.argv[3], 'rb').read() + b'\0'
+        job = struct.pack('<II', len(text), 1) + text
+        s.sendall(packet(OP['PROBE'], probe_pdu(), tag=1) + fragments(OP['JOB'], job) + packet(OP['RUN']))
+        s.settimeout(120)
+        while True:
+            r = recv_command(s)
+            if r is None:
+                return 1
+            if r[0] == 12:		# STOP: the run is over
+                s.sendall(packet(OP['QUIT']))
+                return 0
+            if r[0] != 6:		# TS: fio 3.33's struct cmd_ts_pdu (stat.h; server/fio_proto.h)
+                continue
+            p = r[2]
+            name = p[:128].split(b'\0')[0].decode()
+            dur, state, head = struct.unpack_from('<QII', p, 183732)
+            io, bo = struct.unpack_from('<QQ', p, 183816)
+            n = 0
+            total = 0
+            if state & 0x20:	# FIO_SS_DATA: the samples, inside the packet
+                if io + 8 * dur > len(p) or bo + 8 * dur > len(p):
+                    print('%s: samples past the packet' % name)
+                    return 1
+                n = dur
+                total = sum(struct.unpack_from('<%dQ' % dur, p, io))
+            print('%s ss_dur=%d ss_state=0x%02x samples=%d iops_sum=%s' %
+                  (name, dur, state, n, 'yes' if total else 'no'))
     if mode == 'etaping':
         s.sendall(packet(OP['PROBE'], probe_pdu(), tag=1))
         t0 = time.time()

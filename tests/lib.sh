@@ -13,6 +13,14 @@ trap cleanup EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "SKIP: $*"; exit 77; }
 need() { command -v "$1" >/dev/null || skip "$1 is not installed"; }
+# need_fio VERSION: fio of that version on PATH (what the test compares with), else skip
+need_fio() {
+	need fio
+	case $(fio --version 2>/dev/null) in
+	"fio-$1"*) ;;
+	*) skip "fio is $(fio --version 2>/dev/null), the test compares with fio $1" ;;
+	esac
+}
 # json FILE EXPR: evaluate a python expression over the parsed JSON as j
 json() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
 # the binary's lock modes, from its registry (`rqlock --list`): tests name none

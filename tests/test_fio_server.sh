@@ -229,6 +229,12 @@ fio --client="$A" "$TMP/esc.fio" >"$TMP/esc.out" 2>&1 && fail "ok/../out/esc esc
 "$RQLOCK" server ip:0.0.0.0,1 >/dev/null 2>"$TMP/nl.err"
 rc=$?
 [ $rc -eq 2 ] && grep -q 'not a loopback address' "$TMP/nl.err" || { cat "$TMP/nl.err"; fail "0.0.0.0 was not refused (rc $rc)"; }
+# a host name past 255 bytes: one line, exit 2 (it exited 2 in silence)
+long=$(printf 'h%.0s' $(seq 300))
+"$RQLOCK" server "ip:$long,8765" >/dev/null 2>"$TMP/long.err"
+rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l <"$TMP/long.err")" -eq 1 ] && grep -q 'host name too long' "$TMP/long.err" \
+	|| { cat "$TMP/long.err"; fail "a 300-byte host gave rc $rc without its one line"; }
 "$RQLOCK" server "sock:$TMP/out" >/dev/null 2>"$TMP/ns.err" && fail "a directory was taken for a socket"
 grep -q 'not a socket' "$TMP/ns.err" || fail "no message for a non-socket path"
 

@@ -9,6 +9,12 @@
  * is its bytes over its longest runtime.  The job settings a thread_stat
  * carries (percentile flags, continue_on_error, the latency target's) are
  * the last clone's, as __show_run_stats copies them from each td->o.
+ *
+ * Steady state (ss_check): a job with a judge's report sends fio's ss_*
+ * fields and its IOPS and bandwidth samples after the pdu (after any
+ * clat_prio records), placed so that stat.c's reading of the ring from
+ * ss_head gives the window oldest first whether attained, full or not;
+ * a job without one sends the plain pdu with every ss field 0, as before.
  */
 #include <endian.h>
 #include <math.h>
@@ -50,6 +56,149 @@ static double dbl(const struct fio_wire_fp64 *f)
 
 	memcpy(&d, &b, sizeof(d));
 	return d;
+}
+
+/* The TS packets of one run, whole (their length varies with what follows the pdu). */
+struct whole {
+	struct rq_fio_emit em;
+	uint8_t *ts[4];
+	size_t len[4];
+	unsigned int nr;
+};
+
+static int whole_fn(struct rq_fio_emit *em, uint16_t op, const void *pdu, size_t len)
+{
+	struct whole *w = (struct whole *)em;
+
+	if (op != FIO_NET_CMD_TS || w->nr == 4)
+		return 0;
+	w->ts[w->nr] = malloc(len);
+	if (!w->ts[w->nr])
+		return -1;
+	memcpy(w->ts[w->nr], pdu, len);
+	w->len[w->nr++] = len;
+	return 0;
+}
+
+/*
+ * The window as fio's stat.c shows it from packet @p (@len bytes): from
+ * ss_head, or one before it when full and not attained; false when the
+ * samples are missing or not inside the packet.
+ */
+static bool ss_window(const uint8_t *p, size_t len, uint64_t *iops, uint64_t *bw)
+{
+	const struct fio_wire_ts *t = (const struct fio_wire_ts *)p;
+	uint64_t dur = le64toh(t->ss_dur), io = le64toh(t->ss_iops_data_offset);
+	uint64_t bo = le64toh(t->ss_bw_data_offset);
+	uint32_t state = le32toh(t->ss_state), head = le32toh(t->ss_head), j;
+
+	if (!(state & FIO_SS_DATA) || !dur || dur > 16 || io < sizeof(struct fio_wire_ts_pdu) ||
+	    io + dur * 8 > len || bo < sizeof(struct fio_wire_ts_pdu) || bo + dur * 8 > len)
+		return false;
+	if ((state & FIO_SS_ATTAINED) || !(state & FIO_SS_BUFFER_FULL))
+		j = head;
+	else
+		j = head == 0 ? (uint32_t)dur - 1 : head - 1;
+	for (uint64_t l = 0; l < dur; l++) {
+		uint64_t k = (j + l) % dur, a, b;
+
+		memcpy(&a, p + io + k * 8, 8);
+		memcpy(&b, p + bo + k * 8, 8);
+		iops[l] = le64toh(a);
+		bw[l] = le64toh(b);
+	}
+	return true;
+}
+
+/* One clone with steady-state report @ss (and a second I/O priority when @prio). */
+static void ss_case(const char *what, struct rq_ss_report *ss, bool prio, uint32_t want_state)
+{
+	static struct rq_job_report job;
+	static struct rq_prio_stat prios[2];
+	struct whole w = { .em.fn = whole_fn };
+	struct rq_run_report r = { .jobs = &job, .nr_jobs = 1 };
+	uint64_t iops[16], bw[16];
+	size_t extra = prio ? 2 * sizeof(struct fio_wire_clat_prio) : 0;
+	const struct fio_wire_ts *t;
+
+	memset(&job, 0, sizeof(job));
+	memset(prios, 0, sizeof(prios));
+	snprintf(job.name, sizeof(job.name), "ss");
+	job.ss = ss;
+	if (prio) {
+		for (int i = 0; i < 2; i++) {
+			prios[i].ioprio = (uint32_t)i * 3;
+			rq_lat_init(&prios[i].lat);
+			rq_lat_add(&prios[i].lat, 1000);
+		}
+		job.dir[0].prio = prios;
+		job.dir[0].nr_prios = 2;
+	}
+	CHECK(rq_fio_send_results(&r, "", 1, &w.em) == 0 && w.nr == 1, "%s: no TS", what);
+	if (w.nr != 1)
+		return;
+	t = (const struct fio_wire_ts *)w.ts[0];
+	if (!ss) {
+		static const uint8_t zero[sizeof(t->ss_criterion)];
+
+		CHECK(w.len[0] == sizeof(struct fio_wire_ts_pdu) + extra, "%s: %zu bytes", what, w.len[0]);
+		CHECK(!t->ss_dur && !t->ss_state && !t->ss_head && !t->ss_iops_data_offset &&
+		      !t->ss_bw_data_offset && !memcmp(&t->ss_limit, zero, sizeof(zero)) &&
+		      !memcmp(&t->ss_criterion, zero, sizeof(zero)), "%s: ss fields set", what);
+		free(w.ts[0]);
+		return;
+	}
+	CHECK(w.len[0] == sizeof(struct fio_wire_ts_pdu) + extra + 2 * 8 * ss->dur,
+	      "%s: %zu bytes", what, w.len[0]);
+	CHECK(le64toh(t->ss_dur) == ss->dur && le32toh(t->ss_state) == want_state,
+	      "%s: ss_dur %llu, state 0x%x, want 0x%x", what, (unsigned long long)le64toh(t->ss_dur),
+	      le32toh(t->ss_state), want_state);
+	CHECK(le64toh(t->ss_iops_data_offset) == sizeof(struct fio_wire_ts_pdu) + extra &&
+	      le64toh(t->ss_bw_data_offset) == sizeof(struct fio_wire_ts_pdu) + extra + 8 * ss->dur,
+	      "%s: samples after the pdu%s", what, prio ? " and the clat_prio records" : "");
+	CHECK(dbl(&t->ss_limit) == ss->limit && dbl(&t->ss_criterion) == ss->criterion &&
+	      dbl(&t->ss_deviation) == ss->deviation && dbl(&t->ss_slope) == ss->slope_val,
+	      "%s: limit, criterion, deviation, slope", what);
+	CHECK(ss_window(w.ts[0], w.len[0], iops, bw) &&
+	      !memcmp(iops, ss->iops_data, ss->dur * 8) && !memcmp(bw, ss->bw_data, ss->dur * 8),
+	      "%s: the client does not read the window oldest first", what);
+	if (prio)
+		CHECK(le32toh(t->nr_clat_prio[0]) == 2 &&
+		      le64toh(t->clat_prio_offset[0]) == sizeof(struct fio_wire_ts_pdu),
+		      "%s: clat_prio records", what);
+	free(w.ts[0]);
+}
+
+static void ss_check(void)
+{
+	static const uint64_t iops[4] = { 10, 20, 30, 40 }, bw[4] = { 1000, 2000, 3000, 4000 };
+	static const uint64_t part_i[4] = { 7, 8, 0, 0 }, part_b[4] = { 70, 80, 0, 0 };
+	struct rq_ss_report ss = { .pct = true, .limit = 5.0, .criterion = 12.5, .deviation = 15.0,
+				   .dur = 4, .count = 4, .ramp_over = true, .iops_data = iops,
+				   .bw_data = bw };
+	const uint32_t base = FIO_SS_DATA | FIO_SS_RAMP_OVER | FIO_SS_BUFFER_FULL;
+
+	/* full, not attained: fio's client reads from one before the head */
+	ss_case("full", &ss, false, base | FIO_SS_IOPS | FIO_SS_PCT);
+	ss.attained = true;
+	ss_case("attained", &ss, false, base | FIO_SS_IOPS | FIO_SS_PCT | FIO_SS_ATTAINED);
+	ss.attained = false;
+	ss.bw = ss.slope = true;
+	ss.pct = false;
+	ss.slope_val = -3.25;
+	ss_case("bw_slope", &ss, false, base | FIO_SS_BW | FIO_SS_SLOPE);
+	ss_case("with priorities", &ss, true, base | FIO_SS_BW | FIO_SS_SLOPE);
+	/* two samples of four, still in ss_ramp: zeros after them */
+	ss.count = 2;
+	ss.ramp_over = false;
+	ss.iops_data = part_i;
+	ss.bw_data = part_b;
+	ss_case("partial", &ss, false, FIO_SS_DATA | FIO_SS_BW | FIO_SS_SLOPE);
+	/* a window of one */
+	ss.dur = ss.count = 1;
+	ss_case("one", &ss, false, FIO_SS_DATA | FIO_SS_BW | FIO_SS_SLOPE | FIO_SS_BUFFER_FULL);
+	ss_case("no ss", NULL, false, 0);
+	ss_case("no ss, priorities", NULL, true, 0);
 }
 
 int main(void)
@@ -143,6 +292,9 @@ int main(void)
 	CHECK(!strcmp(t->name, "solo") && le32toh(t->thread_number) == 3 && le32toh(t->groupid) == 1);
 	CHECK(le32toh(t->slat_percentiles) == 0 && le64toh(t->latency_target) == 3000);
 	CHECK(le64toh(cap.gs[1].agg[0]) == 409600 * 1000 / 1500 && le32toh(cap.gs[1].groupid) == 1);
+
+	CHECK(!t->ss_dur && !t->ss_state && !t->ss_iops_data_offset);
+	ss_check();
 
 	/* rq_fio_nr_ts counts what START announces the same way */
 	{

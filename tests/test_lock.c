@@ -130,13 +130,35 @@ static void one_type(enum rq_lock_type type, bool lockstat, unsigned int sample)
 				CHECK(c->handoff.samples > 0 && c->handoff.min_ns <= c->handoff.avg_ns,
 				      "%s: every hold sampled, %" PRIu64 " contended, no handoff", name,
 				      c->contentions);
+			/*
+			 * the gap: one sample at most per sampled release that
+			 * left a waiter, and some once enough waited (a gap is
+			 * dropped only when the clocks' skew makes it negative)
+			 */
+			n = 0;
+			for (unsigned int i = 0; i < c->gap.nr_buckets; i++)
+				n += c->gap.buckets[i].count;
+			CHECK(n == c->gap.samples && c->gap.samples <= c->rel_waited &&
+			      c->rel_waited <= c->rel_sampled && c->rel_sampled <= c->hold.samples,
+			      "%s: gap samples %" PRIu64 ", releases %" PRIu64 " with a waiter of %" PRIu64
+			      " sampled, %" PRIu64 " holds", name, c->gap.samples, c->rel_waited,
+			      c->rel_sampled, c->hold.samples);
+			/* every sampled release is timed in the primitive's unlock */
+			CHECK(c->release_samples == c->rel_sampled && c->release_ns >= 0,
+			      "%s: %" PRIu64 " releases timed of %" PRIu64 " sampled", name,
+			      c->release_samples, c->rel_sampled);
+			if (sample == 1 && c->contentions >= 100)
+				CHECK(c->rel_waited > 0 && c->gap.samples > 0 && c->gap.min_ns <= c->gap.avg_ns,
+				      "%s: every hold sampled, %" PRIu64 " contended, no gap", name,
+				      c->contentions);
 			if (c->contentions) {
 				CHECK(c->nr_sites >= 1 && strstr(c->sites[0].site, "test_lock.c:"),
 				      "%s: site '%s'", name, c->nr_sites ? c->sites[0].site : "");
 				CHECK(c->wait.max_ns >= c->wait.min_ns, "%s: wait min/max", name);
 			}
 		} else {
-			CHECK(c->wait.samples == 0 && c->hold.samples == 0 && c->handoff.samples == 0,
+			CHECK(c->wait.samples == 0 && c->hold.samples == 0 && c->handoff.samples == 0 &&
+			      c->gap.samples == 0 && c->rel_sampled == 0 && c->release_samples == 0,
 			      "%s: lockstat off measured something", name);
 		}
 	}

@@ -55,12 +55,12 @@ grep -q "warning: W=$((ncpu + 1)) workers on $ncpu CPUs" "$TMP/over.err" || fail
 grep -q "lock-scaling: scaling" "$TMP/c.out" || fail "compare has no scaling table: $(head -20 "$TMP/c.out")"
 tr '\n' ' ' <"$TMP/c.out" | grep -q "portable sweep" || fail "compare does not say the run was portable"
 # the prediction (issue 33): the global lock's W=2 cell, measured / predicted (ratio), and the model
-# that predicted it; with 2 CPUs the workers contend, so lockstat has handoffs and the model counts them
+# that predicted it; with 2 CPUs the workers contend, so releases leave waiters and the model counts the gaps
 "$SRCDIR/scripts/compare" --wide "$out" >"$TMP/c.wide" 2>"$TMP/c.err" || fail "compare --wide: $(tail -3 "$TMP/c.err")"
 pred=$(grep -E '^global +D=1 ' "$TMP/c.wide" | grep -E ' / [0-9.]+[kMG]? \([0-9]+\.[0-9]{2}\)( \*)?$') ||
 	fail "no global D=1 prediction with a W=2 ratio: $(grep -A4 '^column ' "$TMP/c.wide")"
 if [ "$(nproc)" -ge 2 ]; then
-	echo "$pred" | grep -q ' holds+handoffs ' || fail "the W=2 prediction does not count handoffs: $pred"
+	echo "$pred" | grep -q ' holds+gaps ' || fail "the W=2 prediction does not count the gaps: $pred"
 fi
 if command -v gnuplot >/dev/null; then
 	"$SRCDIR/scripts/plot" "$out" >"$TMP/pl.out" 2>&1 || fail "plot: $(tail -3 "$TMP/pl.out")"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# issue 26: read_iolog was refused.  rqlock replays fio's iolog v2 and v3:
+# issue 26: read_iolog was refused.  rqlock replays fio's iolog v2 and v3
+# (sync, datasync and trim lines too, issue 34):
 # a hand-written log issues exactly its I/Os (its write_iolog shows them),
 # under every lock mode; replay_scale/align/redirect/skip change them as
 # documented; bad logs are one line naming the log and line, exit 2,
@@ -70,6 +71,30 @@ rm -f "$TMP/out.log" "$TMP/out.log.1"
 ios "$TMP/out.log" | diff -u "$TMP/want" - >&2 || fail "clone 0 did not replay log 0"
 [ "$(ios "$TMP/out.log.1" | wc -l)" = 2 ] || fail "clone 1 did not replay log 1"
 
+# sync, datasync and trim lines (issue 34): an fsync and an fdatasync of the file (sync's
+# total_ios counts the fsync, its lat_ns both, as fio 3.33) and a trim, which fio 3.33 drops
+# ("bad ddir: 2") and fio 3.34 replays (its dd6500e9), as rqlock does
+truncate -s 64k "$TMP/s"
+printf '%s\n' 'fio version 2 iolog' "$TMP/s add" "$TMP/s open" "$TMP/s write 0 4096" "$TMP/s sync 0 0" \
+	"$TMP/s datasync 0 0" "$TMP/s trim 8192 4096" "$TMP/s read 0 4096" "$TMP/s close" >"$TMP/s.log"
+sums() {	# JSON: "READ_BYTES WRITE_BYTES TRIM_BYTES SYNC_IOS SYNC_LATENCIES"
+	python3 -c 'import json, sys
+t = open(sys.argv[1]).read()
+j = json.loads(t[t.index("{"):])["jobs"][0]
+print(j["read"]["io_bytes"], j["write"]["io_bytes"], j["trim"]["io_bytes"], j["sync"]["total_ios"], j["sync"]["lat_ns"]["N"])' "$1"
+}
+for m in $modes; do
+	"$RQLOCK" run --lock="$m" --name=r --read_iolog="$TMP/s.log" --output-format=json >"$TMP/s.json" 2>"$TMP/err" ||
+		{ cat "$TMP/err" >&2; fail "$m: sync/trim log: exit"; }
+	[ "$(sums "$TMP/s.json")" = "4096 4096 4096 1 2" ] || fail "$m: sync/trim log: $(sums "$TMP/s.json")"
+done
+if command -v fio >/dev/null && [ "$(fio --version)" = fio-3.33 ]; then
+	fio --name=r --read_iolog="$TMP/s.log" --output-format=json --output="$TMP/fs.json" 2>"$TMP/err" ||
+		fail "fio: sync/trim log: exit"
+	[ "$(sums "$TMP/fs.json")" = "4096 4096 0 1 2" ] && grep -q "bad ddir: 2" "$TMP/err" ||
+		fail "fio 3.33 replayed the sync/trim log otherwise: $(sums "$TMP/fs.json"), $(head -1 "$TMP/err")"
+fi
+
 # bad logs: one line naming the log and its line, exit 2, nothing written
 bad() {	# NAME WANT: the log in $TMP/bad.log
 	local rc=0
@@ -86,8 +111,9 @@ printf 'fio version 3 iolog\n0 %s add\n1 %s frob 0 4096\n' "$F" "$F" >"$TMP/bad.
 printf 'fio version 2 iolog\n%s add\n%s read 0 4096 9\n' "$F" "$F" >"$TMP/bad.log"; bad fields ", line 3: 5 fields"
 printf 'fio version 3 iolog\n0 %s add\n1 %s/z read 0 4096\n' "$F" "$F" >"$TMP/bad.log"; bad "not in log" ", line 3: .*no earlier line adds"
 printf 'fio version 3 iolog\n0 %s add\n1 %s wait 0 4096\n' "$F" "$F" >"$TMP/bad.log"; bad "v3 wait" ", line 3: 'wait'"
-printf 'fio version 3 iolog\n0 %s add\n1 %s sync 0 0\n' "$F" "$F" >"$TMP/bad.log"; bad sync ", line 3: sync"
-printf '\x07\x74\x61\x65rest' >"$TMP/bad.log"; bad blktrace ": a blktrace binary trace"
+printf 'fio version 3 iolog\n0 %s add\n1 %s trim 4096 0\n' "$F" "$F" >"$TMP/bad.log"; bad "trim of 0" ", line 3: length 0"
+# a blktrace's magic: read as one (tests/test_blktrace.sh), here cut short in its first record
+printf '\x07\x74\x61\x65rest' >"$TMP/bad.log"; bad blktrace ", record 1 (byte 0): truncated: 8 of a record's 48"
 
 # round trip (fio replays with read_iolog but writes no log then): rqlock's log replays in
 # fio with its bytes; fio's log replays in rqlock with its I/Os

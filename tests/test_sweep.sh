@@ -30,7 +30,7 @@ m=$run/manifest.json
 	fail "manifest lacks machine, command or git"
 [ "$(json "$m" 'j["modes"]')" = "['global', 'per-queue']" ] || fail "modes $(json "$m" 'j["modes"]')"
 [ -f "$run/jobs/multi-drive-scaling.fio" ] || fail "the job file is not copied into the run"
-head -1 "$run/summary.csv" | grep -qx 'run,point,jobfile,job,mode,primitive,drives,workers,host,cores,var_QD,repeats,iops,iops_min,iops_max,iops_reps,bw_bytes,lat_p50_us,lat_p99_us,lat_p99_us_min,lat_p99_us_max,lat_p99_us_reps,lat_p999_us,lat_max_us,int_p99_us,int_p99_us_min,int_p99_us_max,int_p99_us_reps,int_p9999_us,int_max_us,late_share,late_share_reps,slat_share,slat_share_reps,slat_mean_us,lat_kind,lock_wait_share,contention_share,holder_wait_ms,floppy_wait_share,merges,bg_cpu,bg_cpu_reps,steal,mhz_spread,hold_ns_per_io,hold_locks,handoff_ns_per_io,handoff_full_ns_per_io,status' ||
+head -1 "$run/summary.csv" | grep -qx 'run,point,jobfile,job,mode,primitive,drives,workers,host,cores,var_QD,repeats,iops,iops_min,iops_max,iops_reps,bw_bytes,lat_p50_us,lat_p99_us,lat_p99_us_min,lat_p99_us_max,lat_p99_us_reps,lat_p999_us,lat_max_us,int_p99_us,int_p99_us_min,int_p99_us_max,int_p99_us_reps,int_p9999_us,int_max_us,late_share,late_share_reps,slat_share,slat_share_reps,slat_mean_us,lat_kind,lock_wait_share,contention_share,holder_wait_ms,floppy_wait_share,merges,bg_cpu,bg_cpu_reps,steal,mhz_spread,hold_ns_per_io,hold_locks,handoff_ns_per_io,handoff_full_ns_per_io,gap_ns_per_io,gap_full_ns_per_io,release_ns_per_io,status' ||
 	fail "summary.csv header: $(head -1 "$run/summary.csv")"
 python3 - "$run/summary.csv" <<'PY' || fail "summary.csv rows"
 import csv, sys

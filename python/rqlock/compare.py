@@ -491,7 +491,8 @@ def short_of_cpus(row, w, ncpu):
 def prediction_table(out, key, cols, order, ncpu):
     """Prediction beside measurement: per column and D = 1 / D = W, the
     ceiling of the most loaded lock at the largest W (model.ceiling: its
-    measured hold and handoff per I/O), and at each W > 1 the IOPS
+    measured hold and gap, or for an older run handoff, per I/O), and at
+    each W > 1 the IOPS
     measured / predicted from that W's own lockstat (model.predict), with
     the model that drew it (model.name)."""
     body = []
@@ -506,14 +507,16 @@ def prediction_table(out, key, cols, order, ncpu):
             if x1 is None or len(ser) < 2:
                 continue
             wm = max(ser)
-            h, hf = num(ser[wm].get("hold_ns_per_io")), num(ser[wm].get("handoff_ns_per_io"))
+            h, g = num(ser[wm].get("hold_ns_per_io")), num(ser[wm].get("gap_ns_per_io"))
+            hf = num(ser[wm].get("handoff_ns_per_io"))
             ceil = model.ceiling(ser[wm])
             line = [c, panel, human(x1, "iops"), "%.1f" % h if h is not None else "-",
-                    "%.1f" % hf if hf is not None else "-", model.name(ser[wm]) if h is not None else "-",
+                    "%.1f" % g if g is not None else "%.1f h" % hf if hf is not None else "-",
+                    model.name(ser[wm]) if h is not None else "-",
                     human(ceil, "iops") if ceil else "none"]
             for w in ws:
                 r = ser.get(w)
-                pred = model.predict(w, x1, model.ceiling(r)) if r is not None else None
+                pred = model.predict_at(w, x1, r, ser.get(1)) if r is not None else None
                 meas = num((r or {}).get("iops"))
                 line.append("%s / %s (%.2f)%s" % (human(meas, "iops"), human(pred, "iops"), meas / pred,
                                                   " *" if short_of_cpus(r, w, ncpu) else "")
@@ -523,19 +526,23 @@ def prediction_table(out, key, cols, order, ncpu):
         return
     out.para("Predicted from measured lock times (a prediction, not a measurement past this machine's %d "
              "CPUs): a lock every request takes saturates at 1 / (the time per I/O it is unavailable), "
-             "whatever the CPU count; below that, W workers do W x the work of one (X1, measured at W=1).  "
-             "hold (ns per I/O): lockstat's acquisitions per I/O x mean hold of the most loaded lock instance; "
-             "handoff: x the share of acquisitions that moved the lock to another worker x the mean time from a "
-             "release to the waiter holding it (the line's move, the primitive's wake-up).  model "
-             "%s: ceiling 1e9 / (hold + handoff) (Boyd-Wickizer et al. 2012: serial section plus "
-             "handoff); %s: 1e9 / hold, for a run with no handoff samples (optimistic).  hold, handoff "
-             "and ceiling: at the largest W (x the instances when each drive has its own); each W=n "
-             "cell: measured / predicted from that point's own lockstat (ratio).  Left out: a handoff that "
-             "grows with the waiters (ticket locks collapse on many CPUs), work outside the lock, and a "
-             "holder or waiter the host preempted (docs/EXPERIMENTS.md); *: the point's W workers did not "
-             "have W free CPUs (bg_cpu of a repeat), they took turns, and no lock model applies." % (
-                 ncpu, model.CONTENDED, model.OPTIMISTIC))
-    out.table(["column", "D", "X1", "hold", "handoff", "model", "ceiling"] +
+             "whatever the CPU count (the ceiling).  hold (ns per I/O): lockstat's acquisitions per I/O x mean "
+             "hold of the most loaded lock instance; gap: x the share of releases that left a waiter behind x "
+             "the mean time from such a release to the next acquisition, whoever made it (the line's move, "
+             "the primitive's wake-up, a lock left free while its waiter woke).  model %s: ceiling 1e9 / "
+             "(hold + gap) (Boyd-Wickizer et al. 2012: serial section plus handoff); %s (a run older than "
+             "gap_ns; its gap cell ends in h): the handoff to a waiter only; %s: 1e9 / hold, for a run with "
+             "neither (optimistic).  hold, gap and ceiling: at the largest W (x the instances when each drive "
+             "has its own).  Each W=n cell: measured / predicted (ratio), the prediction by Mean Value "
+             "Analysis (Reiser and Lavenberg 1980) of W workers whose I/O spends 1 / X1 outside the lock "
+             "(X1 measured at W=1, less its hold) plus what the primitive's release grew at W (a futex wake), "
+             "and hold + gap at the lock, from that point's own lockstat: the ceiling far past the knee, "
+             "W x X1 far below it.  Left out: a handoff that grows with the waiters (ticket locks collapse "
+             "on many CPUs), other lines the CPUs share outside the lock, and a holder or waiter the host "
+             "preempted (docs/EXPERIMENTS.md); *: the point's W workers did not have W free CPUs (bg_cpu of "
+             "a repeat), they took turns, and no lock model applies." % (
+                 ncpu, model.GAPS, model.CONTENDED, model.OPTIMISTIC))
+    out.table(["column", "D", "X1", "hold", "gap", "model", "ceiling"] +
               ["W=%d" % w for w in ws], body, keys=2)
 
 

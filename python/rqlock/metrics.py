@@ -252,6 +252,54 @@ def shared_handoff_full_ns(doc, workers):
     return _handoff(doc, True)
 
 
+def _gap(doc, every):
+    """Gap time per I/O of the most loaded lock instance: acquisitions per
+    I/O / instances x (every: 1, else the share of sampled releases that
+    left a waiter behind) x the mean gap."""
+    per_io, n, c = _most_loaded(doc)
+    if not per_io:
+        return None
+    gap = _hist_trimmed_mean((c.get("gap_ns") or {}).get("histogram"))
+    if gap is None or not c.get("rel_sampled"):
+        return None
+    acq_per_io = per_io / _hist_trimmed_mean(c["hold_ns"]["histogram"])    # acquisitions / I/Os / instances
+    share = 1.0 if every else min(1.0, (c.get("rel_waited") or 0) / c["rel_sampled"])
+    return acq_per_io * share * gap
+
+
+def shared_gap_ns(doc, workers):
+    """The gap time per I/O of the most loaded lock instance (the class
+    shared_hold_ns reads): acquisitions per I/O x the share of sampled
+    releases that left a waiter behind (rel_waited / rel_sampled) x the
+    mean gap (lockstat gap_ns: such a release to the next acquisition,
+    whoever made it, fastest 99 %) / instances.  Unlike the handoff it
+    also counts a lock left free while its waiter was still waking and
+    the releaser took it again (a futex mutex).  None without gap
+    samples (a binary older than gap_ns, or no release left a waiter, as
+    at W=1)."""
+    return _gap(doc, False)
+
+
+def shared_gap_full_ns(doc, workers):
+    """As shared_gap_ns with a waiter behind every release: the lock
+    saturated, its waiters always queued."""
+    return _gap(doc, True)
+
+
+def shared_release_ns(doc, workers):
+    """The time the primitive's unlock takes per I/O, of the class
+    shared_hold_ns reads: acquisitions per I/O x the mean time a sampled
+    release spent in the unlock (lockstat release_ns: a store, or a futex
+    wake when a mutex has a sleeper).  Work of the releasing worker
+    outside the lock, not lock time: not divided by the instances.  None
+    for a binary older than release_ns."""
+    per_io, n, c = _most_loaded(doc)
+    if not per_io or not c.get("release_samples"):
+        return None
+    acq_per_io = per_io / _hist_trimmed_mean(c["hold_ns"]["histogram"]) * n
+    return acq_per_io * (c.get("release_ns") or 0.0)
+
+
 def shared_hold_locks(doc, workers):
     """The instances (locks) of the class shared_hold_ns reads."""
     return _most_loaded(doc)[1]
@@ -355,7 +403,18 @@ METRICS = [
            "that took it; fastest 99 %) / instances; the contention-aware ceiling is 1e9 / (hold + this)"),
     Metric("handoff_full", "handoff_full_ns_per_io", "lock handoff time per I/O, every acquisition (ns)",
            shared_handoff_full_ns, scope="point", unit="count", doc="lockstat: as handoff_ns_per_io with "
-           "every acquisition a handoff (a fair lock, saturated); the pessimistic end of the band past W"),
+           "every acquisition a handoff (a fair lock, saturated)"),
+    Metric("gap", "gap_ns_per_io", "lock gap time per I/O (ns)", shared_gap_ns, scope="point",
+           unit="count", doc="lockstat: of the class hold_ns_per_io reads, acquisitions per I/O x the share "
+           "of sampled releases that left a waiter behind x mean gap (such a release to the next "
+           "acquisition, whoever made it; fastest 99 %) / instances; the ceiling is 1e9 / (hold + this)"),
+    Metric("gap_full", "gap_full_ns_per_io", "lock gap time per I/O, a waiter behind every release (ns)",
+           shared_gap_full_ns, scope="point", unit="count", doc="lockstat: as gap_ns_per_io with a waiter "
+           "behind every release (the lock saturated); the pessimistic end of the band past W"),
+    Metric("release", "release_ns_per_io", "lock release time per I/O (ns)", shared_release_ns,
+           scope="point", unit="count", doc="lockstat: of the class hold_ns_per_io reads, acquisitions per "
+           "I/O x the mean time a sampled release spent in the primitive's unlock (a futex wake for a mutex "
+           "with a sleeper); the model adds what it grew beyond W=1's to each I/O's work outside the lock"),
 ]
 BY_KEY = {m.key: m for m in METRICS}
 BY_COLUMN = {m.column: m for m in METRICS}

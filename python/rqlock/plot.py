@@ -436,9 +436,9 @@ class Plotter:
                             f.write("nan nan nan nan\n")
                         idx[(panel, m, t)] = i
                         i += 1
-                        # the ceiling predicted from the measured holds and handoffs, out to
+                        # the ceiling predicted from the measured holds and gaps, out to
                         # PREDICT_W: the model's line, and past the largest W measured its band
-                        # (model.extrapolate_band: every acquisition a handoff .. holds only)
+                        # (model.extrapolate_band: a waiter behind every release .. holds only)
                         ser = {int(r["workers"]): r for r in rows if r["mode"] == m and r["primitive"] == t and
                                int(r["drives"]) == (1 if panel == "d1" else int(r["workers"]))}
                         x1 = num((ser.get(1) or {}).get("iops"))
@@ -446,9 +446,12 @@ class Plotter:
                                 "band-high\n" % (panel, m, t))
                         if x1 is not None and any(num(r.get("hold_ns_per_io")) for r in ser.values()):
                             for w in pred_ws:
-                                lo, hi = model.extrapolate_band(ser, w)
-                                f.write("%d %.6g %.6g %.6g\n" % (w, model.predict(w, x1, model.extrapolate(ser, w)),
-                                                                  model.predict(w, x1, lo), model.predict(w, x1, hi)))
+                                # at a measured W the band is the point; past it, low .. high
+                                mid = model.predict_series(ser, w, x1)
+                                lo, hi = ((mid, mid) if w in ser else
+                                          (model.predict_series(ser, w, x1, "low"),
+                                           model.predict_series(ser, w, x1, "high")))
+                                f.write("%d %.6g %.6g %.6g\n" % (w, mid, lo, hi))
                             pidx[(panel, m, t)] = i
                             pmodels.add(model.name(ser[max(ser)]))
                         else:
@@ -479,7 +482,7 @@ class Plotter:
                     ws[-1] * 1.1, ws[-1] * 1.1)
                 body += "set label 'measured | predicted, model %s (dashed)' at %g, graph 0.96 center " \
                         "font ',8' tc rgb '#555555'\n" % (" / ".join(sorted(pmodels)), ws[-1] * 1.1)
-                body += "set label 'band: every acquisition a handoff .. holds only' at %g, graph 0.92 left " \
+                body += "set label 'band: a waiter behind every release .. holds only' at %g, graph 0.92 left " \
                         "font ',8' tc rgb '#555555'\n" % (ws[-1] * 1.1)
             # one key, under the left panel (the same curves are in both); the note below it
             body += "set bmargin %d\nset key outside bottom center horizontal maxrows %d noenhanced font ',9'\n" % (

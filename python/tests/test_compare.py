@@ -146,14 +146,16 @@ class TestFloppyVerdicts(TmpDir):
 
 class TestPrediction(TmpDir):
     """The scaling section's prediction rows (issue 33): the ceiling from the
-    measured hold and handoff per I/O, the model named in each row."""
+    measured hold and gap per I/O, the model named in each row."""
 
-    def test_rows_use_the_handoff_model(self):
+    def test_rows_use_the_gap_model(self):
         base = {"mode": "global", "primitive": "ttas", "jobfile": "lock-scaling"}
         rows = [dict(base, drives=1, workers=1, iops=20e6, hold_ns_per_io=15, hold_locks=1),
-                # hold 150 + handoff 250 ns per I/O: 2.5 M IOPS, where holds alone promise 6.67 M
+                # hold 150 + gap 250 ns per I/O: 2.5 M IOPS, where holds alone promise 6.67 M
+                # (and the handoff, 50 ns, 5 M: the gap wins where both are there)
                 dict(base, drives=1, workers=2, iops=2.4e6, hold_ns_per_io=150, hold_locks=1,
-                     handoff_ns_per_io=250, handoff_full_ns_per_io=250),
+                     handoff_ns_per_io=50, handoff_full_ns_per_io=50,
+                     gap_ns_per_io=250, gap_full_ns_per_io=250),
                 # a run without handoff samples: the optimistic model, named as such
                 dict(base, drives=2, workers=2, iops=3e6, hold_ns_per_io=150, hold_locks=1, bg_cpu=0.9)]
         d = make_run(self.tmp, "r", rows)
@@ -162,10 +164,24 @@ class TestPrediction(TmpDir):
         pred = [ln for ln in out.splitlines() if ln.startswith("global ") and " / " in ln]
         self.assertEqual(len(pred), 2, out)
         d1, dw = (ln.split() for ln in pred)
-        self.assertEqual(d1[1:7], ["D=1", "20M", "150.0", "250.0", "holds+handoffs", "2.5M"])
-        self.assertEqual(d1[7:], ["2.4M", "/", "2.5M", "(0.96)"])
+        self.assertEqual(d1[1:7], ["D=1", "20M", "150.0", "250.0", "holds+gaps", "2.5M"])
+        # Mean Value Analysis at W=2: z = 50 - 15 ns, s = 400 ns: 2 / (35 + 400 x (1 + 400/435)) = 2.49 M
+        self.assertEqual(d1[7:], ["2.4M", "/", "2.49M", "(0.96)"])
         self.assertEqual(dw[1:7], ["D=W", "20M", "150.0", "-", "holds", "6.67M"])
         # its workers had 1.1 of the 2 CPUs free: marked, the lock model does not apply
-        self.assertEqual(dw[-2:], ["(0.45)", "*"])
+        self.assertEqual(dw[-2:], ["(0.46)", "*"])
         self.assertTrue(all(len(ln) <= 100 for ln in pred), pred)
-        self.assertIn("model holds+handoffs: ceiling 1e9 / (hold + handoff)", " ".join(out.split()))
+        self.assertIn("model holds+gaps: ceiling 1e9 / (hold + gap)", " ".join(out.split()))
+
+    def test_older_run_uses_the_handoff(self):
+        # a run older than gap_ns: the handoff model, its cell marked h
+        base = {"mode": "global", "primitive": "mutex", "jobfile": "lock-scaling"}
+        rows = [dict(base, drives=1, workers=1, iops=20e6, hold_ns_per_io=15, hold_locks=1),
+                dict(base, drives=1, workers=2, iops=2.4e6, hold_ns_per_io=150, hold_locks=1,
+                     handoff_ns_per_io=250, handoff_full_ns_per_io=250),
+                dict(base, drives=2, workers=2, iops=3e6, hold_ns_per_io=150, hold_locks=1)]
+        d = make_run(self.tmp, "r", rows)
+        rc, out = run_compare([d])
+        self.assertEqual(rc, 0)
+        pred = [ln.split() for ln in out.splitlines() if ln.startswith("global ") and " / " in ln]
+        self.assertEqual(pred[0][1:8], ["D=1", "20M", "150.0", "250.0", "h", "holds+handoffs", "2.5M"])

@@ -15,7 +15,8 @@ class TestTable(unittest.TestCase):
             "late_share", "late_share_reps", "slat_share", "slat_share_reps", "slat_mean_us", "lat_kind",
             "lock_wait_share", "contention_share", "holder_wait_ms", "floppy_wait_share", "merges", "bg_cpu",
             "bg_cpu_reps", "steal", "mhz_spread", "hold_ns_per_io", "hold_locks",
-            "handoff_ns_per_io", "handoff_full_ns_per_io"])
+            "handoff_ns_per_io", "handoff_full_ns_per_io", "gap_ns_per_io", "gap_full_ns_per_io",
+            "release_ns_per_io"])
 
     def test_keys_and_columns_unique(self):
         keys = [m.key for m in metrics.METRICS]
@@ -78,7 +79,9 @@ class TestRunMetrics(unittest.TestCase):
         r = metrics.run_metrics(self.base, 2)
         self.assertEqual(r, {"lock_wait_share": None, "contention_share": 0.25, "holder_wait_ms": None,
                              "floppy_wait_share": None, "merges": 3, "steal": None, "mhz_spread": None, "hold_ns_per_io": None, "hold_locks": None,
-                             "handoff_ns_per_io": None, "handoff_full_ns_per_io": None})
+                             "handoff_ns_per_io": None, "handoff_full_ns_per_io": None,
+                             "gap_ns_per_io": None, "gap_full_ns_per_io": None,
+                             "release_ns_per_io": None})
 
     def test_lockstat_wait_share(self):
         d = dict(self.base, rqlock=dict(self.base["rqlock"], lockstat={
@@ -102,7 +105,9 @@ class TestRunMetrics(unittest.TestCase):
         self.assertEqual(metrics.run_metrics(d, 1), {"lock_wait_share": None, "contention_share": None,
                                                      "holder_wait_ms": None, "floppy_wait_share": None,
                                                      "merges": 5, "steal": None, "mhz_spread": None, "hold_ns_per_io": None, "hold_locks": None,
-                                                     "handoff_ns_per_io": None, "handoff_full_ns_per_io": None})
+                                                     "handoff_ns_per_io": None, "handoff_full_ns_per_io": None,
+                             "gap_ns_per_io": None, "gap_full_ns_per_io": None,
+                             "release_ns_per_io": None})
 
 
 class TestIntended(unittest.TestCase):

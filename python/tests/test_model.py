@@ -12,10 +12,13 @@ from rqlock import metrics, model, plot
 from tests.helpers import TmpDir, make_run
 
 
-def doc(acq, ios, hold_hist, locks=1, handoff_hist=None, bounces=0):
-    c = {"acquisitions": acq, "locks": locks, "acq_bounces": bounces, "hold_ns": {"histogram": hold_hist}}
+def doc(acq, ios, hold_hist, locks=1, handoff_hist=None, bounces=0, gap_hist=None, rel=(0, 0)):
+    c = {"acquisitions": acq, "locks": locks, "acq_bounces": bounces, "hold_ns": {"histogram": hold_hist},
+         "rel_sampled": rel[0], "rel_waited": rel[1]}
     if handoff_hist is not None:
         c["handoff_ns"] = {"histogram": handoff_hist}
+    if gap_hist is not None:
+        c["gap_ns"] = {"histogram": gap_hist}
     return {"jobs": [{"read": {"total_ios": ios}, "write": {}, "trim": {}}],
             "rqlock": {"lockstat": {"classes": [c]}}}
 
@@ -71,6 +74,27 @@ class Handoff(unittest.TestCase):
         self.assertIsNone(metrics.shared_handoff_ns(doc(1000, 1000, {"50": 10}), 1))
         self.assertIsNone(metrics.shared_handoff_ns(doc(1000, 1000, {"50": 10}, handoff_hist={}), 1))
 
+    def test_gap_per_io(self):
+        # a quarter of the sampled releases left a waiter; the gap after them is 400 ns
+        d = doc(1000, 1000, {"50": 10}, gap_hist={"400": 10}, rel=(80, 20))
+        self.assertAlmostEqual(metrics.shared_gap_ns(d, 2), 100.0)
+        self.assertAlmostEqual(metrics.shared_gap_full_ns(d, 2), 400.0)
+        # one lock per drive shares it
+        d4 = doc(1000, 1000, {"50": 10}, locks=4, gap_hist={"400": 10}, rel=(80, 20))
+        self.assertAlmostEqual(metrics.shared_gap_ns(d4, 4), 25.0)
+        # no sampled release, or none left a waiter: no gap
+        self.assertIsNone(metrics.shared_gap_ns(doc(1000, 1000, {"50": 10}), 1))
+        self.assertIsNone(metrics.shared_gap_ns(doc(1000, 1000, {"50": 10}, gap_hist={}, rel=(80, 0)), 1))
+
+    def test_gap_model_first(self):
+        # a mutex: few handoffs (the releaser takes it again), but gaps while its waiter wakes
+        r = {"hold_ns_per_io": "150", "handoff_ns_per_io": "10", "handoff_full_ns_per_io": "40",
+             "gap_ns_per_io": "250", "gap_full_ns_per_io": "650"}
+        self.assertEqual(model.name(r), model.GAPS)
+        self.assertAlmostEqual(model.ceiling(r), 2.5e6)
+        self.assertAlmostEqual(model.ceiling(r, model.CONTENDED), 1e9 / 160)
+        self.assertEqual(model.band(r), (1e9 / 800, 1e9 / 150))
+
     def test_known_ceiling(self):
         # hold 150 + handoff 250 ns per I/O: 2.5 M IOPS, whatever X1 promises
         r = {"hold_ns_per_io": "150", "handoff_ns_per_io": "250", "handoff_full_ns_per_io": "250"}
@@ -112,6 +136,31 @@ class Handoff(unittest.TestCase):
         self.assertLessEqual(model.extrapolate(per_drive, 16), hi16)
 
 
+class Mva(unittest.TestCase):
+    """model.mva / predict_at: Mean Value Analysis of W workers and a lock."""
+
+    def test_limits(self):
+        # one worker: an I/O's whole time; many: the lock's ceiling
+        self.assertAlmostEqual(model.mva(1, 300, 100), 1 / 400)
+        self.assertAlmostEqual(model.mva(1000, 300, 100), 1 / 100, delta=1e-5)
+        # below both bounds at the knee: two workers cannot both hide their lock time
+        x2 = model.mva(2, 300, 100)
+        self.assertLess(x2, min(2 / 400, 1 / 100))
+        self.assertAlmostEqual(x2, 2 / (300 + 100 * (1 + 100 / 400)))
+        # n instances each take 1 / n of the I/Os: the ceiling is 1 / s of each
+        self.assertAlmostEqual(model.mva(4000, 300, 50, n=4), 1 / 50, delta=2e-5)
+
+    def test_release_adds_outside_work(self):
+        row1 = {"hold_ns_per_io": "10", "release_ns_per_io": "5"}
+        row = {"hold_ns_per_io": "100", "gap_ns_per_io": "100", "release_ns_per_io": "305"}
+        x1 = 1e9 / 110       # 110 ns per I/O at W=1: 100 outside, 10 held
+        # z = 100 + (305 - 5), s = 200
+        self.assertAlmostEqual(model.predict_at(2, x1, row, row1), model.mva(2, 400, 200) * 1e9)
+        self.assertLess(model.predict_at(2, x1, row, row1), model.predict_at(2, x1, dict(row, release_ns_per_io="5"), row1))
+        # without lockstat: W x X1
+        self.assertAlmostEqual(model.predict_at(2, x1, {}, row1), 2 * x1)
+
+
 class PlotBand(TmpDir):
     """plot's scaling figure draws the prediction past the machine as a band
     between the two models, and says which model drew the line."""
@@ -135,10 +184,14 @@ class PlotBand(TmpDir):
         self.assertIn("filledcurves", gp)
         self.assertIn("model holds+handoffs", gp)
         pts = {int(x.split()[0]): [float(v) for v in x.split()[1:]] for x in blocks[0].splitlines()[1:]}
-        self.assertEqual(pts[2], [5e6, 5e6, 5e6])                  # measured W: the point, no band
+        # measured W: the point, no band; Mean Value Analysis below the 5 M ceiling (z = 50 - 15 ns,
+        # s = 200 ns: 2 / (35 + 200 x (1 + 200/235)) = 4.94 M)
+        self.assertEqual(pts[2][0], pts[2][1])
+        self.assertEqual(pts[2][0], pts[2][2])
+        self.assertAlmostEqual(pts[2][0], 2e9 / (35 + 200 * (1 + 200 / 235)), delta=100)
         mid, lo, hi = pts[64]
-        self.assertAlmostEqual(lo, 2.5e6)                           # every acquisition a handoff
-        self.assertAlmostEqual(hi, 1e7)                             # holds only
+        self.assertAlmostEqual(lo, 2.5e6, delta=2.5e4)              # every acquisition a handoff, saturated
+        self.assertAlmostEqual(hi, 1e7, delta=1e5)                  # holds only
         self.assertLess(lo, mid)
         self.assertLess(mid, hi)
 
