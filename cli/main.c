@@ -322,6 +322,9 @@ static int run_cli_output(struct run_cli *rc, int c, const char *arg)
 	case RQ_CLI_TIMELINE:
 		rc->eo.timeline = arg;
 		return 0;
+	case RQ_CLI_AUX_PATH:
+		rc->eo.aux_path = arg;
+		return 0;
 	case RQ_CLI_ETA:
 		if (!strcmp(arg, "auto"))
 			rc->eta = ETA_AUTO;

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
@@ -501,6 +502,29 @@ int rq_open_flags(const struct rq_dev_open *o)
 
 /* ---- regular files ---------------------------------------------------- */
 
+/* The bytes free to a user on @path's filesystem (its directory's, for a file not there yet). */
+static uint64_t fs_free(const char *path)
+{
+	char dir[PATH_MAX];
+	struct statvfs vfs;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	if (statvfs(path, &vfs) && statvfs(dirname(dir), &vfs))
+		return 0;
+	return (uint64_t)vfs.f_bavail * vfs.f_frsize;
+}
+
+/*
+ * fill_device: the file's region, past what the filesystem has free, so
+ * that writes go on until it says it is full (ENOSPC, or a short write):
+ * fio's size is unbounded then (-1), and the write that finds the end
+ * counts (engine/fill.c).
+ */
+static uint64_t fill_room(const char *path, uint64_t now)
+{
+	return now + 2 * fs_free(path) + (1 << 20);
+}
+
 int rq_file_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
 {
 	char dir[PATH_MAX];
@@ -521,7 +545,7 @@ int rq_file_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
 				o->where, o->spec);
 			return -ENOENT;
 		}
-		if (!o->min_size) {
+		if (!o->min_size && !o->fill) {
 			fprintf(err, "%s: %s: no such file, and no size given to create it\n",
 				o->where, o->spec);
 			return -ENOENT;
@@ -530,7 +554,7 @@ int rq_file_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
 		if (access(dirname(dir), W_OK | X_OK))
 			return rq_open_error(o, o->spec, errno, err);
 		dev->lbs = rq_dio_align(o->spec);
-		dev->size = o->min_size;
+		dev->size = o->fill && !o->min_size ? fill_room(o->spec, 0) : o->min_size;
 		return 0;
 	}
 	if (!S_ISREG(st.st_mode)) {
@@ -542,6 +566,9 @@ int rq_file_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
 		return rq_open_error(o, o->spec, errno, err);
 	dev->lbs = rq_dio_align(o->spec);
 	dev->size = (uint64_t)st.st_size > o->min_size ? (uint64_t)st.st_size : o->min_size;
+	/* fill_device: a writer may go on past the file's end, until the filesystem is full */
+	if (o->fill && o->write && !o->min_size)
+		dev->size = fill_room(o->spec, (uint64_t)st.st_size);
 	return 0;
 }
 

@@ -295,8 +295,13 @@ void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done)
 			account_checks(c, bio, f, idx, &ck);
 		}
 	}
+	/* zonemode=zbd: what came back may close its zone (verify's reads took no zone) */
+	if (__builtin_expect(f->zbd != NULL, 0) && bio->op != RQ_OP_FLUSH && !ck.vread)
+		eng_zbd_done(c, f, bio);
 	c->bio_flags[idx] = 0;
-	if (bio->error) {
+	if (__builtin_expect(bio->error != 0, 0) && eng_fill_full(c, f, bio)) {
+		/* fill_device: the end (fill.c) */
+	} else if (bio->error) {
 		/* fio: an error continue_on_error covers is counted, not the job's error */
 		c->total_err++;
 		if (!c->first_error) {

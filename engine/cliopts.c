@@ -120,7 +120,9 @@ const struct rq_cli_opt rq_cli_opts[] = {
 	{ "trigger-timeout", RQ_CLI_REFUSE, RUN, "TIME", "refused: rqlock has no triggers (default: none)" },
 	{ "trigger", RQ_CLI_REFUSE, RUN, "CMD", "refused: rqlock has no triggers (default: none)" },
 	{ "trigger-remote", RQ_CLI_REFUSE, RUN, "CMD", "refused: rqlock has no triggers (default: none)" },
-	{ "aux-path", RQ_CLI_REFUSE, RUN, "PATH", "refused: rqlock writes no state files (default: none)" },
+	{ "aux-path", RQ_CLI_AUX_PATH, RUN, "DIR",
+	  "the directory verify_state_save's files go to and verify_state_load's are read from "
+	  "(default: the current directory)" },
 	{ "merge-blktrace-only", RQ_CLI_MERGE_ONLY, RUN, NULL,
 	  "merge each job's read_iolog blktraces into its merge_blktrace_file and stop, as fio (default: off)" },
 	{ "cpuclock-test", RQ_CLI_REFUSE, RUN, NULL, "refused: fio's own clock test" },

@@ -32,279 +32,14 @@
 
 /* ---- job clones ---------------------------------------------------- */
 
-/*
- * A random permutation of [0, nblocks) without memory, standing in for
- * fio's random map: a bijection of [0, 2^bits) (xor-shift and odd
- * multiplies are bijective modulo 2^bits) applied to a counter, values
- * >= nblocks skipped (fewer than half).  Every block is hit once a pass.
- */
-static uint64_t permute(const struct clone_file *f, uint64_t x, uint64_t seed)
-{
-	int h = f->perm_shift;
 
-	x = (x + seed) & f->mask;
-	x = (x * 0x9e3779b97f4a7c15ULL) & f->mask;
-	x ^= x >> h;
-	x = (x * 0xbf58476d1ce4e5b9ULL) & f->mask;
-	x ^= x >> h;
-	x = (x * 0x94d049bb133111ebULL) & f->mask;
-	return x;
-}
 
-/*
- * Mixed block sizes: start block @b is free; take the free run from it, at
- * most @bs worth, and shorten the I/O to that run (fio's mark_random_map()).
- */
-static uint64_t map_take(struct clone *c, struct clone_file *f, uint64_t base, uint64_t b,
-			 uint32_t *bs)
-{
-	uint64_t want = (*bs + c->min_bs - 1) / c->min_bs;
-	uint64_t got = rq_randmap_take(&f->map, b, want);
 
-	if (got < want)
-		*bs = (uint32_t)(got * c->min_bs);
-	return base + b * c->min_bs;
-}
 
-static uint64_t random_offset_bs(struct clone *c, struct clone_file *f, uint32_t *bsp, int op);
-static uint32_t pick_bs_fit(struct clone *c, int op, uint64_t room);
 
-/* @op's sizes are drawn (bssplit or bsrange), as pick_bs() draws them */
-static inline bool mixed_bs(const struct rq_job *job, int op)
-{
-	return job->nr_bssplit[op] || (job->bs_min[op] && job->bs_max[op] > job->bs_min[op]);
-}
 
-/*
- * The random pass's next block below nblocks.  A pass is over when the
- * counter has run through [0, 2^bits) or, with a map, when every block
- * is marked: with @wrap the next one starts, else UINT64_MAX (a sized
- * clone's file is done, as fio's when get_next_rand_offset() finds its
- * random map full).
- */
-static inline uint64_t pass_next(struct clone_file *f, uint64_t seed, bool wrap)
-{
-	uint64_t b;
 
-	do {
-		if (f->counter > f->mask || (f->map.bits && f->map.nr_set == f->map.nblocks)) {
-			if (!wrap)
-				return UINT64_MAX;
-			f->counter = 0;
-			if (f->map.bits)
-				rq_randmap_clear(&f->map);
-		}
-		b = permute(f, f->counter++, seed);
-	} while (b >= f->nblocks);
-	return b;
-}
 
-/*
- * random_distribution=zoned|zoned_abs, as fio's __get_next_rand_offset_zoned:
- * a zone chosen by its share of the I/Os (a draw in 1..100 against the
- * running sum), then a block drawn evenly inside it.  Zones are laid end
- * to end from the region's start and counted in blocks, as fio counts
- * them, so every offset is a multiple of the block size (a percentage of
- * the region in bytes is not: issue 26's EINVAL under direct=1); a zone
- * past the region's end is cut.
- */
-static uint64_t zoned_offset(struct clone *c, const struct clone_file *f, int op, uint32_t bs)
-{
-	const struct rq_job *job = c->job;
-	int d = job->nr_zones[op] ? op : !op;
-	const bool abs = job->random_distribution == RQ_RAND_ZONED_ABS;
-	uint64_t size = f->end - f->start, nb = size / c->min_bs, zstart = 0, zlen = nb, off, prev = 0;
-	unsigned int r = (unsigned int)(rq_rng_next(&c->rng) % 100) + 1, sum = 0;
-
-	for (unsigned int i = 0; i < job->nr_zones[d]; i++) {
-		/* in blocks: fio's stotal * lastb / 100 and lastb * (send - stotal) / 100 */
-		zstart = abs ? prev / c->min_bs : nb * prev / 100;
-		prev += abs ? job->zones[d][i].size : job->zones[d][i].size_pct;
-		zlen = abs ? job->zones[d][i].size / c->min_bs : nb * prev / 100 - zstart;
-		sum += job->zones[d][i].access;
-		if (r <= sum)
-			break;
-	}
-	if (zstart >= nb)
-		zstart = 0;
-	if (zlen > nb - zstart)
-		zlen = nb - zstart;
-	off = f->start + (zstart + (zlen ? rq_rng_next(&c->rng) % zlen : 0)) * c->min_bs;
-	if (off + bs > f->end)
-		off = f->start + (size - bs) / c->min_bs * c->min_bs;
-	return off;
-}
-
-/*
- * *bsp may shrink: the random map gives a mixed-size I/O the free run it
- * starts (map_take()).
- */
-static uint64_t random_offset(struct clone *c, struct clone_file *f, uint32_t *bsp, int op)
-{
-	const struct rq_job *job = c->job;
-	uint32_t ba = job->blockalign[op];
-	uint64_t off = random_offset_bs(c, f, bsp, op);
-
-	if (off == UINT64_MAX)
-		return off;
-	/*
-	 * blockalign: offsets are multiples of ba within the region, as fio's.
-	 * The random map marked the blocks drawn, so with ba and mixed sizes a
-	 * pass may cover a block twice; it still ends when every block is marked.
-	 */
-	if (ba > c->min_bs)
-		off = f->start + (off - f->start) / ba * ba;
-	return off;
-}
-
-static uint64_t random_offset_bs(struct clone *c, struct clone_file *f, uint32_t *bsp, int op)
-{
-	uint32_t bs = *bsp;
-	const struct rq_job *job = c->job;
-	/* a sized clone with mixed sizes draws its size once the offset is known */
-	const bool fit = c->sized && mixed_bs(job, op);
-
-	if (job->rw_seq_nr > 1 && c->seq_left) {
-		if (fit)
-			bs = pick_bs_fit(c, op, f->last_end < f->end ? f->end - f->last_end : 0);
-		if (bs && f->last_end + bs <= f->end) {
-			c->seq_left--;
-			*bsp = bs;
-			return f->last_end;	/* rw=rand...:N: N-1 sequential I/Os follow */
-		}
-		bs = *bsp;
-	}
-	c->seq_left = job->rw_seq_nr > 1 ? job->rw_seq_nr - 1 : 0;
-	/* strided: blocks are drawn in the current zone, not the whole region */
-	const uint64_t base = c->strided ? f->zone_start : f->start;
-	const uint64_t end = c->strided ? f->file_size : f->end;
-
-	for (;;) {
-		uint64_t b, off;
-
-		if (job->random_distribution == RQ_RAND_ZONED ||
-		    job->random_distribution == RQ_RAND_ZONED_ABS) {
-			off = zoned_offset(c, f, op, bs);
-			if (fit)
-				*bsp = pick_bs_fit(c, op, end - off);
-			return off;
-		} else if (job->random_distribution != RQ_RAND_UNIFORM) {
-			b = rq_dist_next(&f->dist, &c->rng);
-		} else if (job->lfsr) {
-			b = rq_lfsr_next(&f->lfsr);
-		} else if (job->norandommap) {
-			b = rq_rng_next(&c->rng) % f->nblocks;
-		} else if (f->map.bits) {
-			/*
-			 * mixed sizes, as fio's __get_next_rand_offset(): a block
-			 * drawn over the region; one an earlier, larger I/O
-			 * covered is not a start, the next free one is
-			 * (axmap_next_free()), so a free run is taken from its
-			 * start rather than split.  The pass is over when every
-			 * block is marked.
-			 */
-			if (f->map.nr_set >= f->map.nblocks) {
-				if (c->sized)
-					return UINT64_MAX;	/* the file is done */
-				rq_randmap_clear(&f->map);
-			}
-			b = rq_rng_next(&c->rng) % f->nblocks;
-			if (rq_randmap_busy(&f->map, b))
-				b = rq_randmap_next_free(&f->map, b);
-			/* fio's get_next_buflen() then mark_random_map() */
-			if (fit)
-				*bsp = pick_bs_fit(c, op, end - (base + b * c->min_bs));
-			return map_take(c, f, base, b, bsp);
-		} else {
-			b = pass_next(f, c->seed + f->zone_pass * 0x9e3779b97f4a7c15ULL, !c->sized);
-			if (b == UINT64_MAX)
-				return b;	/* the pass is over: the file is done */
-		}
-		off = base + b * c->min_bs;
-		if (fit) {
-			/* io_u_fits(): the smallest size fits from any block of the region */
-			bs = pick_bs_fit(c, op, off < end ? end - off : 0);
-			if (!bs)
-				continue;
-			*bsp = bs;
-			return off;
-		}
-		if (off + bs <= end)
-			return off;
-	}
-}
-
-/*
- * bs, bsrange or bssplit, as fio picks a block size.  A trimwrite job
- * draws its write and trim sizes from two streams seeded alike, as fio's
- * per-direction bsrange_state: the n-th write is as long as the n-th trim
- * when both directions have the same sizes (t0024's "block sizes match").
- */
-static uint32_t pick_bs(struct clone *c, int op)
-{
-	const struct rq_job *job = c->job;
-	unsigned int n = job->nr_bssplit[op];
-	uint64_t *rng = rq_rw_trimwrite(job->rw) && op != RQ_OP_READ ? &c->bs_rng[op - 1] : &c->rng;
-
-	if (n) {
-		unsigned int r = (unsigned int)(rq_rng_next(rng) % 100), sum = 0;
-
-		for (unsigned int i = 0; i < n; i++) {
-			sum += job->bssplit[op][i].pct;
-			if (r < sum)
-				return job->bssplit[op][i].bs;
-		}
-		return job->bssplit[op][n - 1].bs;
-	}
-	if (job->bs_min[op] && job->bs_max[op] > job->bs_min[op]) {
-		uint32_t lo = job->bs_min[op], hi = job->bs_max[op];
-		uint32_t v = lo + (uint32_t)(rq_rng_next(rng) % (hi - lo + 1));
-
-		v = (v + lo - 1) / lo * lo;	/* a multiple of the minimum, as fio */
-		return v > hi ? hi / lo * lo : v;
-	}
-	return job->bs[op];
-}
-
-/*
- * A size of @op that fits @room bytes, as fio 3.33's get_next_buflen()
- * with mixed sizes (io_u_fits(): offset + size within the region): a
- * bssplit draw takes the first entry at or past the draw that fits, a
- * bsrange draw is drawn again until it fits.  0 when the smallest does
- * not fit: fio's file is done then.
- */
-static uint32_t pick_bs_fit(struct clone *c, int op, uint64_t room)
-{
-	const struct rq_job *job = c->job;
-	unsigned int n = job->nr_bssplit[op];
-	uint64_t *rng = rq_rw_trimwrite(job->rw) && op != RQ_OP_READ ? &c->bs_rng[op - 1] : &c->rng;
-	uint32_t lo = UINT32_MAX, v;
-
-	if (n) {
-		for (unsigned int i = 0; i < n; i++)
-			if (job->bssplit[op][i].pct && job->bssplit[op][i].bs < lo)
-				lo = job->bssplit[op][i].bs;
-		if (lo > room)
-			return 0;
-		for (;;) {
-			unsigned int r = (unsigned int)(rq_rng_next(rng) % 100), sum = 0;
-
-			for (unsigned int i = 0; i < n; i++) {
-				if (!job->bssplit[op][i].pct)
-					continue;
-				sum += job->bssplit[op][i].pct;
-				if (r < sum && job->bssplit[op][i].bs <= room)
-					return job->bssplit[op][i].bs;
-			}
-		}
-	}
-	if (job->bs_min[op] > room)
-		return 0;
-	do
-		v = pick_bs(c, op);
-	while (v > room);
-	return v;
-}
 
 static void stamp(char *buf, uint64_t offset, uint32_t len)
 {
@@ -336,6 +71,16 @@ static inline void hold_until(struct rq_cpu *cpu, uint64_t t)
 		cpu->clone_wake_ns = t;
 }
 
+void eng_clone_begin(struct clone *c)
+{
+	/* zonemode=zbd: its files' zones as fio's file open leaves them (zbd_file_reset()) */
+	if (c->zbd.on)
+		eng_zbd_pass(c);
+	/* fill_device: another job on the file it grew reads it as it is now */
+	if (__builtin_expect(c->fill_dev, 0))
+		eng_fill_start(c);
+}
+
 /*
  * wait_for: start once every clone of the job waited for has finished;
  * startdelay: not before its time.
@@ -351,6 +96,7 @@ static bool clone_try_start(struct clone *c, uint64_t now)
 		return false;
 	}
 	c->waiting = false;
+	eng_clone_begin(c);
 	c->start_ns = now;
 	c->ramp_end_ns = now + c->job->ramp_ns;
 	c->deadline_ns = c->job->runtime_ns ? c->ramp_end_ns + c->job->runtime_ns : 0;
@@ -385,8 +131,28 @@ static inline int choose_op(struct clone *c)
 		if (job->rw == RQ_RW_TRIMWRITE)
 			return c->tw_last[0] == c->tw_last[1] ? RQ_OP_DISCARD : RQ_OP_WRITE;
 		return c->tw_pending ? RQ_OP_WRITE : RQ_OP_DISCARD;
-	default:
-		return (rq_rng_next(&c->rng) % 100) < job->rwmixread ? RQ_OP_READ : RQ_OP_WRITE;
+	default: {
+		int op = c->rwmix_op;
+
+		/*
+		 * fio's get_rw_ddir(): a direction is drawn only once the
+		 * current one has issued its share (rwmix_issues: the
+		 * other's count times this one's percentage, set on each
+		 * switch), so a mixed job issues in runs, not coin flips
+		 */
+		if (c->rw_issues[op] >= c->rwmix_issues) {
+			int d = (rq_rng_next(&c->rng) % 100) < job->rwmixread ? RQ_OP_READ : RQ_OP_WRITE;
+
+			if (d != op)
+				c->rwmix_issues = c->rw_issues[op] *
+						  (d == RQ_OP_READ ? job->rwmixread : 100 - job->rwmixread) / 100;
+			c->rwmix_op = op = d;
+		}
+		c->rw_issues[op]++;
+
+		/* zonemode=zbd: nothing to read before something is written (fio's zbd_adjust_ddir()) */
+		return __builtin_expect(c->zbd.on, 0) ? eng_zbd_ddir(c, op) : op;
+	}
 	}
 }
 
@@ -588,7 +354,7 @@ static bool seq_offset_sized(struct clone *c, struct clone_file *f, int op, uint
 	if (off >= fsize)
 		return false;
 	if (mixed_bs(job, op)) {
-		bs = pick_bs_fit(c, op, f->end - off);
+		bs = eng_pick_bs_fit(c, op, f->end - off);
 		if (!bs)
 			return false;
 	}
@@ -639,7 +405,7 @@ static bool __attribute__((noinline)) clone_place_general(struct clone *c, int o
 	uint32_t bs;
 
 	/* a sized clone draws a mixed size where it goes (pick_bs_fit()) */
-	bs = c->sized && mixed_bs(job, op) ? c->min_bs : bs_within_limit(c, pick_bs(c, op));
+	bs = c->sized && mixed_bs(job, op) ? c->min_bs : bs_within_limit(c, eng_pick_bs(c, op));
 	if (c->sized) {
 		const uint32_t bs0 = bs;
 
@@ -648,9 +414,11 @@ static bool __attribute__((noinline)) clone_place_general(struct clone *c, int o
 			f = c->one_file ? c->files : next_file_sized(c);
 			if (!f || f->done)
 				return false;
+			if (__builtin_expect(f->zbd != NULL, 0))
+				eng_zbd_seq_pos(c, f, op);
 			bs = bs0;
 			if (rq_rw_random(job->rw)) {
-				*off = random_offset(c, f, &bs, op);
+				*off = eng_random_offset(c, f, &bs, op);
 				if (*off != UINT64_MAX) {
 					f->last_end = *off + bs;
 					break;
@@ -665,8 +433,10 @@ static bool __attribute__((noinline)) clone_place_general(struct clone *c, int o
 		f = next_file(c, bs);
 		if (c->strided)
 			strided_zone(c, f, bs);
+		if (__builtin_expect(f->zbd != NULL, 0))
+			eng_zbd_seq_pos(c, f, op);
 		if (rq_rw_random(job->rw)) {
-			*off = random_offset(c, f, &bs, op);
+			*off = eng_random_offset(c, f, &bs, op);
 			f->last_end = *off + bs;
 		} else {
 			*off = seq_offset(c, f, bs);
@@ -676,6 +446,92 @@ static bool __attribute__((noinline)) clone_place_general(struct clone *c, int o
 	*fp = f;
 	*bsp = bs;
 	return true;
+}
+
+/* A new pass: each file from its region's start, its random map empty (fio's fio_file_reset()). */
+static void files_restart(struct clone *c)
+{
+	c->seq_left = 0;
+	c->nr_done = 0;
+	c->rwmix_issues = 0;	/* fio's reset_io_counters() */
+	for (unsigned int i = 0; i < c->nr_files; i++) {
+		struct clone_file *f = &c->files[i];
+
+		f->done = false;
+		f->pos = f->trim_pos = f->last_end = f->start;
+		f->counter = 0;
+		if (f->map.bits)
+			rq_randmap_clear(&f->map);
+		if (f->zbd) {
+			f->zone_start = f->start;
+			f->zone_bytes = 0;
+		}
+	}
+	if (c->zbd.on)
+		eng_zbd_pass(c);
+}
+
+/*
+ * zonemode=zbd: the I/O clone_place_general() draws, moved into a zone
+ * (zbd.c eng_zbd_adjust()), and the file's position after it where it
+ * went.  A file no zone takes the I/O of is done (fio's set_io_u_file()):
+ * a sized clone's next file tries, a time_based clone starts a new pass,
+ * and ends when one takes nothing (fio's do_io() moved no bytes).  An I/O
+ * that waits for zones to close is held, and tried again as drawn once
+ * something is back (fill_pick_new() leaves the clone issuing).
+ */
+static bool __attribute__((noinline)) clone_place_zbd(struct clone *c, int op, struct clone_file **fp,
+						      uint64_t *off, uint32_t *bsp)
+{
+	for (;;) {
+		struct clone_file *f;
+		uint64_t off0;
+		uint32_t bs0;
+		int r;
+
+		if (c->zbd.held && c->zbd.held_op == op) {
+			c->zbd.held = false;
+			f = c->zbd.held_f;
+			*off = c->zbd.held_off;
+			*bsp = c->zbd.held_bs;
+		} else if (!clone_place_general(c, op, &f, off, bsp)) {
+			return false;
+		}
+		off0 = *off;
+		bs0 = *bsp;
+		r = eng_zbd_adjust(c, f, op, off, bsp);
+		if (r == RQ_ZBD_ACCEPT) {
+			if (rq_rw_random(c->job->rw))
+				f->last_end = *off + *bsp;
+			else
+				f->pos = *off + *bsp;
+			*fp = f;
+			return true;
+		}
+		if (r == RQ_ZBD_WAIT) {
+			c->zbd.held = true;
+			c->zbd.held_op = op;
+			c->zbd.held_f = f;
+			c->zbd.held_off = off0;
+			c->zbd.held_bs = bs0;
+			c->pending_op = op;
+			hold_until(c->cpu, c->cpu->now + 100000);
+			return false;
+		}
+		if (r < 0)
+			return false;		/* the clone's error: eng_zbd_adjust() said why */
+		if (c->sized) {
+			if (!f->done) {
+				f->done = true;
+				c->nr_done++;
+			}
+			continue;
+		}
+		if (c->nr_ios == c->zbd.pass_ios)
+			return false;
+		c->zbd.pass_ios = c->nr_ios;
+		files_restart(c);
+	}
 }
 
 /*
@@ -696,7 +552,8 @@ static inline __attribute__((always_inline)) bool clone_place(struct clone *c, i
 
 	/* a sized clone of several files finds each one's end: the general path */
 	if (!plain && (!c->plain_rand || (c->sized && !c->one_file)))
-		return clone_place_general(c, op, fp, off, bsp);
+		return __builtin_expect(c->zbd.on, 0) ? clone_place_zbd(c, op, fp, off, bsp) :
+							clone_place_general(c, op, fp, off, bsp);
 	bs = bs_within_limit(c, job->bs[op]);
 	f = plain || c->one_file ? c->files : next_file(c, bs);
 	do {
@@ -724,29 +581,38 @@ static bool clone_next_pass(struct clone *c)
 {
 	const struct rq_job *job = c->job;
 	uint32_t loops = job->loops ? job->loops : 1;
+	uint64_t moved;
 
 	if (c->nr_ios == c->pass_ios)
 		return false;
+	/*
+	 * do_verify: fio reads a pass's writes back before the next pass
+	 * (thread_main()'s do_verify() after each do_io()); until they are
+	 * back, the clone waits (c->pass_verify).  A log that kept only the
+	 * last pass's data read back one pass of four (loops=4: 65536 of
+	 * fio's 262144 bytes).
+	 */
+	if (job->do_verify && job->verify != RQ_VERIFY_NONE && rq_rw_writes(job->rw) && c->xv_phase < 0 &&
+	    !job->verify_only) {
+		if (!c->pass_verify) {
+			c->pass_verify = true;
+			c->vtarget = rq_vlog_end(&c->vlog);
+		}
+		if (c->inflight || c->vheld || rq_vlog_pending(&c->vlog, c->vtarget))
+			return false;
+		c->pass_verify = false;
+	}
+	/* fio's keep_running() counts every byte moved, the verify's reads too */
+	moved = c->issued + (rq_rw_reads(job->rw) ? 0 : c->rep.dir[RQ_OP_READ].io_bytes);
 	if (c->passes >= loops) {
 		if (c->ios_limit && c->nr_ios >= c->ios_limit)
 			return false;
-		if (c->issued >= c->pass_limit || c->pass_limit - c->issued < c->max_bs ||
-		    !job->io_size)
+		if (moved >= c->pass_limit || c->pass_limit - moved < c->max_bs || !job->io_size)
 			return false;
 	}
 	c->passes++;
 	c->pass_ios = c->nr_ios;
-	c->seq_left = 0;
-	c->nr_done = 0;
-	for (unsigned int i = 0; i < c->nr_files; i++) {
-		struct clone_file *f = &c->files[i];
-
-		f->done = false;
-		f->pos = f->trim_pos = f->last_end = f->start;
-		f->counter = 0;
-		if (f->map.bits)
-			rq_randmap_clear(&f->map);
-	}
+	files_restart(c);
 	return true;
 }
 
@@ -917,7 +783,8 @@ static void clone_dry_run(struct clone *c)
 		if (c->pace[op].mean_gap_ns && c->pace[op].poisson)
 			(void)rq_rng_unit(&c->rng);	/* eng_pace_take() draws one gap per I/O */
 		if (!place_io(c, op, &f, &off, &bs, false)) {
-			c->issue_done = true;
+			/* the generator is done before the count: what was drawn is replayed */
+			dry_run_end(c);
 			break;
 		}
 		if (op == RQ_OP_WRITE && f->has_data) {
@@ -942,6 +809,37 @@ static void clone_dry_run(struct clone *c)
 			return;
 		}
 	}
+}
+
+/* When @op may go next by the job's rate= and rate_iops= (0: now). */
+static uint64_t rate_due(const struct clone *c, int op)
+{
+	uint64_t t = c->job->rate[op] ? c->next_byte_ns[op] : 0;
+
+	if (c->pace[op].mean_gap_ns && c->pace[op].next_ns > t)
+		t = c->pace[op].next_ns;
+	return t;
+}
+
+/*
+ * A mixed job whose drawn direction is ahead of its rate takes the other
+ * when that one is due, else whichever is due first, as fio 3.33's
+ * rate_ddir() does: a randrw job at rate=300 issues a read and a write at
+ * once (Debian's exitwhat.fio), not two of one direction.
+ */
+static int rate_ddir(const struct clone *c, int op)
+{
+	const struct rq_job *job = c->job;
+	const uint64_t now = c->cpu->now, due = rate_due(c, op);
+	const int other = op == RQ_OP_READ ? RQ_OP_WRITE : RQ_OP_READ;
+	uint64_t odue;
+
+	if (due <= now || op > RQ_OP_WRITE || !rq_rw_reads(job->rw) || !rq_rw_writes(job->rw))
+		return op;
+	if (other == RQ_OP_READ ? !job->rwmixread : job->rwmixread >= 100)
+		return op;	/* fio switches only to a direction the mix has */
+	odue = rate_due(c, other);
+	return odue <= now || odue < due ? other : op;
 }
 
 static void fill_pick_sync(struct clone *c, struct rq_bio *bio, const struct clone_file *f, uint8_t kind);
@@ -992,7 +890,7 @@ static inline bool fill_pick_new(struct clone *c, struct rq_bio *bio, int *opp, 
 			return true;
 		}
 	} else {
-		op = c->pending_op >= 0 ? c->pending_op : choose_op(c);
+		op = c->pending_op >= 0 ? c->pending_op : rate_ddir(c, choose_op(c));
 	}
 	if (job->rate[op] && c->next_byte_ns[op] > cpu->now) {
 		c->pending_op = op;
@@ -1016,7 +914,8 @@ static inline bool fill_pick_new(struct clone *c, struct rq_bio *bio, int *opp, 
 		bio->offset = r->offset;
 		bs = r->len;
 	} else if (!place_io(c, op, &f, &bio->offset, &bs, false)) {
-		c->issue_done = true;
+		/* zonemode=zbd: held until zones close; a pass's writes read back before the next */
+		c->issue_done = !c->zbd.held && !c->pass_verify;
 		return false;
 	}
 	/*
@@ -1249,6 +1148,8 @@ static inline __attribute__((always_inline)) void fill_refused(struct clone *c, 
 			/* the trim was refused: it is drawn again, its write with it */
 			c->tw_bio = NULL;
 			c->tw_pending = false;
+			if (f->zbd)
+				eng_zbd_unissue(c, f, op, bio->offset, bs);
 		} else if (op != RQ_OP_FLUSH && !(c->bio_flags[bio - c->bios] & BIO_VTRIM)) {
 			/*
 			 * The same I/O goes next, as fio requeues an io_u its
@@ -1263,6 +1164,8 @@ static inline __attribute__((always_inline)) void fill_refused(struct clone *c, 
 			c->held_f = f;
 			c->held_off = bio->offset;
 			c->held_bs = bs;
+		} else if (f->zbd && op != RQ_OP_FLUSH) {
+			eng_zbd_unissue(c, f, op, bio->offset, bs);	/* a trim_percentage trim */
 		}
 	}
 	c->cpu->submitted--;
@@ -1318,6 +1221,13 @@ static inline __attribute__((always_inline)) unsigned int fill(struct clone *c, 
 		if (!plain && __builtin_expect(c->shaped, 0)) {
 			if (!fill_pick_shaped(c, bio, &op, &f, &bs, &due, &vflags))
 				break;
+		} else if (__builtin_expect(c->held, 0)) {
+			/* the I/O the queue refused last time (fill_refused()) */
+			c->held = false;
+			op = c->held_op;
+			f = c->held_f;
+			bio->offset = c->held_off;
+			bs = c->held_bs;
 		} else {
 			/* nothing shapes the load or verifies: the next I/O is drawn at once */
 			if (c->issue_done || (!plain && tw_wait(c)))

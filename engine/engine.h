@@ -39,6 +39,8 @@ struct rq_engine_opts {
 	 * = none.  At most RQ_TIMELINE_MAX records per clone.
 	 */
 	const char *timeline;
+	/* --aux-path DIR: where verify state files go (fio's aux_path); NULL = the current directory */
+	const char *aux_path;
 	/*
 	 * The status (engine/status.c): fio's status line once a second on
 	 * status_f (NULL = none), a new line every eta_newline_ns (0 = never);
@@ -113,7 +115,7 @@ enum rq_cli_key {
 	RQ_CLI_LOCKDEP, RQ_CLI_NO_PIN, RQ_CLI_STALL,
 	/* run's */
 	RQ_CLI_FORMAT, RQ_CLI_ALLOW_MOUNTED, RQ_CLI_VERSION, RQ_CLI_DEVICE, RQ_CLI_GRACE,
-	RQ_CLI_PARSE_ONLY, RQ_CLI_SHOWCMD, RQ_CLI_SECTION, RQ_CLI_MINIMAL, RQ_CLI_TIMELINE,
+	RQ_CLI_PARSE_ONLY, RQ_CLI_SHOWCMD, RQ_CLI_SECTION, RQ_CLI_MINIMAL, RQ_CLI_TIMELINE, RQ_CLI_AUX_PATH,
 	RQ_CLI_ETA, RQ_CLI_ETA_NEWLINE, RQ_CLI_STATUS_INTERVAL, RQ_CLI_LOCK_LOG, RQ_CLI_LOCK_LOG_MSEC,
 	/* run's, fio's own: accepted as fio accepts them, or refused with one line */
 	RQ_CLI_ACCEPT, RQ_CLI_READONLY, RQ_CLI_BW_LOG, RQ_CLI_APPEND_TERSE, RQ_CLI_TERSE_VERSION,

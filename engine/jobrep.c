@@ -25,6 +25,7 @@ void eng_job_report_static(const struct rq_job *job, struct rq_job_report *r, ui
 	r->latency_window_us = job->latency_window_ns / 1000;
 	r->latency_percentile = job->latency_percentile;	/* fio prints its options even unused */
 	r->kb_base = job->kb_base;
+	r->sig_figs = job->sig_figs;
 	r->slat_percentiles = job->slat_percentiles;
 	r->percentile_precision = job->percentile_precision;
 	r->job_runtime_ns = runtime_ns;

@@ -491,6 +491,7 @@ void rq_engine_free(struct rq_engine *e)
 				fprintf(stderr, "rqlock: unlink %s: %s\n", e->devs[i].spec, strerror(errno));
 		}
 	}
+	eng_zbd_free(e);
 	if (e->mode_setup && e->mode->teardown)
 		e->mode->teardown();
 	/* a setup that failed before the clones were allocated has none to free */

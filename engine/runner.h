@@ -24,6 +24,7 @@
 #include "engine/offsets.h"
 #include "engine/pace.h"
 #include "engine/verify.h"
+#include "engine/zbd.h"
 #include "jobfile/job.h"
 #include "lib/compiler.h"
 #include "lib/machine.h"
@@ -58,6 +59,9 @@ struct clone_file {
 	 * zone_pass counts the passes started, so each draws a new order
 	 */
 	uint64_t zone_start, zone_bytes, file_size, zone_pass;
+	/* zonemode=zbd (zbd.c): the device's zones, and this region's [zmin, zmax) of them */
+	struct rq_zbd *zbd;
+	uint32_t zmin, zmax;
 	struct rq_dist dist;		/* random_distribution other than random */
 	struct rq_randmap map;		/* mixed block sizes: blocks this pass touched (bits NULL: none) */
 	struct rq_lfsr lfsr;		/* random_generator=lfsr */
@@ -146,6 +150,8 @@ struct clone {
 	char *bufs;
 	size_t buf_bytes;		/* the clone's I/O buffers: registered on rings */
 	uint32_t min_bs, max_bs;
+	uint32_t dir_min_bs[3];		/* the smallest size per direction (fio's min_bs[ddir]) */
+	uint32_t map_bs;		/* ... and of all three: the random map's block (fio's rw_min_bs) */
 	/*
 	 * Uniform random offsets over the random map's pass, one block size,
 	 * no blockalign, no rw=rand...:N: clone_place()'s short path (set up
@@ -184,6 +190,8 @@ struct clone {
 	 * pass_ios the I/Os issued when the current one started.
 	 */
 	bool sized;
+	bool pass_verify;		/* do_verify: the pass's writes are read back before the next */
+	bool fill_dev;			/* a file of it is one a fill_device writer grows (fill.c) */
 	uint32_t passes, nr_done;
 	uint64_t pass_limit, pass_ios;
 	uint64_t ios_limit, nr_ios;	/* number_ios x loops; 0 = no limit */
@@ -206,6 +214,9 @@ struct clone {
 	uint64_t total_err;
 	/* load shaping */
 	int pending_op;			/* op chosen but held back by the rate, or -1 */
+	/* a mixed job's direction (fio's rwmix_ddir), kept until it issued rwmix_issues (choose_op()) */
+	int rwmix_op;
+	uint64_t rwmix_issues, rw_issues[2];
 	/*
 	 * serialize_overlap (fio's io_u_submit(), in_flight_overlap()): any
 	 * I/O overlapping one in flight is held (held, below) until that one
@@ -267,6 +278,7 @@ struct clone {
 	uint64_t tw_last[2];
 	uint64_t bs_rng[2];		/* trimwrite: the write and trim size streams, seeded alike */
 	struct cmdprio *cmdprio;	/* cmdprio_*: each I/O's priority (cmdprio.h); NULL: none */
+	struct rq_zbd_clone zbd;	/* zonemode=zbd (zbd.h) */
 	bool tw_pending;
 	struct clone_file *tw_f;
 	uint64_t tw_off;
@@ -278,7 +290,7 @@ struct clone {
 	struct rq_xsnap *xsnap;		/* experimental_verify: the generator at the start */
 	int xv_phase;			/* 0 writing (no log), 1 replaying, 2 replayed; -1 not used */
 	bool xv_stream;			/* one block size: read back each batch as it is drawn */
-	/* an I/O held back: it overlaps one in flight (verify's writes, serialize_overlap: fill_pick_new()) */
+	/* an I/O held back: it overlaps one in flight (verify's writes, serialize_overlap: fill_pick_new()), or the queue refused it (fill_refused()) */
 	bool held;
 	int held_op;
 	struct clone_file *held_f;
@@ -315,6 +327,70 @@ struct clone {
 	struct tl_rec *tl;
 	uint64_t nr_tl, tl_cap, tl_dropped;
 };
+
+/* fill.c: fill_device's end (a write the full filesystem refused) and a reader's region */
+bool eng_fill_full(struct clone *c, const struct clone_file *f, const struct rq_bio *bio);
+void eng_fill_start(struct clone *c);
+
+/*
+ * A random permutation of [0, nblocks) without memory, standing in for
+ * fio's random map: a bijection of [0, 2^bits) (xor-shift and odd
+ * multiplies are bijective modulo 2^bits) applied to a counter, values
+ * >= nblocks skipped (fewer than half).  Every block is hit once a pass.
+ */
+static inline uint64_t permute(const struct clone_file *f, uint64_t x, uint64_t seed)
+{
+	int h = f->perm_shift;
+
+	x = (x + seed) & f->mask;
+	x = (x * 0x9e3779b97f4a7c15ULL) & f->mask;
+	x ^= x >> h;
+	x = (x * 0xbf58476d1ce4e5b9ULL) & f->mask;
+	x ^= x >> h;
+	x = (x * 0x94d049bb133111ebULL) & f->mask;
+	return x;
+}
+
+/*
+ * The random pass's next block below nblocks.  A pass is over when the
+ * counter has run through [0, 2^bits) or, with a map, when every block
+ * is marked: with @wrap the next one starts, else UINT64_MAX (a sized
+ * clone's file is done, as fio's when get_next_rand_offset() finds its
+ * random map full).
+ */
+static inline uint64_t pass_next(struct clone_file *f, uint64_t seed, bool wrap)
+{
+	uint64_t b;
+
+	do {
+		if (f->counter > f->mask || (f->map.bits && f->map.nr_set == f->map.nblocks)) {
+			if (!wrap)
+				return UINT64_MAX;
+			f->counter = 0;
+			if (f->map.bits)
+				rq_randmap_clear(&f->map);
+		}
+		b = permute(f, f->counter++, seed);
+	} while (b >= f->nblocks);
+	return b;
+}
+
+/* @op's sizes are drawn (bssplit or bsrange), as pick_bs() draws them */
+static inline bool mixed_bs(const struct rq_job *job, int op)
+{
+	return job->nr_bssplit[op] || (job->bs_min[op] && job->bs_max[op] > job->bs_min[op]);
+}
+
+/*
+ * draw.c: where a clone's next random I/O goes and how long it is (the
+ * random map, random_distribution=zoned, blockalign), and its size (bs,
+ * bsrange, bssplit); *@bsp may shrink to the free run the map gives.
+ * UINT64_MAX: the file is done.
+ */
+uint64_t eng_random_offset(struct clone *c, struct clone_file *f, uint32_t *bsp, int op);
+uint32_t eng_pick_bs(struct clone *c, int op);
+/* A size of @op that fits @room bytes (fio's io_u_fits()); 0 when none does. */
+uint32_t eng_pick_bs_fit(struct clone *c, int op, uint64_t room);
 
 /* vtrim.c: verify/trim (trim_percentage, trim_backlog), as fio 3.40's */
 void eng_vtrim_logged(struct clone *c, uint64_t id);
@@ -378,6 +454,7 @@ struct dev_entry {
 	struct rq_queue q;
 	bool opened, q_ready;
 	bool unlink;			/* a job with unlink=1 uses it (a regular file) */
+	struct rq_zbd *zbd;		/* zonemode=zbd: its zones (zbd.c), NULL: none */
 	uint32_t nr_requests;
 };
 
@@ -495,6 +572,8 @@ void *eng_worker_main(void *arg);
  * takes what came back and ends the clone; neither calls worker.c.
  */
 void eng_clone_account(struct clone *c, struct rq_bio *bio, uint64_t done);
+/* A clone starts (its phase does, or its wait is over): what its files need first. */
+void eng_clone_begin(struct clone *c);
 void eng_clone_check_done(struct clone *c, uint64_t now);
 unsigned int eng_clone_fill(struct clone *c);
 

@@ -227,6 +227,7 @@ static int add_dev(const char *name, void *arg)
 	d->o.write |= rq_rw_writes(job->rw) || rq_rw_trims(job->rw) ||	/* a trim changes data too */
 		      (eng_replay_ops(x->e, job) & (1u << RQ_OP_DISCARD));
 	d->o.direct |= job->direct;
+	d->o.fill |= job->fill_device && !per_file;	/* fill_device without size: as large as the room */
 	d->nr_requests += job->iodepth;
 	return 0;
 }
@@ -239,6 +240,32 @@ static bool dist_needs_init(const struct rq_job *job)
 	       job->random_distribution != RQ_RAND_ZONED_ABS;
 }
 
+/*
+ * Clone @k's region on a device of @dev_size bytes: where it starts and
+ * how long it is (the rest of the file or device when size says nothing).
+ */
+static void clone_region(const struct name_ctx *x, unsigned int k, uint64_t dev_size, uint64_t *off,
+			 uint64_t *size)
+{
+	*off = clone_offset_on(x->job, x->f->min_bs, k, dev_size);
+	*size = x->fsize ? (x->fsize > *off ? x->fsize - *off : 0) : job_file_size(x->job, x->f, dev_size, *off);
+	if (!*size)
+		*size = dev_size > *off ? dev_size - *off : 0;
+}
+
+/* zonemode=zbd: every clone's region of device @name takes zones (zbd.c) */
+static int check_zbd(const struct name_ctx *x, const char *name, const struct rq_dev *dev)
+{
+	for (unsigned int k = 0; k < x->job->numjobs; k++) {
+		uint64_t off, size;
+
+		clone_region(x, k, dev->size, &off, &size);
+		if (eng_zbd_check(x->job, name, dev, off, size, x->err))
+			return -EINVAL;
+	}
+	return 0;
+}
+
 static int bind_file(const char *name, void *arg)
 {
 	struct name_ctx *x = arg;
@@ -246,15 +273,15 @@ static int bind_file(const char *name, void *arg)
 	const struct rq_job *job = x->job;
 	struct dev_entry *d = dev_find(x->e, name);
 	struct clone_file *f = &c->files[x->nr++];
-	uint64_t off = clone_offset_on(job, x->f->min_bs, x->clone, d->dev.size);
-	uint64_t size = x->fsize ? (x->fsize > off ? x->fsize - off : 0) :
-			job_file_size(job, x->f, d->dev.size, off);
+	uint64_t off, size;
 
 	f->q = &d->q;
 	f->has_data = d->dev.flags & RQ_DEV_HAS_DATA;
-
-	if (!size)
-		size = d->dev.size > off ? d->dev.size - off : 0;
+	c->fill_dev |= d->o.fill;
+	clone_region(x, x->clone, d->dev.size, &off, &size);
+	/* zonemode=zbd: whole zones (fio's zbd_zone_align_file_sizes(); checked by check_zbd()) */
+	if (job->zonemode == RQ_ZONEMODE_ZBD)
+		eng_zbd_align(job, x->fsize ? x->fsize : d->dev.size, &off, &size);
 	f->start = off;
 	f->end = off + size;
 	f->pos = f->start;
@@ -275,9 +302,14 @@ static int bind_file(const char *name, void *arg)
 	if (dist_needs_init(job) &&
 	    rq_dist_init(&f->dist, job->random_distribution, job->rand_param, f->nblocks, job->rand_center))
 		return -EINVAL;
-	/* mixed block sizes under the random map: track covered blocks (randmap.c) */
+	/*
+	 * the random map (randmap.c) where sizes differ, within a direction or
+	 * between directions: fio's blocks are the smallest size of all three
+	 * (rw_min_bs), and each direction draws in its own (clone.c map_offset())
+	 */
 	if (rq_rw_random(job->rw) && job->random_distribution == RQ_RAND_UNIFORM && !job->lfsr &&
-	    !job->norandommap && c->max_bs > c->min_bs && rq_randmap_init(&f->map, f->nblocks))
+	    !job->norandommap && (c->max_bs > c->min_bs || c->min_bs != c->map_bs) &&
+	    rq_randmap_init(&f->map, size / c->map_bs))
 		return -ENOMEM;
 	return 0;
 }
@@ -366,7 +398,7 @@ static int check_file(const char *name, void *arg)
 			PRIu64 " bytes)\n", job->file, job->line, job->name, end, name, dev->size);
 		return -EINVAL;
 	}
-	return 0;
+	return job->zonemode == RQ_ZONEMODE_ZBD ? check_zbd(x, name, dev) : 0;
 }
 
 /*
@@ -506,14 +538,8 @@ static int check_jobs(struct rq_engine *e, FILE *err)
 		}
 		if (eng_numa_check(job, err))
 			return -EINVAL;
-		if (job->zonemode == RQ_ZONEMODE_ZBD) {
-			fprintf(err, "%s:%d: job '%s': zonemode=zbd: rqlock has no zoned block devices "
-				"(fio's values are parsed; --parse-only accepts the file)\n",
-				job->file, job->line, job->name);
-			return -EINVAL;
-		}
 		if (!job->filename[0] && job->ioengine != RQ_IOENGINE_NULL && !job->size &&
-		    !job->size_pct && !job->filesize_min) {
+		    !job->size_pct && !job->filesize_min && !job->fill_device) {
 			fprintf(err, "%s:%d: job '%s': no filename, and no size or filesize to lay "
 				"files out with\n", job->file, job->line, job->name);
 			return -EINVAL;
@@ -831,6 +857,9 @@ int rq_engine_setup(struct rq_engine **ep, const struct rq_engine_opts *o,
 		ret = check_resources(e, err);
 	if (!ret)
 		ret = setup_clones(e, err);
+	/* zonemode=zbd: each device's zones, the clones' files on them */
+	if (!ret)
+		ret = eng_zbd_setup(e, err);
 	if (!ret)
 		ret = check_shared_verify(e, err);
 	/* steady state: a group's settings agree; the judges and their windows */
@@ -875,14 +904,15 @@ fail:
  * Whether clone_place()'s short path draws this clone's offsets: the
  * general path's choices are all fixed by the job - uniform random over
  * the pass, one block size whichever way (no bssplit, no bsrange: neither
- * draws from the rng then), no random map (it needs mixed sizes), no
- * blockalign above the block, no rw=rand...:N.
+ * draws from the rng then), no random map (it needs sizes that differ,
+ * also from a direction the job does not issue), no blockalign above the
+ * block, no rw=rand...:N.
  */
 static bool plain_rand(const struct clone *c, const struct rq_job *job)
 {
 	if (!rq_rw_random(job->rw) || job->random_distribution != RQ_RAND_UNIFORM ||
 	    job->norandommap || job->lfsr || job->rw_seq_nr > 1 || c->max_bs != c->min_bs ||
-	    c->strided)
+	    c->strided || job->zonemode == RQ_ZONEMODE_ZBD || c->map_bs != c->min_bs)
 		return false;
 	for (int d = 0; d < 3; d++)
 		if (job->nr_bssplit[d] || (job->bs_min[d] && job->bs_max[d] > job->bs_min[d]) ||
@@ -1008,6 +1038,11 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 	c->pending_op = -1;
 	c->tw_last[0] = c->tw_last[1] = UINT64_MAX;
 	c->min_bs = x.f->min_bs;
+	c->map_bs = x.f->lo[0];
+	for (int d = 0; d < 3; d++) {
+		c->dir_min_bs[d] = x.f->lo[d];
+		c->map_bs = x.f->lo[d] < c->map_bs ? x.f->lo[d] : c->map_bs;
+	}
 	c->max_bs = x.f->max_bs;
 	c->nr_files = x.f->nr_files;
 	c->strided = job->zonemode == RQ_ZONEMODE_STRIDED && c->nr_files == 1;
@@ -1018,8 +1053,15 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 		return -EINVAL;
 	clone_bios_init(c, job);
 	/* randrepeat: the same offsets run after run; else seeded from the clock */
-	c->seed = (job->randrepeat ? job->randseed : rq_clock_ns()) * 0x100000001b3ULL +
-		  (uint64_t)(c - e->clones) * 0x9e3779b97f4a7c15ULL;
+	/*
+	 * Each clone's stream apart: the clone's number scrambled in, not
+	 * added in steps of splitmix64's own increment, which made clone k's
+	 * stream clone 0's shifted by k draws (24 clones of a random-map job
+	 * ended within a few MiB of each other; fio's spread over 65-128 MiB)
+	 */
+	uint64_t s = ((job->randrepeat ? job->randseed : rq_clock_ns()) * 0x100000001b3ULL) ^
+		     ((uint64_t)(c - e->clones) * 0xd1b54a32d192ed03ULL);
+	c->seed = rq_rng_next(&s);
 	c->rng = c->seed;
 	/* trimwrite: writes and trims draw their sizes from equal streams (clone.c pick_bs) */
 	c->bs_rng[0] = c->bs_rng[1] = c->seed ^ 0x6273726e67ULL;
@@ -1060,7 +1102,8 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 		c->end_sync_nr = c->nr_files;
 	c->shaped = c->serialize || rq_job_syncs(job) || job->latency_target_ns || job->verify != RQ_VERIFY_NONE ||
 		    job->verify_only || job->thinktime_us || job->rate[0] || job->rate[1] || job->rate[2] || c->flow ||
-		    c->pace[0].mean_gap_ns || c->pace[1].mean_gap_ns || c->pace[2].mean_gap_ns;
+		    c->pace[0].mean_gap_ns || c->pace[1].mean_gap_ns || c->pace[2].mean_gap_ns ||
+		    job->zonemode == RQ_ZONEMODE_ZBD;	/* zbd: an I/O may wait for zones (fill_pick_new()) */
 	/* read_iolog: the log's I/Os, through fill_pick_shaped(), until it is done */
 	c->replay = e->replay_of ? e->replay_of[c - e->clones] : NULL;
 	if (c->replay) {

@@ -163,6 +163,8 @@ struct rq_xsnap {
 	unsigned int cur_file, seq_left;
 	struct clone_file *files;
 	uint64_t issued, nr_ios, wseq;	/* the writer's, put back after the replay */
+	uint64_t pass_ios;		/* ... and its passes (loops), replayed from the first */
+	uint32_t passes, nr_done;
 };
 
 #endif

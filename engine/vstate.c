@@ -96,8 +96,8 @@ static uint32_t fio_crc(const void *buf, size_t len)
 	return ~rq_crc32c(buf, len);
 }
 
-/* fio's verify_state_gen_name(), in the current directory */
-static int state_path(char *buf, size_t size, const char *name, unsigned int index)
+/* fio's verify_state_gen_name(), in --aux-path's directory, else the current one */
+static int state_path(char *buf, size_t size, const char *aux, const char *name, unsigned int index)
 {
 	char ename[RQ_JOB_NAME_MAX + 1];
 	size_t i;
@@ -105,7 +105,8 @@ static int state_path(char *buf, size_t size, const char *name, unsigned int ind
 	for (i = 0; name[i] && i < sizeof(ename) - 1; i++)
 		ename[i] = name[i] == '/' ? '.' : name[i];
 	ename[i] = 0;
-	return snprintf(buf, size, "local-%s-%u-verify.state", ename, index) >= (int)size ? -ENAMETOOLONG : 0;
+	return snprintf(buf, size, "%s%slocal-%s-%u-verify.state", aux ? aux : "", aux ? "/" : "", ename,
+			index) >= (int)size ? -ENAMETOOLONG : 0;
 }
 
 static bool tracks(const struct rq_engine *e, const struct rq_job *job)
@@ -252,7 +253,7 @@ static int save_one(struct clone *c, unsigned int index, FILE *err)
 		put64(buf + 16, fio_crc(r, body));
 	}
 	free(s);
-	if (state_path(path, sizeof(path), c->job->name, index)) {
+	if (state_path(path, sizeof(path), c->cpu->e->o.aux_path, c->job->name, index)) {
 		free(buf);
 		return -ENAMETOOLONG;
 	}
@@ -440,7 +441,7 @@ static int load_one(struct rq_engine *e, struct clone *c, unsigned int index, FI
 	if (!v)
 		return -ENOMEM;
 	c->vstate = v;
-	if (state_path(v->path, sizeof(v->path), c->job->name, index))
+	if (state_path(v->path, sizeof(v->path), e->o.aux_path, c->job->name, index))
 		return bad(err, c, "local-...-verify.state", "the job's name is too long for a file name");
 	if (e->o.no_verify_state)
 		return bad(err, c, v->path, "rqlock server reads no state files (run the job with rqlock run)");
@@ -533,6 +534,13 @@ bool eng_xverify_rewind(struct clone *c)
 	x->issued = c->issued;
 	x->nr_ios = c->nr_ios;
 	x->wseq = c->wseq;
+	x->passes = c->passes;
+	x->pass_ios = c->pass_ios;
+	x->nr_done = c->nr_done;
+	/* the replay goes through the writer's passes from the first (loops=2 stopped after one, and spun) */
+	c->passes = 1;
+	c->pass_ios = 0;
+	c->nr_done = 0;
 	c->rng = x->rng;
 	c->file_left = x->file_left;
 	c->cur_file = x->cur_file;
@@ -557,6 +565,9 @@ void eng_xverify_finish(struct clone *c)
 	c->issued = c->xsnap->issued;
 	c->nr_ios = c->xsnap->nr_ios;
 	c->wseq = c->xsnap->wseq;
+	c->passes = c->xsnap->passes;
+	c->pass_ios = c->xsnap->pass_ios;
+	c->nr_done = c->xsnap->nr_done;
 }
 
 void eng_vstate_free(struct clone *c)

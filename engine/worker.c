@@ -334,6 +334,7 @@ static void cpu_start_clones(struct rq_cpu *cpu)
 			c->delay_until_ns = cpu->now + c->job->startdelay_ns;
 			continue;
 		}
+		eng_clone_begin(c);
 		c->start_ns = cpu->now;
 		c->ramp_end_ns = cpu->now + c->job->ramp_ns;
 		c->deadline_ns = c->job->runtime_ns ? c->ramp_end_ns + c->job->runtime_ns : 0;

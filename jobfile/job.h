@@ -231,8 +231,18 @@ struct rq_job {
 	unsigned int nr_zones[3];
 	uint32_t blockalign[3];		/* ba: random offsets aligned to this; 0 = the smallest bs */
 	enum rq_zonemode zonemode;
-	uint64_t zonesize, zoneskip;	/* zonemode=strided */
+	uint64_t zonesize, zoneskip;	/* strided: bytes of I/O per zone, and skipped after; zbd: a zone's size */
 	uint64_t zonerange;
+	/* zonemode=zbd, zones emulated on a file or a block device (engine/zbd.c) */
+	uint64_t zonecapacity;		/* bytes of a zone that take writes; 0 = zonesize */
+	unsigned int max_open_zones;	/* zones open at once on the device; 0 = no limit */
+	unsigned int job_max_open_zones;	/* ... by one clone; 0 = no limit */
+	bool read_beyond_wp;		/* reads go past the write pointer (else only written data) */
+	bool ignore_zone_limits;	/* a zoned device's own limit is not asked (emulation has none) */
+	double zone_reset_threshold;	/* share of the region with data above which ... */
+	double zone_reset_frequency;	/* ... this share of writes resets its zone first; 0 = never */
+	/* counts of zones ("2z"), made bytes by jf_zone_fixup() once zonesize is known; 0 = none */
+	uint64_t size_nz, io_size_nz, offset_nz, offset_increment_nz, zoneskip_nz;
 
 	/* ---- amount of I/O ---- */
 	uint64_t io_size;		/* io_size, io_limit: bytes of I/O per loop; 0 = size */
@@ -261,6 +271,7 @@ struct rq_job {
 	char filename_format[256];	/* default "$jobname.$jobnum.$filenum" */
 	enum rq_file_service file_service;
 	bool unlink;			/* remove the job's regular files when the run is done */
+	bool fill_device;		/* fill_device, fill_fs: write until the filesystem is full (ENOSPC ends it) */
 	bool no_file_create;		/* allow_file_create=0: a missing file fails the job */
 
 	/* ---- flow (fio's token-based flow control between jobs) ---- */
@@ -287,6 +298,7 @@ struct rq_job {
 	bool clat_percentiles;		/* default true */
 	bool slat_percentiles;
 	unsigned int kb_base;		/* 1024 or 1000: units of the normal output, as fio */
+	unsigned int sig_figs;		/* significant_figures of the normal output's amounts, 1..10 */
 	int unified_rw_reporting;	/* 0 none, 1 mixed, 2 both */
 	char description[256];
 

@@ -102,6 +102,7 @@ struct opt {
 	bool libaio;		/* ... and of its libaio engine (cmdprio_*) */
 	bool pct;		/* OPT_SIZE: "N%" of the device is allowed */
 	size_t pct_off;		/* ... and goes into this double */
+	size_t zone_off;	/* OPT_SIZE: "Nz", N zones, goes into this uint64_t (0: not allowed) */
 	uint64_t unit;		/* OPT_TIME: ns in a bare number */
 	uint64_t div;		/* OPT_TIME: the field holds ns / div */
 	uint64_t min, max;	/* OPT_INT, OPT_SIZE */
@@ -120,6 +121,9 @@ struct opt {
 			.size = sizeof(((struct rq_job *)0)->m)
 
 #define REFUSE_NEVER	"is not supported in rqlock"
+
+/* opt_file.c: zonemode's checks and zone counts made bytes, once a job section is read */
+int jf_zone_fixup(struct pctx *p, struct rq_job *j);
 
 /* perr.c: the parse's error line and warnings (parse.c, section.c, expand.c and the setters) */
 int jf_perr(struct pctx *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -2,8 +2,9 @@
 /*
  * opt_file.c - the options that say which files a job uses and how they
  * are laid out: filename, directory, filesize, nrfiles, filename_format,
- * file_service_type, allow_file_create, unlink, and the strided zones
- * (zonemode, zonesize, zonerange, zoneskip).  Holds their section of the
+ * file_service_type, allow_file_create, unlink, and the zones (zonemode,
+ * zonesize, zonerange, zoneskip; zbd's zonecapacity, read_beyond_wp, the
+ * open-zone limits and zone resets).  Holds their section of the
  * option table, the setters and --showcmd renderings of exactly these
  * options and the value tables only they use, so that an option and its
  * code read in one place, as fio keeps them.
@@ -80,6 +81,97 @@ static void show_allow_file_create(struct sbuf *b, const struct rq_job *j, const
 	jf_bput(b, "%d", !j->no_file_create);
 }
 
+/*
+ * zone_reset_threshold, zone_reset_frequency: one share in [0, 1] (fio's
+ * float list of at most one value)
+ */
+static int zone_share(struct pctx *p, char *str, double *out)
+{
+	unsigned int dec;
+	const char *why;
+
+	if (strchr(str, ':'))
+		return jf_bad(p, str, "one value only (fio: the list exceeding max length 1)");
+	why = str[0] == '-' ? "value out of range: a share from 0 to 1" : jf_parse_float(str, out, &dec);
+	if (!why && !(*out >= 0.0 && *out <= 1.0))
+		why = "value out of range: a share from 0 to 1";
+	return why ? jf_bad(p, str, why) : 0;
+}
+
+static int set_zone_reset_threshold(struct pctx *p, struct sect *s, uint64_t v, char *str)
+{
+	(void)v;
+	return zone_share(p, str, &s->job.zone_reset_threshold);
+}
+
+static int set_zone_reset_frequency(struct pctx *p, struct sect *s, uint64_t v, char *str)
+{
+	(void)v;
+	return zone_share(p, str, &s->job.zone_reset_frequency);
+}
+
+static void show_zone_share(struct sbuf *b, const struct rq_job *j, const struct opt *o)
+{
+	jf_bput(b, "%g", strcmp(o->name, "zone_reset_threshold") ? j->zone_reset_frequency :
+		j->zone_reset_threshold);
+}
+
+/* "Nz" of one option: N zones of @zone bytes into *@bytes; false on overflow */
+static bool zones_to_bytes(uint64_t nz, uint64_t zone, uint64_t *bytes)
+{
+	if (!nz)
+		return true;
+	if (zone && nz > UINT64_MAX / zone)
+		return false;
+	*bytes = nz * zone;
+	return true;
+}
+
+/*
+ * fio's fixup_options for zonemode, and zone counts made bytes as fio's
+ * zbd_recalc_options_with_zone_granularity() does with the zone size
+ * (zonesize: strided's, and zbd's, whose zones rqlock emulates with it).
+ */
+int jf_zone_fixup(struct pctx *p, struct rq_job *j)
+{
+	const bool counts = j->size_nz || j->io_size_nz || j->offset_nz || j->offset_increment_nz ||
+			    j->zoneskip_nz;
+
+	if (j->zonemode == RQ_ZONEMODE_NONE && j->zonesize)
+		return jf_perr(p, "job '%s': zonesize=%llu needs zonemode=strided or zbd (fio: --zonemode=none "
+			    "and --zonesize are not compatible)", j->name, (unsigned long long)j->zonesize);
+	if (j->zonemode == RQ_ZONEMODE_STRIDED && !j->zonesize)
+		return jf_perr(p, "job '%s': zonemode=strided needs zonesize", j->name);
+	if (counts && !j->zonesize)
+		return jf_perr(p, "job '%s': a count of zones (Nz) needs zonemode=strided or zbd with "
+			    "zonesize", j->name);
+	if (!zones_to_bytes(j->size_nz, j->zonesize, &j->size) ||
+	    !zones_to_bytes(j->io_size_nz, j->zonesize, &j->io_size) ||
+	    !zones_to_bytes(j->offset_nz, j->zonesize, &j->offset) ||
+	    !zones_to_bytes(j->offset_increment_nz, j->zonesize, &j->offset_increment) ||
+	    !zones_to_bytes(j->zoneskip_nz, j->zonesize, &j->zoneskip))
+		return jf_perr(p, "job '%s': a count of zones times zonesize=%llu is too large", j->name,
+			    (unsigned long long)j->zonesize);
+	if (j->zonemode == RQ_ZONEMODE_STRIDED && !j->zonerange)
+		j->zonerange = j->zonesize;	/* fio: backward compatibility */
+	/*
+	 * zonemode=zbd: what needs no device; a zone size of 0 is a zoned
+	 * device's own (fio asks the device), so the size and capacity are
+	 * judged when the job runs (engine/zbd.c eng_zbd_check())
+	 */
+	if (j->zonemode != RQ_ZONEMODE_ZBD)
+		return 0;
+	if (j->job_max_open_zones && !j->max_open_zones)
+		return jf_perr(p, "job '%s': job_max_open_zones needs max_open_zones (fio: "
+			    "'job_max_open_zones' cannot be used without a global open zones limit)", j->name);
+	if (j->zonesize && j->zoneskip % j->zonesize)
+		return jf_perr(p, "job '%s': zoneskip=%llu is not a multiple of zonesize=%llu (fio: "
+			    "zoneskip %llu is not a multiple of the device zone size)", j->name,
+			    (unsigned long long)j->zoneskip, (unsigned long long)j->zonesize,
+			    (unsigned long long)j->zoneskip);
+	return 0;
+}
+
 /* ------------------------------------------------------------ the options */
 
 /*
@@ -96,13 +188,54 @@ const struct opt jf_opts_file[] = {
 		.name = "zonemode", .type = OPT_ENUM, FIELD(zonemode), .vals = zonemode_vals,
 		.def = "none",
 		.help = "none; strided: zonesize bytes of I/O (random too) in a zone of zonerange "
-			"bytes, then the next zone, zoneskip further; zbd "
-			"(zoned devices) is parsed and refused at run time (default: none)",
+			"bytes, then the next zone, zoneskip further; zbd: zones of zonesize "
+			"emulated on the file or device, written only at their write pointer, "
+			"as fio does on a device that is not zoned (default: none)",
 	},
 	{
 		.name = "zonesize", .type = OPT_SIZE, FIELD(zonesize), .min = 0, .max = UINT64_MAX,
 		.def = "0",
-		.help = "zonemode=strided: bytes of I/O in a zone (default: 0)",
+		.help = "zonemode=strided: bytes of I/O in a zone; zbd: the size of each zone (default: 0)",
+	},
+	{
+		.name = "zonecapacity", .type = OPT_SIZE, FIELD(zonecapacity), .min = 0, .max = UINT64_MAX,
+		.def = "0",
+		.help = "zonemode=zbd: the bytes of each zone that take writes, at most zonesize; 0 is "
+			"zonesize (default: 0)",
+	},
+	{
+		.name = "read_beyond_wp", .type = OPT_BOOL, FIELD(read_beyond_wp), .def = "0",
+		.help = "zonemode=zbd: reads may go past a zone's write pointer; else they go to written "
+			"data only, and a mixed job writes first (default: 0)",
+	},
+	{
+		.name = "max_open_zones", .type = OPT_INT, FIELD(max_open_zones), .min = 0, .max = 4096,
+		.def = "0",
+		.help = "zonemode=zbd: zones written at once on the device, by all jobs; 0 is no limit "
+			"(default: 0)",
+	},
+	{
+		.name = "job_max_open_zones", .type = OPT_INT, FIELD(job_max_open_zones), .min = 0,
+		.max = 4096, .def = "0",
+		.help = "zonemode=zbd: zones one clone writes at once, within max_open_zones; 0 is no "
+			"limit (default: 0)",
+	},
+	{
+		.name = "ignore_zone_limits", .type = OPT_BOOL, FIELD(ignore_zone_limits), .def = "0",
+		.help = "zonemode=zbd: a zoned device's own open-zone limit is not asked; emulated zones "
+			"have none, so it changes nothing here (default: 0)",
+	},
+	{
+		.name = "zone_reset_threshold", .type = OPT_STR, .set = set_zone_reset_threshold,
+		.show = show_zone_share,
+		.help = "zonemode=zbd: once this share of the region holds data, zone_reset_frequency "
+			"of the writes reset their zone first (default: 0)",
+	},
+	{
+		.name = "zone_reset_frequency", .type = OPT_STR, .set = set_zone_reset_frequency,
+		.show = show_zone_share,
+		.help = "zonemode=zbd: the share of writes that reset their zone once "
+			"zone_reset_threshold is passed; 0 is none (default: 0)",
 	},
 	{
 		.name = "zonerange", .type = OPT_SIZE, FIELD(zonerange), .min = 0, .max = UINT64_MAX,
@@ -110,8 +243,9 @@ const struct opt jf_opts_file[] = {
 	},
 	{
 		.name = "zoneskip", .type = OPT_SIZE, FIELD(zoneskip), .min = 0, .max = UINT64_MAX,
-		.def = "0",
-		.help = "zonemode=strided: bytes skipped after each zone (default: 0)",
+		.def = "0", .zone_off = offsetof(struct rq_job, zoneskip_nz),
+		.help = "zonemode=strided or zbd: bytes (or Nz, zones) skipped after each zone of a "
+			"sequential job (default: 0)",
 	},
 	{
 		.name = "directory", .type = OPT_STR, FIELD(directory),
@@ -145,6 +279,12 @@ const struct opt jf_opts_file[] = {
 		.show = show_allow_file_create, .def = "1",
 		.help = "Lay out a file that does not exist; 0 refuses the job instead "
 			"(default: 1)",
+	},
+	{
+		.name = "fill_device", .alias = "fill_fs", .type = OPT_BOOL, FIELD(fill_device), .def = "0",
+		.help = "Without size, a file's region is what its filesystem has free, and a write "
+			"that finds it full (ENOSPC, EDQUOT, or short) ends the job without an error; "
+			"a reading job reads the file as it is (default: 0)",
 	},
 	{
 		.name = "unlink", .type = OPT_BOOL, FIELD(unlink), .def = "0",

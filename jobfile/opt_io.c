@@ -492,12 +492,14 @@ const struct opt jf_opts_io[] = {
 	{
 		.name = "size", .type = OPT_SIZE, FIELD(size), .pct = true,
 		.pct_off = offsetof(struct rq_job, size_pct), .min = 0, .max = UINT64_MAX,
+		.zone_off = offsetof(struct rq_job, size_nz),
 		.help = "Bytes of I/O per job, or N% of the file or device; 0 is all "
 			"of it (default: 0)",
 	},
 	{
 		.name = "offset", .alias = "fileoffset", .type = OPT_SIZE, FIELD(offset),
 		.pct = true, .pct_off = offsetof(struct rq_job, offset_pct),
+		.zone_off = offsetof(struct rq_job, offset_nz),
 		.min = 0, .max = UINT64_MAX, .def = "0",
 		.help = "Byte offset where I/O starts, or N% of the file or device "
 			"(default: 0)",
@@ -505,6 +507,7 @@ const struct opt jf_opts_io[] = {
 	{
 		.name = "offset_increment", .type = OPT_SIZE, FIELD(offset_increment),
 		.pct = true, .pct_off = offsetof(struct rq_job, offset_increment_pct),
+		.zone_off = offsetof(struct rq_job, offset_increment_nz),
 		.min = 0, .max = UINT64_MAX, .def = "0",
 		.help = "Clone k of numjobs starts at offset + k times this, bytes or "
 			"N% (default: 0)",
@@ -584,7 +587,7 @@ const struct opt jf_opts_io[] = {
 	},
 	{
 		.name = "io_size", .alias = "io_limit", .type = OPT_SIZE, FIELD(io_size),
-		.min = 0, .max = UINT64_MAX, .def = "0",
+		.min = 0, .max = UINT64_MAX, .def = "0", .zone_off = offsetof(struct rq_job, io_size_nz),
 		.help = "Bytes of I/O per loop, going round the region again when it "
 			"is larger than size; 0 is size (default: 0)",
 	},

@@ -281,6 +281,12 @@ static void show_flow(struct sbuf *b, const struct rq_job *j, const struct opt *
  */
 const struct opt jf_opts_job[] = {
 	{
+		.name = "significant_figures", .type = OPT_INT, FIELD(sig_figs), .min = 1, .max = 10,
+		.def = "4",
+		.help = "Significant figures of the amounts in the normal output (IOPS, bandwidth, "
+			"io=), 1 to 10 (default: 4)",
+	},
+	{
 		.name = "kb_base", .type = OPT_ENUM, .vals = kb_base_vals,
 		.set = set_kb_base, .show = show_kb_base, .prio = 1, .def = "1024",
 		.help = "Unit base of size suffixes: 1024 (k = 1024, KiB = 1000, "

@@ -107,7 +107,6 @@ const struct opt_val jf_ioengine_vals[] = {
 #define W_ENGINE	"an ioengine option rqlock's backends do not offer"
 #define W_OS		"rqlock does not change its process or thread settings"
 #define W_CONTENT	"rqlock writes its own verifiable data; no rqlock device compresses or deduplicates"
-#define W_ZBD		"it only matters with zonemode=zbd, which rqlock refuses when it runs"
 
 /*
  * The options fio knows that rqlock does not implement: accepted with a
@@ -130,10 +129,6 @@ static const struct opt unimpl_opts[] = {
 	INERT("buffer_compress_percentage", W_CONTENT), INERT("buffer_compress_chunk", W_CONTENT),
 	INERT_A("rate_min", "ratemin", "rqlock does not end a job that falls below a minimum rate"),
 	INERT("rate_iops_min", "rqlock does not end a job that falls below a minimum rate"),
-	INERT("max_open_zones", W_ZBD), INERT("job_max_open_zones", W_ZBD),
-	INERT("read_beyond_wp", W_ZBD), INERT("zonecapacity", W_ZBD), INERT("ignore_zone_limits", W_ZBD),
-	INERT("zone_reset_frequency", W_ZBD), INERT("zone_reset_threshold", W_ZBD),
-	INERT_A("fill_device", "fill_fs", "rqlock's region is the whole file or device unless size says otherwise"),
 	INERT("thread", "workers are always threads"),
 	INERT("clocksource", "rqlock picks its own clock"),
 	INERT("gtod_cpu", "rqlock picks its own clock"),
@@ -175,7 +170,6 @@ static const struct opt unimpl_opts[] = {
 	ONLY("scramble_buffers", "1", W_DATA),
 	ONLY("stats", "1", W_STATS),
 	ONLY("block_error_percentiles", "0", W_STATS),
-	ONLY("significant_figures", "4", "the normal output has fio's 4 figures"),
 	ONLY("unit_base", "0|8", "rqlock reports bytes"),
 	ONLY("offset_align", "0", "offsets align to the block size"),
 	INERT("read_iolog_chunked", "rqlock reads the whole log before the run; the I/Os are the same"),

@@ -190,14 +190,9 @@ static int job_fixup(struct pctx *p, struct sect *s)
 	}
 	if (j->random_distribution != RQ_RAND_UNIFORM)
 		j->norandommap = true;
-	/* zonemode (fio's fixup_options): zonesize needs strided, strided needs zonesize */
-	if (j->zonemode == RQ_ZONEMODE_NONE && j->zonesize)
-		return jf_perr(p, "job '%s': zonesize=%llu needs zonemode=strided (fio: zonemode=none "
-			    "and zonesize are not compatible)", j->name, (unsigned long long)j->zonesize);
-	if (j->zonemode == RQ_ZONEMODE_STRIDED && !j->zonesize)
-		return jf_perr(p, "job '%s': zonemode=strided needs zonesize", j->name);
-	if (j->zonemode == RQ_ZONEMODE_STRIDED && !j->zonerange)
-		j->zonerange = j->zonesize;	/* fio: backward compatibility */
+	/* zonemode (fio's fixup_options), and zone counts (Nz) made bytes */
+	if (jf_zone_fixup(p, j))
+		return -EINVAL;
 	if (j->verify_only) {
 		/* fio: "does not support workloads with the time_based option set" */
 		if (j->time_based && !j->verify_state_load)

@@ -74,13 +74,18 @@ static const struct {
 
 /*
  * A byte count: decimal with an optional suffix, or 0x hex without one.
- * fio would read "4x" as 4 and "1.5k" as 1; both are refused here.
+ * fio would read "4x" as 4 and "1.5k" as 1; both are refused here.  As
+ * fio's get_mult_bytes(), a suffix ends at ':', ',', '/' or ')', and what
+ * follows is not read: fio's own t0023 and t0024 give
+ * bsrange=512/25:1k:25:2k:25:4k/25 (512 to 1 KiB in fio), its
+ * t/strided.py --filesize=65536) (65536).  fio ends it at '-' too ("bs=4k-8k"
+ * is 4k there); rqlock refuses that, a range where one size is meant.
  */
 const char *jf_parse_size(const char *v, unsigned int kb_base, uint64_t *out)
 {
 	const char *s = v, *why;
 	uint64_t n, mult;
-	size_t i;
+	size_t i, span;
 	unsigned int pow;
 
 	if (*s == '-')
@@ -106,9 +111,10 @@ const char *jf_parse_size(const char *v, unsigned int kb_base, uint64_t *out)
 	if (!strcmp(s, "%"))
 		return "a percentage is allowed only for size, offset and offset_increment";
 	if ((*s == 'z' || *s == 'Z') && !s[1])
-		return "zone counts (z) need zonemode, which rqlock does not support";
+		return "a count of zones (z) is for size, io_size, offset, offset_increment and zoneskip";
+	span = strcspn(s, ":,/)");
 	for (i = 0; i < sizeof(size_sfx) / sizeof(size_sfx[0]); i++)
-		if (!strcasecmp(s, size_sfx[i].sfx))
+		if (strlen(size_sfx[i].sfx) == span && !strncasecmp(s, size_sfx[i].sfx, span))
 			break;
 	if (i == sizeof(size_sfx) / sizeof(size_sfx[0]))
 		return "unknown size suffix (use k, m, g, t or p, optionally followed by B or iB)";
@@ -342,6 +348,32 @@ static int apply_pct(struct pctx *p, struct sect *s, const struct opt *o, char *
 }
 
 /*
+ * size=Nz and the like: N zones, resolved with zonesize once the section
+ * is read (jf_zone_fixup()), as fio's zbd_recalc_options_with_zone_granularity()
+ */
+static int apply_zones(struct pctx *p, struct sect *s, const struct opt *o, char *v)
+{
+	const char *d = v, *why;
+	uint64_t n;
+
+	why = jf_digits(&d, 10, &n);
+	if (!why && (d[0] != 'z' && d[0] != 'Z'))
+		why = "expected Nz (a count of zones)";
+	if (!why && d[1])
+		why = "nothing may follow z";
+	if (why)
+		return jf_bad(p, v, why);
+	memcpy((char *)&s->job + o->zone_off, &n, sizeof(n));
+	if (o->pct) {
+		double zero = 0.0;
+
+		memcpy((char *)&s->job + o->pct_off, &zero, sizeof(zero));
+	}
+	store(s, o, 0, 0);
+	return 0;
+}
+
+/*
  * Numbers.  With .nr > 1 the value may be fio's "R,W[,T]" list: an empty
  * part leaves that direction as it was ("bs=,8k", and "bs=8k," sets reads
  * only, as fio 3.33 does), one value with no comma sets every direction,
@@ -355,6 +387,13 @@ static int apply_num(struct pctx *p, struct sect *s, const struct opt *o, char *
 	char *c, *part;
 	int ret;
 
+	if (o->zone_off) {
+		uint64_t none = 0;
+
+		if (len && (v[len - 1] == 'z' || v[len - 1] == 'Z'))
+			return apply_zones(p, s, o, v);
+		memcpy((char *)&s->job + o->zone_off, &none, sizeof(none));
+	}
 	if (o->pct && len && v[len - 1] == '%')
 		return apply_pct(p, s, o, v);
 	for (c = v; *c; c++)

@@ -78,6 +78,7 @@ struct rq_dev_open {
 	bool write;			/* some job writes: open read-write */
 	bool direct;			/* O_DIRECT */
 	bool allow_mounted_write;
+	bool fill;			/* fill_device: a file is as large as its filesystem's free space, not laid out */
 	const char *where;		/* "file:line" of the first job naming it */
 	const char *job;		/* the first job naming it, for the layout note */
 	FILE *info;			/* the layout note, as fio's normal output; NULL: none */

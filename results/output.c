@@ -67,7 +67,7 @@ struct view {
 	unsigned int members;
 	int error;
 	int unified;
-	unsigned int kb_base;
+	unsigned int kb_base, sig_figs;
 	double pct[LIST_MAX];		/* sorted, as fio sorts its list */
 	unsigned int nr_pct, precision;
 	bool clat_pct, lat_pct, slat_pct;
@@ -81,6 +81,7 @@ struct view {
 	uint64_t total_submit, total_complete;
 	int coe;
 	uint64_t total_err;
+	uint64_t zone_resets;
 	int first_error;
 	unsigned int iodepth;
 	uint64_t lat_target_ns, lat_window_us;
@@ -111,7 +112,7 @@ struct group {
 	uint64_t max_bw[RQ_DDIR_NR], min_bw[RQ_DDIR_NR];
 	uint64_t iobytes[RQ_DDIR_NR], agg[RQ_DDIR_NR];
 	int unified;
-	unsigned int kb_base;
+	unsigned int kb_base, sig_figs;
 	bool any;
 };
 
@@ -213,6 +214,7 @@ static void view_add(struct view *v, const struct rq_job_report *m, bool full)
 		v->first = m;
 		v->unified = m->unified_rw_reporting;
 		v->kb_base = m->kb_base ? m->kb_base : 1024;
+		v->sig_figs = m->sig_figs ? m->sig_figs : SIG_FIGS;
 	}
 	v->last = m;
 	view_percentiles(v, m);
@@ -224,6 +226,7 @@ static void view_add(struct view *v, const struct rq_job_report *m, bool full)
 	}
 	v->coe = m->continue_on_error;
 	v->total_err += m->total_err;
+	v->zone_resets += m->zone_resets;
 	v->first_error = m->first_error;
 	v->iodepth = m->iodepth;
 	v->lat_target_ns = m->latency_target_ns;
@@ -345,6 +348,7 @@ static int groups_build(struct ctx *c)
 		g = &c->groups[v->first->groupid];
 		g->any = true;
 		g->kb_base = v->kb_base;
+		g->sig_figs = v->sig_figs;
 		g->unified |= v->unified;
 		for (int d = 0; d < RQ_DDIR_NR; d++) {
 			uint64_t bw;
@@ -978,20 +982,21 @@ static void text_dir(struct rq_txt *t, const struct ctx *c, const struct view *v
 	unsigned int kb_base = g ? g->kb_base : v->kb_base;
 	bool i2p = pow2_base(kb_base);
 	uint64_t runt = v->runtime_ms[d], bps, min, max;
-	char io[32], bw[32], bw_alt[32], iops[32];
+	char io[32], bw[32], bw_alt[32], iops[32], resets[40] = "";
 	double mean, dev;
 
 	if (!runt)
 		return;
 	bps = per_sec(dr->io_bytes, runt);
-	/* fio's write line always ends with its zoned-device count (zbd_write_status) */
+	/* fio's write line always ends with its zone resets (zbd_write_status), 0 without zones */
+	if (d == RQ_DDIR_WRITE && v->unified != UNIFIED_MIXED)
+		snprintf(resets, sizeof(resets), "; %" PRIu64 " zone resets", v->zone_resets);
 	rq_txt_out(t, "  %s: IOPS=%s, BW=%s (%s)(%s/%" PRIu64 "msec)%s\n",
 	    v->unified == UNIFIED_MIXED ? "mixed" : ddir_name[d],
-	    rq_txt_n2s(iops, sizeof(iops), per_sec(dr->total_ios, runt), SIG_FIGS, false, ""),
-	    rq_txt_n2s(bw, sizeof(bw), bps, SIG_FIGS, i2p, "B/s"),
-	    rq_txt_n2s(bw_alt, sizeof(bw_alt), bps, SIG_FIGS, !i2p, "B/s"),
-	    rq_txt_n2s(io, sizeof(io), dr->io_bytes, SIG_FIGS, i2p, "B"), runt,
-	    d == RQ_DDIR_WRITE && v->unified != UNIFIED_MIXED ? "; 0 zone resets" : "");
+	    rq_txt_n2s(iops, sizeof(iops), per_sec(dr->total_ios, runt), v->sig_figs, false, ""),
+	    rq_txt_n2s(bw, sizeof(bw), bps, v->sig_figs, i2p, "B/s"),
+	    rq_txt_n2s(bw_alt, sizeof(bw_alt), bps, v->sig_figs, !i2p, "B/s"),
+	    rq_txt_n2s(io, sizeof(io), dr->io_bytes, v->sig_figs, i2p, "B"), runt, resets);
 	text_lat(t, "slat", &dr->slat);
 	text_lat(t, "clat", &dr->clat);
 	text_lat(t, " lat", &dr->lat);
@@ -1133,17 +1138,17 @@ static void text_job(struct rq_txt *t, struct ctx *c, const struct view *v, cons
 		rq_ss_text(t, v->last->ss, v->kb_base);
 }
 
-static void text_group_line(struct rq_txt *t, const char *label, bool i2p, uint64_t agg, uint64_t min_bw,
-			    uint64_t max_bw, uint64_t io, uint64_t min_run, uint64_t max_run)
+static void text_group_line(struct rq_txt *t, const char *label, bool i2p, unsigned int fig, uint64_t agg,
+			    uint64_t min_bw, uint64_t max_bw, uint64_t io, uint64_t min_run, uint64_t max_run)
 {
 	char s[8][32];
 
 	rq_txt_out(t, "%s: bw=%s (%s), %s-%s (%s-%s), io=%s (%s), run=%" PRIu64 "-%" PRIu64 "msec\n",
 	    label,
-	    rq_txt_n2s(s[0], 32, agg, SIG_FIGS, i2p, "B/s"), rq_txt_n2s(s[1], 32, agg, SIG_FIGS, !i2p, "B/s"),
-	    rq_txt_n2s(s[2], 32, min_bw, SIG_FIGS, i2p, "B/s"), rq_txt_n2s(s[3], 32, max_bw, SIG_FIGS, i2p, "B/s"),
-	    rq_txt_n2s(s[4], 32, min_bw, SIG_FIGS, !i2p, "B/s"), rq_txt_n2s(s[5], 32, max_bw, SIG_FIGS, !i2p, "B/s"),
-	    rq_txt_n2s(s[6], 32, io, SIG_FIGS, i2p, "B"), rq_txt_n2s(s[7], 32, io, SIG_FIGS, !i2p, "B"),
+	    rq_txt_n2s(s[0], 32, agg, fig, i2p, "B/s"), rq_txt_n2s(s[1], 32, agg, fig, !i2p, "B/s"),
+	    rq_txt_n2s(s[2], 32, min_bw, fig, i2p, "B/s"), rq_txt_n2s(s[3], 32, max_bw, fig, i2p, "B/s"),
+	    rq_txt_n2s(s[4], 32, min_bw, fig, !i2p, "B/s"), rq_txt_n2s(s[5], 32, max_bw, fig, !i2p, "B/s"),
+	    rq_txt_n2s(s[6], 32, io, fig, i2p, "B"), rq_txt_n2s(s[7], 32, io, fig, !i2p, "B"),
 	    min_run, max_run);
 }
 
@@ -1155,12 +1160,13 @@ static void text_groups(struct rq_txt *t, const struct ctx *c)
 	for (int gid = 0; gid < c->nr_groups; gid++) {
 		const struct group *g = &c->groups[gid];
 		bool i2p = pow2_base(g->kb_base ? g->kb_base : 1024);
+		unsigned int fig = g->sig_figs ? g->sig_figs : SIG_FIGS;
 
 		rq_txt_out(t, "\nRun status group %d (all jobs):\n", gid);
 		for (int d = 0; d < RQ_DDIR_NR; d++) {
 			if (!g->max_run[d])
 				continue;
-			text_group_line(t, g->unified == UNIFIED_MIXED ? "  MIXED" : label[d], i2p,
+			text_group_line(t, g->unified == UNIFIED_MIXED ? "  MIXED" : label[d], i2p, fig,
 					g->agg[d], g->min_bw[d], g->max_bw[d], g->iobytes[d],
 					g->min_run[d], g->max_run[d]);
 		}
@@ -1178,7 +1184,7 @@ static void text_groups(struct rq_txt *t, const struct ctx *c)
 				min_run = g->min_run[d] < min_run ? g->min_run[d] : min_run;
 				max_run = g->max_run[d] > max_run ? g->max_run[d] : max_run;
 			}
-			text_group_line(t, "  MIXED", i2p, agg, min_bw, max_bw, io, min_run, max_run);
+			text_group_line(t, "  MIXED", i2p, fig, agg, min_bw, max_bw, io, min_run, max_run);
 		}
 	}
 }

@@ -182,6 +182,7 @@ struct rq_job_report {
 	bool interrupted;		/* stopped by a signal before its end */
 	/* ---- more of fio's per-job keys (0 where the engine has none) ---- */
 	unsigned int kb_base;		/* the job's kb_base: units of the normal output; 0 = 1024 */
+	unsigned int sig_figs;		/* the job's significant_figures; 0 = 4 */
 	unsigned int percentile_precision;	/* decimals of a custom percentile list */
 	bool slat_percentiles;
 	/*
@@ -203,6 +204,7 @@ struct rq_job_report {
 	int continue_on_error;		/* the job's continue_on_error (enum rq_coe bits) */
 	uint64_t total_err;		/* errors continued past */
 	int first_error;		/* the first of them, positive errno */
+	uint64_t zone_resets;		/* zonemode=zbd: zones this clone reset (fio's nr_zone_resets) */
 	struct rq_dir_report dir[RQ_DDIR_NR];
 	/* fsync=N's flushes (fio's DDIR_SYNC): how many, their latency from issue */
 	uint64_t sync_ios;

@@ -47,11 +47,15 @@ static const struct {
 	{ "", 1024, false, 0 },
 	{ "k", 1024, false, 0 },
 	{ "-1", 1024, false, 0 },
+	{ "65536)", 1024, true, 65536 },	/* fio's t/strided.py; ')' ends it, as fio */
+	{ "512/25", 1024, true, 512 },		/* fio's t0023: '/' ends it */
+	{ "1k:25:2k", 1024, true, 1024 },	/* ... ':' ends a suffix */
+	{ "4k-8k", 1024, false, 0 },		/* fio reads 4096: a range where one size is meant */
 	{ "4x", 1024, false, 0 },		/* fio reads 4 */
 	{ "4k4", 1024, false, 0 },		/* fio reads 4096 */
 	{ "1.5k", 1024, false, 0 },		/* fio reads 1 */
 	{ "10%", 1024, false, 0 },		/* only size, offset, offset_increment */
-	{ "4z", 1024, false, 0 },		/* zones: no zonemode in rqlock */
+	{ "4z", 1024, false, 0 },		/* zones: only size, offset and the like, with zonesize */
 	{ "0x", 1024, false, 0 },
 	{ "0x10k", 1024, false, 0 },
 	{ " 4k", 1024, false, 0 },
@@ -777,7 +781,7 @@ static const struct ecase {
 	{ "size=4x", "[j]\nsize=4x\n", "t.fio:2: ", "'size'" },
 	{ "size fraction of percent", "[j]\nsize=10.5%\n", "t.fio:2: ", "fio reads 10.5% as 10 bytes" },
 	{ "size above 100%", "[j]\nsize=101%\n", "t.fio:2: ", "at most 100" },
-	{ "size zones", "[j]\nsize=4z\n", "t.fio:2: ", "zonemode" },
+	{ "size zones", "[j]\nsize=4z\n", "t.fio:1: ", "needs zonemode=strided or zbd with zonesize" },
 	{ "percent where fio has none", "[j]\nbs=10%\n", "t.fio:2: ", "'bs'" },
 	{ "size below bs", "[j]\nsize=2k\n", "t.fio:1: ", "size=2048 is below the smallest block size 4096" },
 	{ "offset garbage", "[j]\noffset=abc\n", "t.fio:2: ", "'offset'" },

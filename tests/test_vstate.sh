@@ -67,4 +67,12 @@ run "$TMP/x.fio"
 [ $rc -eq 0 ] || { head -3 "$TMP/err" >&2; fail "experimental_verify on a clean run: exit $rc"; }
 got=$(json "$TMP/out.json" "j['jobs'][0]['read']['io_bytes']")
 [ "$got" -gt 0 ] || fail "experimental_verify read nothing back"
+# ... and with the random map over loops=2 (fio's t0026): the replay goes
+# through both passes; it stopped after the first and spun until killed
+job x2 experimental_verify=1 loops=2 >"$TMP/x2.fio"
+timeout 120 "$RQLOCK" run --output-format=json --output "$TMP/out.json" "$TMP/x2.fio" 2>"$TMP/err"
+rc=$?
+[ $rc -eq 0 ] || { head -3 "$TMP/err" >&2; fail "experimental_verify, loops=2: exit $rc (124: it spun)"; }
+got=$(json "$TMP/out.json" "j['jobs'][0]['read']['io_bytes']")
+[ "$got" -eq $((4 << 20)) ] || fail "experimental_verify, loops=2: read back $got bytes, want the file's 4 MiB"
 echo "PASS"
