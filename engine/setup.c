@@ -1038,10 +1038,12 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 	c->pending_op = -1;
 	c->tw_last[0] = c->tw_last[1] = UINT64_MAX;
 	c->min_bs = x.f->min_bs;
-	c->map_bs = x.f->lo[0];
+	/* the smallest size of all three directions (one a job built without the parser left 0 aside) */
+	c->map_bs = c->min_bs;
 	for (int d = 0; d < 3; d++) {
 		c->dir_min_bs[d] = x.f->lo[d];
-		c->map_bs = x.f->lo[d] < c->map_bs ? x.f->lo[d] : c->map_bs;
+		if (x.f->lo[d] && x.f->lo[d] < c->map_bs)
+			c->map_bs = x.f->lo[d];
 	}
 	c->max_bs = x.f->max_bs;
 	c->nr_files = x.f->nr_files;
