@@ -141,7 +141,8 @@ static inline int choose_op(struct clone *c)
 		 * switch), so a mixed job issues in runs, not coin flips
 		 */
 		if (c->rw_issues[op] >= c->rwmix_issues) {
-			int d = (rq_rng_next(&c->rng) % 100) < job->rwmixread ? RQ_OP_READ : RQ_OP_WRITE;
+			int d = rq_taus88_between(&c->mix_rng, 1, 100) <= job->rwmixread ? RQ_OP_READ :
+											   RQ_OP_WRITE;
 
 			if (d != op)
 				c->rwmix_issues = c->rw_issues[op] *
@@ -454,6 +455,8 @@ static void files_restart(struct clone *c)
 	c->seq_left = 0;
 	c->nr_done = 0;
 	c->rwmix_issues = 0;	/* fio's reset_io_counters() */
+	if (c->job->randrepeat)
+		rq_taus88_seed(&c->mix_rng, c->mix_seed);	/* clear_io_state() seeds again */
 	for (unsigned int i = 0; i < c->nr_files; i++) {
 		struct clone_file *f = &c->files[i];
 

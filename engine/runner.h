@@ -21,6 +21,7 @@
 
 #include "devices/device.h"
 #include "engine/engine.h"
+#include "engine/frand.h"
 #include "engine/offsets.h"
 #include "engine/pace.h"
 #include "engine/verify.h"
@@ -217,6 +218,8 @@ struct clone {
 	/* a mixed job's direction (fio's rwmix_ddir), kept until it issued rwmix_issues (choose_op()) */
 	int rwmix_op;
 	uint64_t rwmix_issues, rw_issues[2];
+	struct rq_taus88 mix_rng;	/* the direction's draws: fio's rwmix_state (frand.h) */
+	uint32_t mix_seed;
 	/*
 	 * serialize_overlap (fio's io_u_submit(), in_flight_overlap()): any
 	 * I/O overlapping one in flight is held (held, below) until that one

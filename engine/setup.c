@@ -1061,9 +1061,13 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 	 * stream clone 0's shifted by k draws (24 clones of a random-map job
 	 * ended within a few MiB of each other; fio's spread over 65-128 MiB)
 	 */
-	uint64_t s = ((job->randrepeat ? job->randseed : rq_clock_ns()) * 0x100000001b3ULL) ^
-		     ((uint64_t)(c - e->clones) * 0xd1b54a32d192ed03ULL);
+	const uint64_t seed = job->randrepeat || job->randseed_set ? job->randseed : rq_clock_ns();
+	uint64_t s = (seed * 0x100000001b3ULL) ^ ((uint64_t)(c - e->clones) * 0xd1b54a32d192ed03ULL);
+
 	c->seed = rq_rng_next(&s);
+	/* a mixed job's directions: fio's stream, its seed, thread number c - clones + 1 */
+	c->mix_seed = rq_frand_seed(seed, (unsigned int)(c - e->clones) + 1, RQ_FRAND_MIX);
+	rq_taus88_seed(&c->mix_rng, c->mix_seed);
 	c->rng = c->seed;
 	/* trimwrite: writes and trims draw their sizes from equal streams (clone.c pick_bs) */
 	c->bs_rng[0] = c->bs_rng[1] = c->seed ^ 0x6273726e67ULL;

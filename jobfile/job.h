@@ -192,6 +192,7 @@ struct rq_job {
 	bool lfsr;			/* random_generator=lfsr */
 	bool randrepeat;		/* default true */
 	uint64_t randseed;		/* default fio's 0x89 */
+	bool randseed_set;		/* given: the seed, with randrepeat off (fio's fixup_options()) */
 	bool has_cpus_allowed;
 	uint64_t cpus_allowed[RQ_CPUMASK_WORDS];
 	bool cpus_allowed_split;	/* cpus_allowed_policy=split */

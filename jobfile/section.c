@@ -210,8 +210,10 @@ static int job_fixup(struct pctx *p, struct sect *s)
 	if (j->size && j->size < min_bs)
 		return jf_perr(p, "job '%s': size=%llu is below the smallest block size %u (fio refuses it)",
 			    j->name, (unsigned long long)j->size, min_bs);
-	if (jf_is_set(s, "randseed"))
+	if (jf_is_set(s, "randseed")) {
 		j->randrepeat = false;
+		j->randseed_set = true;
+	}
 	if ((j->cmdprio_pct[0] || j->cmdprio_pct[1]) &&
 	    (j->nr_cmdprio_bssplit[0] || j->nr_cmdprio_bssplit[1]))
 		return jf_perr(p, "job '%s': cmdprio_percentage and cmdprio_bssplit are mutually "

@@ -50,6 +50,16 @@ check() {
 	echo "ok: $file $* ($a)"
 }
 
+# a mix's directions: fio's own stream and seed (engine/frand.h), so the split is fio's to the I/O
+# (fio's t0008: readwrite with verify_backlog writes 16568 of its 32768 KiB, its suite allowing 1 %)
+# (a file each: fio writes what its buffers last read, and a block of rqlock's stamps moved to
+# another offset is a mismatch to rqlock's exactly-once check)
+truncate -s 1M m1 m2 m3 m4 || fail "truncate"
+check exact m1 rw=readwrite size=1m rwmixread=70
+check exact m2 rw=readwrite size=1m rwmixread=30 randseed=1234
+check exact m3 rw=randrw size=1m rwmixread=60
+check exact m4 rw=readwrite size=1m verify=crc32c verify_backlog=1 do_verify=1
+
 # one block size: the last I/O is a whole block
 check exact f rw=read size=10k
 check exact f rw=read size=9k
