@@ -50,7 +50,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "devices/nvme_pci.h"
 #include "lib/alloc.h"
@@ -111,7 +110,6 @@ struct npci_qp {
 	const struct npci_map **maps;
 	unsigned int nr_maps, cap_maps;
 	uint64_t nr_cmds, nr_doorbells;
-	_Atomic uint64_t rung;		/* nr_cmds at the last doorbell: what the controller was given */
 	/*
 	 * The worker inside queue_rq on this pair, -1 for none: a tripwire for
 	 * a mode that lets two dispatchers at one submission queue (plain
@@ -127,7 +125,6 @@ struct npci_qp {
 	uint32_t phase;
 	_Atomic uint32_t peek;		/* cq_head | phase << 31, for a look without the lock */
 	_Atomic uint32_t prod RQ_ALIGNED;	/* identifiers given back */
-	_Atomic uint64_t reaped;	/* completion entries consumed, for a crash's wait (quiesce()) */
 	/* set at open */
 	uint16_t *ring;
 	uint32_t mask;
@@ -162,58 +159,28 @@ static const struct rq_lock_class nvme_cq_lock_class = { .name = "nvme_cq_lock" 
 static struct npci_dev *volatile open_devs[NPCI_MAX_OPEN];
 
 /*
- * Whether the controller has answered every command @qp rang for: the
- * entries after the last one consumed (reaped), in that lap's phase, are
- * counted.  Read while the reaper may run on: an old count starts the scan
- * at entries already consumed, which the controller may have overwritten
- * in the next lap's phase, so the count can only fall short, never claim
- * an answer that did not come.
+ * exit() without a close (a fatal path): stop every controller still
+ * running, as close does (npci_ctrl_stop(): Delete I/O SQ and CQ, a
+ * normal shutdown, CC.EN = 0), while the other workers may still submit.
+ * The queues go first because a controller must abort what they hold:
+ * CC.EN = 0 with commands in flight is the spec's too, but QEMU 7.2's
+ * emulated controller (Debian 12's) then frees requests whose writes are
+ * still completing and crashes in nvme_rw_complete_cb() (SIGSEGV, in the
+ * SIGABRT step of tests/test_vm_nvme_pci.sh uio: CI's run and 2 of 40
+ * here); its Delete SQ cancels them first.  MMIO, our own queue memory,
+ * clock_gettime and nanosleep: async-signal-safe (snprintf only on a
+ * command's error).
  */
-static bool qp_answered(const struct npci_dev *nd, const struct npci_qp *qp)
-{
-	uint64_t rung = atomic_load_explicit(&qp->rung, memory_order_relaxed);
-	uint64_t r = atomic_load_explicit(&qp->reaped, memory_order_relaxed);
-	uint32_t n = 0;
-
-	while (r + n < rung && n < nd->qsize) {
-		uint64_t at = r + n;
-		const volatile struct nvme_cqe *c = &qp->cq[at % nd->qsize];
-
-		if ((c->status & 1u) != (1u ^ ((at / nd->qsize) & 1u)))
-			break;
-		n++;
-	}
-	return r + n >= rung;
-}
-
-/*
- * Let the commands the controller holds end before it is disabled, for at
- * most a second: a reset with commands in flight is the spec's to handle,
- * but QEMU 7.2's emulated controller (Debian 12's) frees a queue's
- * requests while their writes are still being completed and crashes in
- * nvme_rw_complete_cb() (SIGSEGV on a freed queue's identifier, in the
- * SIGABRT step of tests/test_vm_nvme_pci.sh uio: CI's run and 1 of 26
- * here); its Delete SQ path cancels them first.  Async-signal-safe:
- * loads, clock_gettime, nanosleep.
- */
-static void quiesce(const struct npci_dev *nd, uint64_t end)
-{
-	for (unsigned int i = 0; i < nd->nr_qp; i++)
-		while (!qp_answered(nd, &nd->qp[i]) && rq_clock_mono_ns() < end)
-			nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
-}
-
-/* exit() without a close (a fatal path): stop every controller still running */
 static void npci_atexit(void)
 {
-	uint64_t end = rq_clock_mono_ns() + 1000000000ull;
+	for (unsigned int i = 0; i < NPCI_MAX_OPEN; i++) {
+		struct npci_dev *nd = open_devs[i];
 
-	for (unsigned int i = 0; i < NPCI_MAX_OPEN; i++)
-		if (open_devs[i] && open_devs[i]->qp)
-			quiesce(open_devs[i], end);
-	for (unsigned int i = 0; i < NPCI_MAX_OPEN; i++)
-		if (open_devs[i])
-			npci_ctrl_disable_now(open_devs[i]->ctrl.regs);
+		if (nd && nd->ctrl.enabled)
+			npci_ctrl_stop(&nd->ctrl, nd->nr_qp);
+		else if (nd)
+			npci_ctrl_disable_now(nd->ctrl.regs);
+	}
 }
 
 /*
@@ -296,7 +263,6 @@ static inline void sq_ring(struct npci_qp *qp)
 	npci_wmb();	/* the entries before the doorbell */
 	*qp->sq_db = qp->sq_tail;
 	qp->nr_doorbells++;
-	atomic_store_explicit(&qp->rung, qp->nr_cmds, memory_order_relaxed);
 }
 
 /* ---- the engine's buffers on the bus (vfio) ---- */
@@ -746,8 +712,6 @@ static struct rq_request *reap_cq(struct npci_dev *nd, struct npci_qp *qp)
 	}
 	if (seen) {
 		*qp->cq_db = qp->cq_head;
-		atomic_store_explicit(&qp->reaped, atomic_load_explicit(&qp->reaped, memory_order_relaxed) + seen,
-				      memory_order_relaxed);
 		atomic_store_explicit(&qp->prod, prod, memory_order_release);
 		atomic_store_explicit(&qp->peek, qp->cq_head | qp->phase << 31, memory_order_relaxed);
 	}
@@ -841,8 +805,6 @@ static int sync_cmd(struct npci_dev *nd, struct nvme_sqe *sqe, const char *what,
 	st = (uint16_t)(c->status >> 1);
 	qp->ring[atomic_load_explicit(&qp->prod, memory_order_relaxed) & qp->mask] = c->cid;
 	atomic_fetch_add_explicit(&qp->prod, 1, memory_order_release);
-	atomic_store_explicit(&qp->reaped, atomic_load_explicit(&qp->reaped, memory_order_relaxed) + 1,
-			      memory_order_relaxed);
 	if (++qp->cq_head == nd->qsize) {
 		qp->cq_head = 0;
 		qp->phase ^= 1;
