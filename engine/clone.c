@@ -132,7 +132,7 @@ static inline int choose_op(struct clone *c)
 			return c->tw_last[0] == c->tw_last[1] ? RQ_OP_DISCARD : RQ_OP_WRITE;
 		return c->tw_pending ? RQ_OP_WRITE : RQ_OP_DISCARD;
 	default: {
-		int op = c->rwmix_op;
+		int op = c->mix.op;
 
 		/*
 		 * fio's get_rw_ddir(): a direction is drawn only once the
@@ -140,16 +140,16 @@ static inline int choose_op(struct clone *c)
 		 * other's count times this one's percentage, set on each
 		 * switch), so a mixed job issues in runs, not coin flips
 		 */
-		if (c->rw_issues[op] >= c->rwmix_issues) {
-			int d = rq_taus88_between(&c->mix_rng, 1, 100) <= job->rwmixread ? RQ_OP_READ :
+		if (c->mix.rw_issues[op] >= c->mix.issues) {
+			int d = rq_taus88_between(&c->mix.rng, 1, 100) <= job->rwmixread ? RQ_OP_READ :
 											   RQ_OP_WRITE;
 
 			if (d != op)
-				c->rwmix_issues = c->rw_issues[op] *
+				c->mix.issues = c->mix.rw_issues[op] *
 						  (d == RQ_OP_READ ? job->rwmixread : 100 - job->rwmixread) / 100;
-			c->rwmix_op = op = d;
+			c->mix.op = op = d;
 		}
-		c->rw_issues[op]++;
+		c->mix.rw_issues[op]++;
 
 		/* zonemode=zbd: nothing to read before something is written (fio's zbd_adjust_ddir()) */
 		return __builtin_expect(c->zbd.on, 0) ? eng_zbd_ddir(c, op) : op;
@@ -454,9 +454,9 @@ static void files_restart(struct clone *c)
 {
 	c->seq_left = 0;
 	c->nr_done = 0;
-	c->rwmix_issues = 0;	/* fio's reset_io_counters() */
+	c->mix.issues = 0;	/* fio's reset_io_counters() */
 	if (c->job->randrepeat)
-		rq_taus88_seed(&c->mix_rng, c->mix_seed);	/* clear_io_state() seeds again */
+		rq_taus88_seed(&c->mix.rng, c->mix_seed);	/* clear_io_state() seeds again */
 	for (unsigned int i = 0; i < c->nr_files; i++) {
 		struct clone_file *f = &c->files[i];
 

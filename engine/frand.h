@@ -23,6 +23,18 @@ struct rq_taus88 {
 	uint32_t s1, s2, s3;
 };
 
+/*
+ * A mixed job's direction (fio's rwmix_ddir), kept until it has issued
+ * @issues (fio's rwmix_issues), with the I/Os issued each way and the
+ * stream it draws from (rwmix_state): experimental_verify's replay puts
+ * it back with the offsets' (vstate.c), or it draws other directions.
+ */
+struct rq_mix {
+	int op;
+	uint64_t issues, rw_issues[2];
+	struct rq_taus88 rng;
+};
+
 /* fio's stream numbers (fio.h FIO_RAND_*_OFF) that rqlock draws from */
 enum { RQ_FRAND_MIX = 4 };
 

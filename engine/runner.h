@@ -215,10 +215,7 @@ struct clone {
 	uint64_t total_err;
 	/* load shaping */
 	int pending_op;			/* op chosen but held back by the rate, or -1 */
-	/* a mixed job's direction (fio's rwmix_ddir), kept until it issued rwmix_issues (choose_op()) */
-	int rwmix_op;
-	uint64_t rwmix_issues, rw_issues[2];
-	struct rq_taus88 mix_rng;	/* the direction's draws: fio's rwmix_state (frand.h) */
+	struct rq_mix mix;		/* a mixed job's direction (choose_op(), frand.h) */
 	uint32_t mix_seed;
 	/*
 	 * serialize_overlap (fio's io_u_submit(), in_flight_overlap()): any

@@ -1067,7 +1067,7 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 	c->seed = rq_rng_next(&s);
 	/* a mixed job's directions: fio's stream, its seed, thread number c - clones + 1 */
 	c->mix_seed = rq_frand_seed(seed, (unsigned int)(c - e->clones) + 1, RQ_FRAND_MIX);
-	rq_taus88_seed(&c->mix_rng, c->mix_seed);
+	rq_taus88_seed(&c->mix.rng, c->mix_seed);
 	c->rng = c->seed;
 	/* trimwrite: writes and trims draw their sizes from equal streams (clone.c pick_bs) */
 	c->bs_rng[0] = c->bs_rng[1] = c->seed ^ 0x6273726e67ULL;

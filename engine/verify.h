@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "engine/frand.h"
+
 struct rq_job;
 struct clone_file;
 
@@ -160,6 +162,7 @@ struct rq_vstate {
 /* experimental_verify: the offset generator as the clone started, to replay it */
 struct rq_xsnap {
 	uint64_t rng, file_left;
+	struct rq_mix mix, wmix;	/* the directions' at the start, and the writer's after */
 	unsigned int cur_file, seq_left;
 	struct clone_file *files;
 	uint64_t issued, nr_ios, wseq;	/* the writer's, put back after the replay */

@@ -513,6 +513,7 @@ int eng_vstate_setup(struct rq_engine *e, FILE *err)
 				return -ENOMEM;
 			}
 			x->rng = c->rng;
+			x->mix = c->mix;
 			x->file_left = c->file_left;
 			x->cur_file = c->cur_file;
 			x->seq_left = c->seq_left;
@@ -537,11 +538,13 @@ bool eng_xverify_rewind(struct clone *c)
 	x->passes = c->passes;
 	x->pass_ios = c->pass_ios;
 	x->nr_done = c->nr_done;
+	x->wmix = c->mix;
 	/* the replay goes through the writer's passes from the first (loops=2 stopped after one, and spun) */
 	c->passes = 1;
 	c->pass_ios = 0;
 	c->nr_done = 0;
 	c->rng = x->rng;
+	c->mix = x->mix;
 	c->file_left = x->file_left;
 	c->cur_file = x->cur_file;
 	c->seq_left = x->seq_left;
@@ -568,6 +571,7 @@ void eng_xverify_finish(struct clone *c)
 	c->passes = c->xsnap->passes;
 	c->pass_ios = c->xsnap->pass_ios;
 	c->nr_done = c->xsnap->nr_done;
+	c->mix = c->xsnap->wmix;
 }
 
 void eng_vstate_free(struct clone *c)
