@@ -75,4 +75,12 @@ rc=$?
 [ $rc -eq 0 ] || { head -3 "$TMP/err" >&2; fail "experimental_verify, loops=2: exit $rc (124: it spun)"; }
 got=$(json "$TMP/out.json" "j['jobs'][0]['read']['io_bytes']")
 [ "$got" -eq $((4 << 20)) ] || fail "experimental_verify, loops=2: read back $got bytes, want the file's 4 MiB"
+# ... and a mix (fio's t0026, job2): the replay draws the writer's directions again, so its
+# offsets; with the directions' stream left where the writer ended it read blocks never
+# written there ('stale block ... a lost write')
+job x3 experimental_verify=1 rw=randrw size=1m loops=2 >"$TMP/x3.fio"
+run "$TMP/x3.fio"
+[ $rc -eq 0 ] || { head -3 "$TMP/err" >&2; fail "experimental_verify, randrw: exit $rc"; }
+got=$(json "$TMP/out.json" "j['jobs'][0]['write']['io_bytes']")
+[ "$got" -gt 0 ] || fail "experimental_verify, randrw: wrote nothing"
 echo "PASS"
