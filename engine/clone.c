@@ -870,6 +870,10 @@ static inline bool fill_pick_new(struct clone *c, struct rq_bio *bio, int *opp, 
 		hold_until(cpu, c->think_until_ns);
 		return false;
 	}
+	if (c->flow_until_ns > cpu->now) {
+		hold_until(cpu, c->flow_until_ns);
+		return false;
+	}
 	if (c->replay) {
 		/* read_iolog: the log's next I/O, once it is due (replay.c) */
 		int v = eng_replay_peek(c, cpu->now, &r, &due);
@@ -901,8 +905,18 @@ static inline bool fill_pick_new(struct clone *c, struct rq_bio *bio, int *opp, 
 		return false;
 	}
 	if (c->flow && !flow_may_issue(c)) {
+		/*
+		 * fio's flow_threshold_exceeded() sleeps flow_sleep before it
+		 * looks again; without flow_sleep it looks again at once.  The
+		 * stall is the clone's own: the worker's other clones go on.
+		 */
 		c->pending_op = op;
-		hold_until(cpu, cpu->now + (job->flow_sleep_us ? job->flow_sleep_us : 10) * 1000);
+		if (job->flow_sleep_us) {
+			c->flow_until_ns = cpu->now + job->flow_sleep_us * 1000;
+			hold_until(cpu, c->flow_until_ns);
+		} else {
+			hold_until(cpu, cpu->now + 10000);
+		}
 		return false;
 	}
 	if (c->pace[op].mean_gap_ns && !eng_pace_take(&c->pace[op], cpu->now, &c->rng, &due)) {

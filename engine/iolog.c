@@ -102,7 +102,8 @@ void eng_logs_tick(struct clone *c, uint64_t now)
 {
 	uint64_t bytes[RQ_DDIR_NR], ios[RQ_DDIR_NR];
 
-	if (c->waiting || now < c->ramp_end_ns)
+	/* fio's job has left by its runtime's end: the tick there finds no one */
+	if (c->waiting || now < c->ramp_end_ns || (c->deadline_ns && now >= c->deadline_ns))
 		return;
 	for (int d = 0; d < RQ_DDIR_NR; d++) {
 		bytes[d] = c->rep.dir[d].io_bytes;

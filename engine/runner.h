@@ -200,6 +200,7 @@ struct clone {
 	uint64_t next_byte_ns[RQ_DDIR_NR];	/* rate (bytes per second) */
 	struct flow *flow;		/* flow=N: the flow it counts in */
 	uint64_t flow_ios;		/* its own I/Os in the flow */
+	uint64_t flow_until_ns;		/* flow_sleep: above its share, it stalls until then */
 	uint64_t file_left;		/* file_service_type=sequential: bytes left on cur_file */
 	struct lat_search lat;		/* latency_target: the depth being searched */
 	uint64_t start_ns, ramp_end_ns, deadline_ns, end_ns;
