@@ -240,7 +240,7 @@ static struct clone_file *next_file_sized(struct clone *c)
  * zonerange covers the zone again.  The zone's random draws are in
  * [0, zonerange / min bs) (f->nblocks, setup.c).
  */
-static void strided_zone(struct clone *c, struct clone_file *f, uint32_t bs)
+static void strided_zone(struct clone *c, struct clone_file *f, int op, uint32_t bs)
 {
 	const struct rq_job *job = c->job;
 
@@ -250,14 +250,15 @@ static void strided_zone(struct clone *c, struct clone_file *f, uint32_t bs)
 		/* fio wraps at the file's end; one that leaves no room for a block wraps too */
 		if (f->zone_start + bs > f->file_size)
 			f->zone_start = f->start;
-		f->pos = f->zone_start;
+		f->pos[op] = f->zone_start;
 	}
-	if (f->pos >= f->zone_start + job->zonerange || f->pos < f->zone_start ||
-	    f->pos + bs > f->file_size)
-		f->pos = f->zone_start;
+	if (f->pos[op] >= f->zone_start + job->zonerange || f->pos[op] < f->zone_start ||
+	    f->pos[op] + bs > f->file_size)
+		f->pos[op] = f->zone_start;
 	if (f->zone_bytes % job->zonerange == 0) {
-		/* fio's fio_file_reset(): the pass starts over in this zone */
-		f->pos = f->zone_start;
+		/* fio's fio_file_reset(): the pass starts over in this zone, every direction */
+		for (int d = 0; d < RQ_DDIR_NR; d++)
+			f->pos[d] = f->zone_start;
 		f->counter = 0;
 		f->zone_pass++;
 		if (f->map.bits)
@@ -271,9 +272,9 @@ static void strided_zone(struct clone *c, struct clone_file *f, uint32_t bs)
  * The next sequential offset.  rw=...:N adds N bytes after each I/O; a
  * negative N (rw=read:-8k) goes backwards: when the next offset would fall
  * before the region it wraps to the region's end less N, as fio's
- * get_next_seq_offset.  zonemode=strided: strided_zone() placed f->pos.
+ * get_next_seq_offset.  zonemode=strided: strided_zone() placed f->pos[op].
  */
-static uint64_t seq_offset(struct clone *c, struct clone_file *f, uint32_t bs)
+static uint64_t seq_offset(struct clone *c, struct clone_file *f, int op, uint32_t bs)
 {
 	const struct rq_job *job = c->job;
 	uint64_t off;
@@ -281,7 +282,7 @@ static uint64_t seq_offset(struct clone *c, struct clone_file *f, uint32_t bs)
 	if (c->strided) {
 		uint64_t done = f->zone_bytes + bs;	/* in the zone, with this I/O */
 
-		off = f->pos;
+		off = f->pos[op];
 		/* fio adds rw=...:N's hole before an I/O, except at the zone's start */
 		if (off != f->zone_start && job->rw_seq_add) {
 			if (job->rw_seq_add > 0)
@@ -296,37 +297,37 @@ static uint64_t seq_offset(struct clone *c, struct clone_file *f, uint32_t bs)
 			off = f->zone_start = f->start;
 			f->zone_bytes = 0;
 		}
-		f->pos = off + bs;
+		f->pos[op] = off + bs;
 		/*
 		 * fio's file is done when the next I/O, staying in this zone
 		 * and pass (strided_zone() moves it on neither), would start
 		 * at the file's end: this I/O is the job's last.
 		 */
-		if (!job->time_based && f->pos >= f->file_size && done < job->zonesize &&
-		    done % job->zonerange && f->pos < f->zone_start + job->zonerange)
+		if (!job->time_based && f->pos[op] >= f->file_size && done < job->zonesize &&
+		    done % job->zonerange && f->pos[op] < f->zone_start + job->zonerange)
 			c->io_limit = c->issued + bs;
 		return off;
 	}
-	if (f->pos + bs > f->end || f->pos < f->start)
-		f->pos = f->start;
-	off = f->pos;
+	if (f->pos[op] + bs > f->end || f->pos[op] < f->start)
+		f->pos[op] = f->start;
+	off = f->pos[op];
 	if (job->rw_seq_add < 0) {
 		uint64_t back = (uint64_t)-job->rw_seq_add, next = off + bs;
 
 		if (next >= f->start + back)
-			f->pos = next - back;
+			f->pos[op] = next - back;
 		else
-			f->pos = f->end >= f->start + back ? f->end - back : f->start;
+			f->pos[op] = f->end >= f->start + back ? f->end - back : f->start;
 		return off;
 	}
-	f->pos = off + bs + (uint64_t)job->rw_seq_add;
+	f->pos[op] = off + bs + (uint64_t)job->rw_seq_add;
 	return off;
 }
 
 /*
  * A sized clone's next sequential I/O (rw_seq_add >= 0), as fio 3.33's
  * get_next_seq_offset(), get_next_offset(), get_next_buflen() and
- * fill_io_u(): f->pos is where the last I/O ended; a hole of N bytes
+ * fill_io_u(): f->pos[op] is where the last I/O ended; a hole of N bytes
  * goes before every I/O but the pass's first (past the file's size fio
  * starts at the file's offset, taken from the region's start).  False
  * when fio's file is done: the offset is at the region's size or the
@@ -339,10 +340,10 @@ static bool seq_offset_sized(struct clone *c, struct clone_file *f, int op, uint
 {
 	const struct rq_job *job = c->job;
 	const uint64_t fsize = f->file_size;	/* fio's real_file_size */
-	uint64_t rel = f->pos - f->start, off;
+	uint64_t rel = f->pos[op] - f->start, off;
 	uint32_t bs = *bsp;
 
-	if (f->pos >= fsize)
+	if (f->pos[op] >= fsize)
 		return false;
 	if (rel && job->rw_seq_add) {
 		rel += (uint64_t)job->rw_seq_add;
@@ -361,7 +362,7 @@ static bool seq_offset_sized(struct clone *c, struct clone_file *f, int op, uint
 	}
 	if (off + bs > fsize)
 		return false;
-	f->pos = off + bs;
+	f->pos[op] = off + bs;
 	*offp = off;
 	*bsp = bs;
 	return true;
@@ -433,14 +434,14 @@ static bool __attribute__((noinline)) clone_place_general(struct clone *c, int o
 	} else {
 		f = next_file(c, bs);
 		if (c->strided)
-			strided_zone(c, f, bs);
+			strided_zone(c, f, op, bs);
 		if (__builtin_expect(f->zbd != NULL, 0))
 			eng_zbd_seq_pos(c, f, op);
 		if (rq_rw_random(job->rw)) {
 			*off = eng_random_offset(c, f, &bs, op);
 			f->last_end = *off + bs;
 		} else {
-			*off = seq_offset(c, f, bs);
+			*off = seq_offset(c, f, op, bs);
 		}
 	}
 	f->zone_bytes += bs;
@@ -461,7 +462,9 @@ static void files_restart(struct clone *c)
 		struct clone_file *f = &c->files[i];
 
 		f->done = false;
-		f->pos = f->trim_pos = f->last_end = f->start;
+		for (int d = 0; d < RQ_DDIR_NR; d++)
+			f->pos[d] = f->start;
+		f->last_end = f->start;
 		f->counter = 0;
 		if (f->map.bits)
 			rq_randmap_clear(&f->map);
@@ -507,7 +510,7 @@ static bool __attribute__((noinline)) clone_place_zbd(struct clone *c, int op, s
 			if (rq_rw_random(c->job->rw))
 				f->last_end = *off + *bsp;
 			else
-				f->pos = *off + *bsp;
+				f->pos[op] = *off + *bsp;
 			*fp = f;
 			return true;
 		}
@@ -629,17 +632,6 @@ static inline bool counts_in_size(const struct clone *c, int op)
 	return op != RQ_OP_DISCARD || !rq_rw_writes(c->job->rw);
 }
 
-/* rw=trimwrite: trims draw their sequential offsets from their own position (see place_io) */
-static void swap_trim_pos(struct clone *c)
-{
-	for (unsigned int i = 0; i < c->nr_files; i++) {
-		uint64_t p = c->files[i].pos;
-
-		c->files[i].pos = c->files[i].trim_pos;
-		c->files[i].trim_pos = p;
-	}
-}
-
 /*
  * clone_place() for the paths off the hot one (trimwrite, a sized
  * clone's next pass), out of line.  The hot one is inlined by force: with
@@ -652,12 +644,27 @@ static bool __attribute__((noinline)) clone_place_cold(struct clone *c, int op, 
 	return clone_place(c, op, fp, off, bsp, false);
 }
 
-/* A sized clone's file is done: another pass, or the end. */
-static bool __attribute__((noinline, cold)) place_next_pass(struct clone *c, int op,
+/*
+ * A sized clone's file is done: another pass, or the end.  A mixed job's
+ * I/O draws its direction again in the new pass, as fio's: its
+ * set_io_u_file() drew one for the I/O that found the file done (the
+ * direction stays, rwmix_issues is reset, the stream seeded again under
+ * randrepeat), and that I/O was never issued (io_issues).  *opp is the
+ * direction the I/O gets.
+ */
+static bool __attribute__((noinline, cold)) place_next_pass(struct clone *c, int *opp,
 							    struct clone_file **fp, uint64_t *off,
 							    uint32_t *bsp)
 {
-	return clone_next_pass(c) && clone_place_cold(c, op, fp, off, bsp);
+	bool mixed = c->job->rw == RQ_RW_RW || c->job->rw == RQ_RW_RANDRW;
+
+	if (mixed)
+		c->mix.rw_issues[c->mix.op]--;
+	if (!clone_next_pass(c))
+		return false;
+	if (mixed)
+		*opp = choose_op(c);
+	return clone_place_cold(c, *opp, fp, off, bsp);
 }
 
 /*
@@ -671,15 +678,16 @@ static bool __attribute__((noinline, cold)) place_next_pass(struct clone *c, int
  *    reaching the region's end end the job, as fio's file is done then.
  * False: nothing more to issue.
  */
-static inline bool place_io(struct clone *c, int op, struct clone_file **fp, uint64_t *off,
+static inline bool place_io(struct clone *c, int *opp, struct clone_file **fp, uint64_t *off,
 			    uint32_t *bsp, const bool plain)
 {
 	const struct rq_job *job = c->job;
+	const int op = *opp;
 
 	if (plain || __builtin_expect(!rq_rw_trimwrite(job->rw), 1)) {
 		if (__builtin_expect(clone_place(c, op, fp, off, bsp, plain), 1))
 			return true;
-		return place_next_pass(c, op, fp, off, bsp);
+		return place_next_pass(c, opp, fp, off, bsp);
 	}
 	if (job->rw == RQ_RW_RANDTRIMWRITE) {
 		if (c->tw_pending && op == RQ_OP_WRITE) {
@@ -703,9 +711,7 @@ static inline bool place_io(struct clone *c, int op, struct clone_file **fp, uin
 		c->tw_last[0] = *off;
 		return true;
 	}
-	swap_trim_pos(c);
-	clone_place_cold(c, op, fp, off, bsp);
-	swap_trim_pos(c);
+	clone_place_cold(c, op, fp, off, bsp);	/* from the trims' own position (f->pos[trim]) */
 	if (c->tw_last[1] != UINT64_MAX && *off <= c->tw_last[1] && !job->time_based && job->loops <= 1)
 		return false;	/* the trims wrapped: fio's file is done */
 	c->tw_last[1] = *off;
@@ -785,7 +791,7 @@ static void clone_dry_run(struct clone *c)
 		op = choose_op(c);
 		if (c->pace[op].mean_gap_ns && c->pace[op].poisson)
 			(void)rq_rng_unit(&c->rng);	/* eng_pace_take() draws one gap per I/O */
-		if (!place_io(c, op, &f, &off, &bs, false)) {
+		if (!place_io(c, &op, &f, &off, &bs, false)) {
 			/* the generator is done before the count: what was drawn is replayed */
 			dry_run_end(c);
 			break;
@@ -930,7 +936,7 @@ static inline bool fill_pick_new(struct clone *c, struct rq_bio *bio, int *opp, 
 		f = &c->files[r->file];
 		bio->offset = r->offset;
 		bs = r->len;
-	} else if (!place_io(c, op, &f, &bio->offset, &bs, false)) {
+	} else if (!place_io(c, &op, &f, &bio->offset, &bs, false)) {
 		/* zonemode=zbd: held until zones close; a pass's writes read back before the next */
 		c->issue_done = !c->zbd.held && !c->pass_verify;
 		return false;
@@ -1258,7 +1264,7 @@ static inline __attribute__((always_inline)) unsigned int fill(struct clone *c, 
 				c->held = false;
 			} else {
 				op = choose_op(c);
-				if (!place_io(c, op, &f, &bio->offset, &bs, plain)) {
+				if (!place_io(c, &op, &f, &bio->offset, &bs, plain)) {
 					c->issue_done = true;
 					break;
 				}

@@ -39,8 +39,12 @@
 struct clone_file {
 	struct rq_queue *q;
 	uint64_t start, end;		/* the clone's region on the device */
-	uint64_t pos;			/* sequential: next offset */
-	uint64_t trim_pos;		/* rw=trimwrite: the trims' next offset */
+	/*
+	 * sequential: each direction's next offset, as fio's last_pos[ddir]:
+	 * rw=readwrite reads and writes the region each from its start, and
+	 * trimwrite's trims go from their own position
+	 */
+	uint64_t pos[RQ_DDIR_NR];
 	uint64_t last_end;		/* random with rw=...:N: where the last I/O ended */
 	uint64_t nblocks;		/* random: blocks of min bs in the region */
 	uint64_t mask, counter;		/* random map: permutation state */

@@ -284,9 +284,9 @@ static int bind_file(const char *name, void *arg)
 		eng_zbd_align(job, x->fsize ? x->fsize : d->dev.size, &off, &size);
 	f->start = off;
 	f->end = off + size;
-	f->pos = f->start;
+	for (int k = 0; k < RQ_DDIR_NR; k++)
+		f->pos[k] = f->start;
 	f->sync_first = f->sync_last = UINT64_MAX;
-	f->trim_pos = f->start;
 	f->zone_start = f->start;
 	f->file_size = x->fsize ? x->fsize : d->dev.size;
 	f->nblocks = size / c->min_bs;

@@ -616,19 +616,19 @@ void eng_zbd_seq_pos(struct clone *c, struct clone_file *f, int op)
 	if (rq_rw_random(job->rw) || op > RQ_OP_WRITE)
 		return;
 	pthread_mutex_lock(&zd->lock);
-	z = &zd->z[zone_idx(zd, f->pos)];
+	z = &zd->z[zone_idx(zd, f->pos[op])];
 	zone_end = (z + (z - zd->z < zd->nr_zones))->start;
 	/* a sequential writer past a zone's capacity goes on at the next zone */
-	if (op == RQ_OP_WRITE && z->cap_end < zone_end && f->pos >= z->cap_end)
-		f->pos = zone_end;
+	if (op == RQ_OP_WRITE && z->cap_end < zone_end && f->pos[op] >= z->cap_end)
+		f->pos[op] = zone_end;
 	/* zoneskip: the next zone once this one is done (its end, or a read's write pointer) */
-	if (job->zoneskip && (f->zone_bytes >= job->zonesize || f->pos >= zone_end ||
-			      (op == RQ_OP_READ && !job->read_beyond_wp && f->pos >= z->wp))) {
+	if (job->zoneskip && (f->zone_bytes >= job->zonesize || f->pos[op] >= zone_end ||
+			      (op == RQ_OP_READ && !job->read_beyond_wp && f->pos[op] >= z->wp))) {
 		f->zone_bytes = 0;
 		f->zone_start += job->zonesize + job->zoneskip;
 		if (f->zone_start >= f->file_size)
 			f->zone_start = f->start;
-		f->pos = f->zone_start;
+		f->pos[op] = f->zone_start;
 	}
 	pthread_mutex_unlock(&zd->lock);
 }

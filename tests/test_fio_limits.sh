@@ -59,6 +59,14 @@ check exact m1 rw=readwrite size=1m rwmixread=70
 check exact m2 rw=readwrite size=1m rwmixread=30 randseed=1234
 check exact m3 rw=randrw size=1m rwmixread=60
 check exact m4 rw=readwrite size=1m verify=crc32c verify_backlog=1 do_verify=1
+# over passes: the I/O that finds the file done is drawn again in the next pass, and a
+# sequential mix reads and writes each from its own position (fio's last_pos[ddir]), so its
+# pass ends when one direction reaches the end (rqlock before: 1 I/O off, and 24 for m6)
+truncate -s 1M m5 m6 m7 m8 || fail "truncate"
+check exact m5 rw=randrw size=1m rwmixread=30 loops=2
+check exact m6 rw=readwrite size=1m rwmixread=70 loops=3
+check exact m7 rw=randrw size=1m rwmixread=50 loops=2 randrepeat=0 randseed=9
+check exact m8 rw=rw:8k size=1m rwmixread=50
 
 # one block size: the last I/O is a whole block
 check exact f rw=read size=10k
