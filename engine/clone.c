@@ -649,22 +649,22 @@ static bool __attribute__((noinline)) clone_place_cold(struct clone *c, int op, 
  * I/O draws its direction again in the new pass, as fio's: its
  * set_io_u_file() drew one for the I/O that found the file done (the
  * direction stays, rwmix_issues is reset, the stream seeded again under
- * randrepeat), and that I/O was never issued (io_issues).  *opp is the
- * direction the I/O gets.
+ * randrepeat), and that I/O was never issued (io_issues).  The
+ * direction the I/O gets, or -1: nothing more to issue.
  */
-static bool __attribute__((noinline, cold)) place_next_pass(struct clone *c, int *opp,
-							    struct clone_file **fp, uint64_t *off,
-							    uint32_t *bsp)
+static int __attribute__((noinline, cold)) place_next_pass(struct clone *c, int op,
+							   struct clone_file **fp, uint64_t *off,
+							   uint32_t *bsp)
 {
 	bool mixed = c->job->rw == RQ_RW_RW || c->job->rw == RQ_RW_RANDRW;
 
 	if (mixed)
 		c->mix.rw_issues[c->mix.op]--;
 	if (!clone_next_pass(c))
-		return false;
+		return -1;
 	if (mixed)
-		*opp = choose_op(c);
-	return clone_place_cold(c, *opp, fp, off, bsp);
+		op = choose_op(c);
+	return clone_place_cold(c, op, fp, off, bsp) ? op : -1;
 }
 
 /*
@@ -676,18 +676,18 @@ static bool __attribute__((noinline, cold)) place_next_pass(struct clone *c, int
  *    started where the last trim did (choose_op), so with one block size
  *    each trim is followed by the write of its blocks (t0024).  The trims
  *    reaching the region's end end the job, as fio's file is done then.
- * False: nothing more to issue.
+ * The I/O's direction (a mix may draw it again in a new pass), or -1:
+ * nothing more to issue.
  */
-static inline bool place_io(struct clone *c, int *opp, struct clone_file **fp, uint64_t *off,
+static inline int place_io(struct clone *c, int op, struct clone_file **fp, uint64_t *off,
 			    uint32_t *bsp, const bool plain)
 {
 	const struct rq_job *job = c->job;
-	const int op = *opp;
 
 	if (plain || __builtin_expect(!rq_rw_trimwrite(job->rw), 1)) {
 		if (__builtin_expect(clone_place(c, op, fp, off, bsp, plain), 1))
-			return true;
-		return place_next_pass(c, opp, fp, off, bsp);
+			return op;
+		return place_next_pass(c, op, fp, off, bsp);
 	}
 	if (job->rw == RQ_RW_RANDTRIMWRITE) {
 		if (c->tw_pending && op == RQ_OP_WRITE) {
@@ -695,7 +695,7 @@ static inline bool place_io(struct clone *c, int *opp, struct clone_file **fp, u
 			*fp = c->tw_f;
 			*off = c->tw_off;
 			*bsp = c->tw_bs;
-			return true;
+			return op;
 		}
 		clone_place_cold(c, op, fp, off, bsp);
 		if (op == RQ_OP_DISCARD) {
@@ -704,18 +704,18 @@ static inline bool place_io(struct clone *c, int *opp, struct clone_file **fp, u
 			c->tw_off = *off;
 			c->tw_bs = *bsp;
 		}
-		return true;
+		return op;
 	}
 	if (op == RQ_OP_WRITE) {
 		clone_place_cold(c, op, fp, off, bsp);
 		c->tw_last[0] = *off;
-		return true;
+		return op;
 	}
 	clone_place_cold(c, op, fp, off, bsp);	/* from the trims' own position (f->pos[trim]) */
 	if (c->tw_last[1] != UINT64_MAX && *off <= c->tw_last[1] && !job->time_based && job->loops <= 1)
-		return false;	/* the trims wrapped: fio's file is done */
+		return -1;	/* the trims wrapped: fio's file is done */
 	c->tw_last[1] = *off;
-	return true;
+	return op;
 }
 
 /*
@@ -791,7 +791,7 @@ static void clone_dry_run(struct clone *c)
 		op = choose_op(c);
 		if (c->pace[op].mean_gap_ns && c->pace[op].poisson)
 			(void)rq_rng_unit(&c->rng);	/* eng_pace_take() draws one gap per I/O */
-		if (!place_io(c, &op, &f, &off, &bs, false)) {
+		if ((op = place_io(c, op, &f, &off, &bs, false)) < 0) {
 			/* the generator is done before the count: what was drawn is replayed */
 			dry_run_end(c);
 			break;
@@ -936,7 +936,7 @@ static inline bool fill_pick_new(struct clone *c, struct rq_bio *bio, int *opp, 
 		f = &c->files[r->file];
 		bio->offset = r->offset;
 		bs = r->len;
-	} else if (!place_io(c, &op, &f, &bio->offset, &bs, false)) {
+	} else if ((op = place_io(c, op, &f, &bio->offset, &bs, false)) < 0) {
 		/* zonemode=zbd: held until zones close; a pass's writes read back before the next */
 		c->issue_done = !c->zbd.held && !c->pass_verify;
 		return false;
@@ -1264,7 +1264,7 @@ static inline __attribute__((always_inline)) unsigned int fill(struct clone *c, 
 				c->held = false;
 			} else {
 				op = choose_op(c);
-				if (!place_io(c, &op, &f, &bio->offset, &bs, plain)) {
+				if ((op = place_io(c, op, &f, &bio->offset, &bs, plain)) < 0) {
 					c->issue_done = true;
 					break;
 				}
