@@ -172,6 +172,31 @@ static bool flow_may_issue(const struct clone *c)
 	return (double)c->flow_ios / (double)all <= (double)c->job->flow / (double)w;
 }
 
+/*
+ * Whether the clone holds back for its flow: fio's flow_threshold_exceeded()
+ * sleeps flow_sleep before it looks again (without flow_sleep it looks
+ * again at once).  The stall is the clone's own: the worker's other
+ * clones go on.
+ */
+static bool flow_stall(struct clone *c)
+{
+	struct rq_cpu *cpu = c->cpu;
+
+	if (c->flow_until_ns > cpu->now) {
+		hold_until(cpu, c->flow_until_ns);
+		return true;
+	}
+	if (flow_may_issue(c))
+		return false;
+	if (c->job->flow_sleep_us) {
+		c->flow_until_ns = cpu->now + c->job->flow_sleep_us * 1000;
+		hold_until(cpu, c->flow_until_ns);
+	} else {
+		hold_until(cpu, cpu->now + 10000);
+	}
+	return true;
+}
+
 /* Which of the clone's files the next I/O goes to (file_service_type). */
 static struct clone_file *next_file(struct clone *c, uint32_t bs)
 {
@@ -876,10 +901,6 @@ static inline bool fill_pick_new(struct clone *c, struct rq_bio *bio, int *opp, 
 		hold_until(cpu, c->think_until_ns);
 		return false;
 	}
-	if (c->flow_until_ns > cpu->now) {
-		hold_until(cpu, c->flow_until_ns);
-		return false;
-	}
 	if (c->replay) {
 		/* read_iolog: the log's next I/O, once it is due (replay.c) */
 		int v = eng_replay_peek(c, cpu->now, &r, &due);
@@ -910,19 +931,8 @@ static inline bool fill_pick_new(struct clone *c, struct rq_bio *bio, int *opp, 
 		hold_until(cpu, c->next_byte_ns[op]);
 		return false;
 	}
-	if (c->flow && !flow_may_issue(c)) {
-		/*
-		 * fio's flow_threshold_exceeded() sleeps flow_sleep before it
-		 * looks again; without flow_sleep it looks again at once.  The
-		 * stall is the clone's own: the worker's other clones go on.
-		 */
+	if (c->flow && flow_stall(c)) {
 		c->pending_op = op;
-		if (job->flow_sleep_us) {
-			c->flow_until_ns = cpu->now + job->flow_sleep_us * 1000;
-			hold_until(cpu, c->flow_until_ns);
-		} else {
-			hold_until(cpu, cpu->now + 10000);
-		}
 		return false;
 	}
 	if (c->pace[op].mean_gap_ns && !eng_pace_take(&c->pace[op], cpu->now, &c->rng, &due)) {
