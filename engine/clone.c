@@ -481,8 +481,12 @@ static void files_restart(struct clone *c)
 	c->seq_left = 0;
 	c->nr_done = 0;
 	c->mix.issues = 0;	/* fio's reset_io_counters() */
-	if (c->job->randrepeat)
-		rq_taus88_seed(&c->mix.rng, c->mix_seed);	/* clear_io_state() seeds again */
+	if (c->job->randrepeat) {
+		/* clear_io_state() seeds again */
+		rq_taus88_seed(&c->mix.rng, c->mix_seed);
+		for (int d = 0; d < RQ_DDIR_NR; d++)
+			rq_taus88_seed(&c->bs_state[d], c->bs_seed[d]);
+	}
 	for (unsigned int i = 0; i < c->nr_files; i++) {
 		struct clone_file *f = &c->files[i];
 

@@ -189,73 +189,53 @@ uint64_t eng_random_offset(struct clone *c, struct clone_file *f, uint32_t *bsp,
 }
 
 /*
- * bs, bsrange or bssplit, as fio picks a block size.  A trimwrite job
- * draws its write and trim sizes from two streams seeded alike, as fio's
- * per-direction bsrange_state: the n-th write is as long as the n-th trim
- * when both directions have the same sizes (t0024's "block sizes match").
- */
-uint32_t eng_pick_bs(struct clone *c, int op)
-{
-	const struct rq_job *job = c->job;
-	unsigned int n = job->nr_bssplit[op];
-	uint64_t *rng = rq_rw_trimwrite(job->rw) && op != RQ_OP_READ ? &c->bs_rng[op - 1] : &c->rng;
-
-	if (n) {
-		unsigned int r = (unsigned int)(rq_rng_next(rng) % 100), sum = 0;
-
-		for (unsigned int i = 0; i < n; i++) {
-			sum += job->bssplit[op][i].pct;
-			if (r < sum)
-				return job->bssplit[op][i].bs;
-		}
-		return job->bssplit[op][n - 1].bs;
-	}
-	if (job->bs_min[op] && job->bs_max[op] > job->bs_min[op]) {
-		uint32_t lo = job->bs_min[op], hi = job->bs_max[op];
-		uint32_t v = lo + (uint32_t)(rq_rng_next(rng) % (hi - lo + 1));
-
-		v = (v + lo - 1) / lo * lo;	/* a multiple of the minimum, as fio */
-		return v > hi ? hi / lo * lo : v;
-	}
-	return job->bs[op];
-}
-
-/*
- * A size of @op that fits @room bytes, as fio 3.33's get_next_buflen()
- * with mixed sizes (io_u_fits(): offset + size within the region): a
- * bssplit draw takes the first entry at or past the draw that fits, a
- * bsrange draw is drawn again until it fits.  0 when the smallest does
- * not fit: fio's file is done then.
+ * A mixed size of @op that fits @room bytes, as fio 3.33's
+ * get_next_buflen(): a 32-bit draw r from the direction's own stream
+ * (bsrange_state, frand.h), then
+ *  - bsrange: min + max * r / 2^32 (so max, the cap, comes a quarter of
+ *    the time with bsrange=4k-16k: fio's, not a uniform draw);
+ *  - bssplit: the first entry, in fio's order (ascending shares), whose
+ *    running share p has r / p <= 2^32 / 100 and that fits, else the
+ *    last entry;
+ * rounded down to a multiple of the smallest size and capped at the
+ * largest, drawn again until it fits (io_u_fits()).  0 when the smallest
+ * does not fit: fio's file is done then.
  */
 uint32_t eng_pick_bs_fit(struct clone *c, int op, uint64_t room)
 {
 	const struct rq_job *job = c->job;
-	unsigned int n = job->nr_bssplit[op];
-	uint64_t *rng = rq_rw_trimwrite(job->rw) && op != RQ_OP_READ ? &c->bs_rng[op - 1] : &c->rng;
-	uint32_t lo = UINT32_MAX, v;
+	const uint32_t lo = job->bs_min[op], hi = job->bs_max[op];
+	const unsigned int n = job->nr_bssplit[op];
+	struct rq_taus88 *t = &c->bs_state[op];
+	uint64_t len = 0;
 
-	if (n) {
-		for (unsigned int i = 0; i < n; i++)
-			if (job->bssplit[op][i].pct && job->bssplit[op][i].bs < lo)
-				lo = job->bssplit[op][i].bs;
-		if (lo > room)
-			return 0;
-		for (;;) {
-			unsigned int r = (unsigned int)(rq_rng_next(rng) % 100), sum = 0;
+	if (lo > room)
+		return 0;
+	do {
+		uint32_t r = rq_taus88_next(t);
+
+		if (!n) {
+			len = lo + (uint64_t)((double)hi * (r / 4294967296.0));
+		} else {
+			uint64_t perc = 0;
 
 			for (unsigned int i = 0; i < n; i++) {
 				if (!job->bssplit[op][i].pct)
 					continue;
-				sum += job->bssplit[op][i].pct;
-				if (r < sum && job->bssplit[op][i].bs <= room)
-					return job->bssplit[op][i].bs;
+				len = job->bssplit[op][i].bs;
+				perc += job->bssplit[op][i].pct;
+				if (r / perc <= UINT32_MAX / 100u && len <= room)
+					break;
 			}
 		}
-	}
-	if (job->bs_min[op] > room)
-		return 0;
-	do
-		v = eng_pick_bs(c, op);
-	while (v > room);
-	return v;
+		len = lo & (lo - 1) ? len - len % lo : len & ~(uint64_t)(lo - 1);
+		if (len > hi)
+			len = hi;
+	} while (len > room);
+	return (uint32_t)len;
+}
+
+uint32_t eng_pick_bs(struct clone *c, int op)
+{
+	return mixed_bs(c->job, op) ? eng_pick_bs_fit(c, op, UINT64_MAX) : c->job->bs[op];
 }

@@ -35,8 +35,8 @@ struct rq_mix {
 	struct rq_taus88 rng;
 };
 
-/* fio's stream numbers (fio.h FIO_RAND_*_OFF) that rqlock draws from */
-enum { RQ_FRAND_MIX = 4 };
+/* fio's stream numbers (fio.h FIO_RAND_*_OFF) that rqlock draws from: sizes (+ direction), mix */
+enum { RQ_FRAND_BS = 0, RQ_FRAND_MIX = 4 };
 
 static inline uint32_t rq_taus88_next(struct rq_taus88 *t)
 {

@@ -281,7 +281,13 @@ struct clone {
 	 * trim started (UINT64_MAX: none yet), fio's last_start.
 	 */
 	uint64_t tw_last[2];
-	uint64_t bs_rng[2];		/* trimwrite: the write and trim size streams, seeded alike */
+	/*
+	 * mixed sizes (bsrange, bssplit): each direction's stream, fio's
+	 * bsrange_state, and its seed (writes draw as reads with verify,
+	 * trims as writes with trimwrite, as fio seeds them)
+	 */
+	struct rq_taus88 bs_state[RQ_DDIR_NR];
+	uint32_t bs_seed[RQ_DDIR_NR];
 	struct cmdprio *cmdprio;	/* cmdprio_*: each I/O's priority (cmdprio.h); NULL: none */
 	struct rq_zbd_clone zbd;	/* zonemode=zbd (zbd.h) */
 	bool tw_pending;

@@ -1069,8 +1069,19 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 	c->mix_seed = rq_frand_seed(seed, (unsigned int)(c - e->clones) + 1, RQ_FRAND_MIX);
 	rq_taus88_seed(&c->mix.rng, c->mix_seed);
 	c->rng = c->seed;
-	/* trimwrite: writes and trims draw their sizes from equal streams (clone.c pick_bs) */
-	c->bs_rng[0] = c->bs_rng[1] = c->seed ^ 0x6273726e67ULL;
+	/*
+	 * mixed sizes: fio's bsrange_state per direction (init.c
+	 * td_fill_rand_seeds_internal()): writes seeded as reads under
+	 * verify, trims as writes under trimwrite (draw.c eng_pick_bs_fit())
+	 */
+	for (int d = 0; d < RQ_DDIR_NR; d++)
+		c->bs_seed[d] = rq_frand_seed(seed, (unsigned int)(c - e->clones) + 1, RQ_FRAND_BS + d);
+	if (job->verify != RQ_VERIFY_NONE)
+		c->bs_seed[RQ_DDIR_WRITE] = c->bs_seed[RQ_DDIR_READ];
+	if (rq_rw_trimwrite(job->rw))
+		c->bs_seed[RQ_DDIR_TRIM] = c->bs_seed[RQ_DDIR_WRITE];
+	for (int d = 0; d < RQ_DDIR_NR; d++)
+		rq_taus88_seed(&c->bs_state[d], c->bs_seed[d]);
 	/* lfsr: no map, as fio's (it covers each block once a pass by itself) */
 	for (unsigned int i = 0; job->lfsr && i < c->nr_files; i++)
 		rq_lfsr_init(&c->files[i].lfsr, c->files[i].nblocks, c->seed + i);

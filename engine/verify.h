@@ -15,6 +15,7 @@
 #include <stdint.h>
 
 #include "engine/frand.h"
+#include "results/results.h"
 
 struct rq_job;
 struct clone_file;
@@ -163,6 +164,7 @@ struct rq_vstate {
 struct rq_xsnap {
 	uint64_t rng, file_left;
 	struct rq_mix mix, wmix;	/* the directions' at the start, and the writer's after */
+	struct rq_taus88 bs[RQ_DDIR_NR];	/* the sizes' streams at the start */
 	unsigned int cur_file, seq_left;
 	struct clone_file *files;
 	uint64_t issued, nr_ios, wseq;	/* the writer's, put back after the replay */

@@ -514,6 +514,7 @@ int eng_vstate_setup(struct rq_engine *e, FILE *err)
 			}
 			x->rng = c->rng;
 			x->mix = c->mix;
+			memcpy(x->bs, c->bs_state, sizeof(x->bs));
 			x->file_left = c->file_left;
 			x->cur_file = c->cur_file;
 			x->seq_left = c->seq_left;
@@ -545,6 +546,7 @@ bool eng_xverify_rewind(struct clone *c)
 	c->nr_done = 0;
 	c->rng = x->rng;
 	c->mix = x->mix;
+	memcpy(c->bs_state, x->bs, sizeof(x->bs));
 	c->file_left = x->file_left;
 	c->cur_file = x->cur_file;
 	c->seq_left = x->seq_left;
