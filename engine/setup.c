@@ -454,6 +454,39 @@ static unsigned int online_cpus(void)
 	return n > 0 ? (unsigned int)n : 1;
 }
 
+/*
+ * The clone's random streams.  randrepeat: the same offsets run after
+ * run; else seeded from the clock.  Each clone's stream apart: the
+ * clone's number scrambled in, not added in steps of splitmix64's own
+ * increment, which made clone k's stream clone 0's shifted by k draws (24
+ * clones of a random-map job ended within a few MiB of each other; fio's
+ * spread over 65-128 MiB).  fio's own streams (frand.h) for a mix's
+ * directions and mixed sizes, seeded from thread number @k + 1.
+ */
+static void clone_seed(struct clone *c, const struct rq_job *job, unsigned int k)
+{
+	const uint64_t seed = job->randrepeat || job->randseed_set ? job->randseed : rq_clock_ns();
+	uint64_t s = (seed * 0x100000001b3ULL) ^ ((uint64_t)k * 0xd1b54a32d192ed03ULL);
+
+	c->seed = rq_rng_next(&s);
+	c->rng = c->seed;
+	c->mix_seed = rq_frand_seed(seed, k + 1, RQ_FRAND_MIX);
+	rq_taus88_seed(&c->mix.rng, c->mix_seed);
+	/*
+	 * mixed sizes: fio's bsrange_state per direction (init.c
+	 * td_fill_rand_seeds_internal()): writes seeded as reads under
+	 * verify, trims as writes under trimwrite (draw.c eng_pick_bs_fit())
+	 */
+	for (int d = 0; d < RQ_DDIR_NR; d++)
+		c->bs_seed[d] = rq_frand_seed(seed, k + 1, RQ_FRAND_BS + d);
+	if (job->verify != RQ_VERIFY_NONE)
+		c->bs_seed[RQ_DDIR_WRITE] = c->bs_seed[RQ_DDIR_READ];
+	if (rq_rw_trimwrite(job->rw))
+		c->bs_seed[RQ_DDIR_TRIM] = c->bs_seed[RQ_DDIR_WRITE];
+	for (int d = 0; d < RQ_DDIR_NR; d++)
+		rq_taus88_seed(&c->bs_state[d], c->bs_seed[d]);
+}
+
 static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job *job,
 		      unsigned int index);
 
@@ -1054,34 +1087,7 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 	if (clone_names(job, index, bind_file, &x) < 0)
 		return -EINVAL;
 	clone_bios_init(c, job);
-	/* randrepeat: the same offsets run after run; else seeded from the clock */
-	/*
-	 * Each clone's stream apart: the clone's number scrambled in, not
-	 * added in steps of splitmix64's own increment, which made clone k's
-	 * stream clone 0's shifted by k draws (24 clones of a random-map job
-	 * ended within a few MiB of each other; fio's spread over 65-128 MiB)
-	 */
-	const uint64_t seed = job->randrepeat || job->randseed_set ? job->randseed : rq_clock_ns();
-	uint64_t s = (seed * 0x100000001b3ULL) ^ ((uint64_t)(c - e->clones) * 0xd1b54a32d192ed03ULL);
-
-	c->seed = rq_rng_next(&s);
-	/* a mixed job's directions: fio's stream, its seed, thread number c - clones + 1 */
-	c->mix_seed = rq_frand_seed(seed, (unsigned int)(c - e->clones) + 1, RQ_FRAND_MIX);
-	rq_taus88_seed(&c->mix.rng, c->mix_seed);
-	c->rng = c->seed;
-	/*
-	 * mixed sizes: fio's bsrange_state per direction (init.c
-	 * td_fill_rand_seeds_internal()): writes seeded as reads under
-	 * verify, trims as writes under trimwrite (draw.c eng_pick_bs_fit())
-	 */
-	for (int d = 0; d < RQ_DDIR_NR; d++)
-		c->bs_seed[d] = rq_frand_seed(seed, (unsigned int)(c - e->clones) + 1, RQ_FRAND_BS + d);
-	if (job->verify != RQ_VERIFY_NONE)
-		c->bs_seed[RQ_DDIR_WRITE] = c->bs_seed[RQ_DDIR_READ];
-	if (rq_rw_trimwrite(job->rw))
-		c->bs_seed[RQ_DDIR_TRIM] = c->bs_seed[RQ_DDIR_WRITE];
-	for (int d = 0; d < RQ_DDIR_NR; d++)
-		rq_taus88_seed(&c->bs_state[d], c->bs_seed[d]);
+	clone_seed(c, job, (unsigned int)(c - e->clones));
 	/* lfsr: no map, as fio's (it covers each block once a pass by itself) */
 	for (unsigned int i = 0; job->lfsr && i < c->nr_files; i++)
 		rq_lfsr_init(&c->files[i].lfsr, c->files[i].nblocks, c->seed + i);
