@@ -17,7 +17,7 @@
  *       and end each reaped request with rq_end_request().
  * So io_submit plays io_uring_enter's part, outside the lock, once per
  * round for everything dispatched in it.  Per-worker state is touched only
- * by its worker: no lock of its own.
+ * by its worker: no lock of its own (made and freed through percpu.c).
  */
 #include <errno.h>
 #include <libaio.h>
@@ -34,95 +34,70 @@
 
 struct aio_cpu {
 	io_context_t ctx;
-	struct iocb *iocbs;		/* the pool */
-	struct iocb **free;		/* free stack */
-	unsigned int nr_free;
+	struct rq_slots iocbs;		/* struct iocb each */
 	struct iocb **batch;		/* prepared, not yet submitted */
 	unsigned int nr_batch;
 	unsigned int inflight;		/* submitted, not yet reaped */
 	struct io_event *events;
 } __attribute__((aligned(RQ_CACHELINE)));
 
-struct aio_dev {
-	unsigned int nr_cpus;
-	unsigned int per_cpu;		/* iocbs and events per worker */
-	struct aio_cpu *cpus;
-};
-
-static void aio_free(struct aio_dev *a)
+static int aio_cpu_init(const struct rq_percpu *pc, void *cpu, const struct rq_dev_open *o, FILE *err)
 {
-	if (!a)
-		return;
-	for (unsigned int i = 0; a->cpus && i < a->nr_cpus; i++) {
-		struct aio_cpu *c = &a->cpus[i];
-
-		if (c->ctx)
-			io_destroy(c->ctx);
-		free(c->iocbs);
-		free(c->free);
-		free(c->batch);
-		free(c->events);
-	}
-	free(a->cpus);
-	free(a);
-}
-
-static int aio_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
-{
-	struct aio_dev *a;
+	struct aio_cpu *c = cpu;
 	int ret;
 
-	ret = rq_path_open(dev, o, err);
-	if (ret)
-		return ret;
-	a = dev->priv = calloc(1, sizeof(*a));
-	if (!a || !(a->cpus = rq_percpu_alloc(o, sizeof(*a->cpus), &a->nr_cpus)))
+	c->batch = calloc(pc->per_cpu, sizeof(*c->batch));
+	c->events = calloc(pc->per_cpu, sizeof(*c->events));
+	if (rq_slots_init(&c->iocbs, pc->per_cpu, sizeof(struct iocb)) || !c->batch || !c->events)
 		return -ENOMEM;
-	a->per_cpu = dev->depth;
-	for (unsigned int i = 0; i < a->nr_cpus; i++) {
-		struct aio_cpu *c = &a->cpus[i];
-
-		c->iocbs = calloc(a->per_cpu, sizeof(*c->iocbs));
-		c->free = calloc(a->per_cpu, sizeof(*c->free));
-		c->batch = calloc(a->per_cpu, sizeof(*c->batch));
-		c->events = calloc(a->per_cpu, sizeof(*c->events));
-		if (!c->iocbs || !c->free || !c->batch || !c->events)
-			return -ENOMEM;
-		for (unsigned int k = 0; k < a->per_cpu; k++)
-			c->free[c->nr_free++] = &c->iocbs[k];
-		ret = io_setup((int)a->per_cpu, &c->ctx);
-		if (ret) {
-			c->ctx = 0;
-			if (ret == -EAGAIN)
-				fprintf(err, "%s: %s: io_setup: fs.aio-max-nr is too small for %u workers "
-					"x depth %u (raise it with sysctl, or use fewer --workers)\n",
-					o->where, o->spec, a->nr_cpus, a->per_cpu);
-			else
-				fprintf(err, "%s: %s: io_setup: %s\n", o->where, o->spec, strerror(-ret));
-			return ret;
-		}
+	ret = io_setup((int)pc->per_cpu, &c->ctx);
+	if (ret) {
+		c->ctx = 0;
+		if (ret == -EAGAIN)
+			fprintf(err, "%s: %s: io_setup: fs.aio-max-nr is too small for %u workers "
+				"x depth %u (raise it with sysctl, or use fewer --workers)\n",
+				o->where, o->spec, pc->nr_cpus, pc->per_cpu);
+		else
+			fprintf(err, "%s: %s: io_setup: %s\n", o->where, o->spec, strerror(-ret));
+		return ret;
 	}
 	return 0;
 }
 
-static void aio_close(struct rq_dev *dev)
+static void aio_cpu_exit(const struct rq_dev *dev, void *cpu)
 {
-	aio_free(dev->priv);
-	dev->priv = NULL;
+	struct aio_cpu *c = cpu;
+
+	(void)dev;
+	if (c->ctx)
+		io_destroy(c->ctx);
+	rq_slots_fini(&c->iocbs);
+	free(c->batch);
+	free(c->events);
+}
+
+static const struct rq_percpu_ops aio_percpu = {
+	.size = sizeof(struct aio_cpu),
+	.init = aio_cpu_init,
+	.exit = aio_cpu_exit,
+};
+
+static int aio_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
+{
+	int ret = rq_path_open(dev, o, err);
+
+	return ret ? ret : rq_percpu_open(dev, o, &aio_percpu, err);
 }
 
 static int aio_queue_rq(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_request *rq)
 {
-	struct aio_dev *a = dev->priv;
-	int id = rq_ctx_id(cpu);
-	struct aio_cpu *c;
+	struct aio_cpu *c = rq_percpu_get(dev, cpu);
 	struct iocb *cb;
 
-	if (id < 0 || (unsigned int)id >= a->nr_cpus) {
+	if (!c) {
 		rq->res = -EINVAL;
 		return RQ_Q_DONE;
 	}
-	c = &a->cpus[id];
 	/*
 	 * A trim: Linux AIO has no discard, and fio's libaio engine trims
 	 * synchronously from its queue hook, once nothing it queued is left
@@ -151,9 +126,9 @@ static int aio_queue_rq(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_reques
 		rq->res = rq_fd_sync(dev->fd, rq);
 		return RQ_Q_DONE;
 	}
-	if (!c->nr_free)
+	cb = rq_slot_get(&c->iocbs);
+	if (!cb)
 		return RQ_Q_BUSY;
-	cb = c->free[--c->nr_free];
 	rq_request_map(rq);
 	if (rq->nr_segs == 1) {
 		if (rq->op == RQ_OP_READ)
@@ -179,20 +154,19 @@ static void end_one(struct aio_cpu *c, struct iocb *cb, struct rq_ctx *cpu, long
 {
 	struct rq_request *rq = cb->data;
 
-	c->free[c->nr_free++] = cb;
+	rq_slot_put(&c->iocbs, cb);
 	rq->res = res > 0x7fffffffL ? -EOVERFLOW : (int)res;
 	rq_end_request(rq, cpu, 0);
 }
 
 static int aio_poll(struct rq_dev *dev, struct rq_ctx *cpu)
 {
-	struct aio_dev *a = dev->priv;
-	int id = rq_ctx_id(cpu), n = 0;
-	struct aio_cpu *c;
+	const struct rq_percpu *pc = dev->priv;
+	struct aio_cpu *c = rq_percpu_get(dev, cpu);
+	int n = 0;
 
-	if (id < 0 || (unsigned int)id >= a->nr_cpus)
+	if (!c)
 		return 0;
-	c = &a->cpus[id];
 	while (c->nr_batch) {
 		int ret = io_submit(c->ctx, (long)c->nr_batch, c->batch);
 
@@ -213,7 +187,7 @@ static int aio_poll(struct rq_dev *dev, struct rq_ctx *cpu)
 	}
 	if (c->inflight) {
 		struct timespec zero = { 0, 0 };
-		int got = io_getevents(c->ctx, 0, (long)a->per_cpu, c->events, &zero);
+		int got = io_getevents(c->ctx, 0, (long)pc->per_cpu, c->events, &zero);
 
 		for (int i = 0; i < got; i++) {
 			c->inflight--;
@@ -226,12 +200,9 @@ static int aio_poll(struct rq_dev *dev, struct rq_ctx *cpu)
 
 static bool aio_pending(struct rq_dev *dev, struct rq_ctx *cpu)
 {
-	const struct aio_dev *a = dev->priv;
-	int id = rq_ctx_id(cpu);
+	const struct aio_cpu *c = rq_percpu_get(dev, cpu);
 
-	if (id < 0 || (unsigned int)id >= a->nr_cpus)
-		return false;
-	return a->cpus[id].nr_batch || a->cpus[id].inflight;
+	return c && (c->nr_batch || c->inflight);
 }
 
 const struct rq_dev_ops rq_dev_aio = {
@@ -241,7 +212,7 @@ const struct rq_dev_ops rq_dev_aio = {
 	.flags = RQ_DEV_HAS_DATA | RQ_DEV_DISCARD | RQ_DEV_FLUSH,
 	.open = aio_open,
 	.prepare = rq_path_prepare,
-	.close = aio_close,
+	.close = rq_percpu_close,
 	.queue_rq = aio_queue_rq,
 	.poll = aio_poll,
 	.pending = aio_pending,

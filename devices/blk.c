@@ -25,7 +25,6 @@
 #include <linux/fs.h>
 
 #include "devices/dev_internal.h"
-#include "lib/alloc.h"
 
 /*
  * open(2), retrying an exclusive open of a block device that is busy for
@@ -670,12 +669,6 @@ int rq_path_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
 int rq_path_prepare(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
 {
 	return rq_path_is_blk(o->spec) ? 0 : rq_file_prepare(dev, o, err);
-}
-
-void *rq_percpu_alloc(const struct rq_dev_open *o, size_t size, unsigned int *nr)
-{
-	*nr = o->nr_cpus ? o->nr_cpus : 1;
-	return rq_zalloc_lines(size * *nr);
 }
 
 /* ---- block devices --------------------------------------------------- */

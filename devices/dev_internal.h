@@ -91,11 +91,85 @@ int rq_blk_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err);
 int rq_path_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err);
 /* Its prepare: a file laid out (rq_file_prepare()), a block device as it is */
 int rq_path_prepare(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err);
+
+/* ---- per-worker state of the polled drivers: aio, posixaio (percpu.c) ---- */
+
 /*
- * A driver's per-worker state: one zeroed entry of @size bytes per worker
- * of the run (*@nr of them), on cache lines of their own.  NULL: no memory.
+ * A polled driver (its requests come back through its poll hook) keeps
+ * its state per worker of the run: an entry of the driver's own type per
+ * worker, on cache lines of its own, touched only by that worker (no
+ * lock), as blk-mq keeps a hardware context's.  dev->priv is the struct
+ * rq_percpu; the driver's rq_percpu_ops says how large an entry is and
+ * how one is made and freed:
+ *  - init (required): make the zeroed entry @cpu ready for @pc->per_cpu
+ *    requests in flight.  0, or -errno (after one line on @err where
+ *    there is more to say than "no memory").
+ *  - exit (required): free what init made of @cpu; also called for an
+ *    entry whose init failed or never ran (still zeroed).  @dev's fd is
+ *    still open.
  */
-void *rq_percpu_alloc(const struct rq_dev_open *o, size_t size, unsigned int *nr);
+struct rq_percpu;
+
+struct rq_percpu_ops {
+	size_t size;			/* an entry: sizeof the driver's per-worker struct */
+	int (*init)(const struct rq_percpu *pc, void *cpu, const struct rq_dev_open *o, FILE *err);
+	void (*exit)(const struct rq_dev *dev, void *cpu);
+};
+
+struct rq_percpu {
+	const struct rq_percpu_ops *ops;
+	void *cpus;			/* nr_cpus entries of ops->size bytes */
+	unsigned int nr_cpus;		/* the run's workers (o->nr_cpus, at least 1) */
+	unsigned int per_cpu;		/* requests one worker may have in flight: dev->depth */
+};
+
+/*
+ * Make dev->priv, a struct rq_percpu of @ops's entries, each through
+ * @ops->init, once the device is open (dev->depth known).  0 or -errno;
+ * a failed one leaves what it made to rq_percpu_close().
+ */
+int rq_percpu_open(struct rq_dev *dev, const struct rq_dev_open *o, const struct rq_percpu_ops *ops,
+		   FILE *err);
+/* A polled driver's close hook: ops->exit on each entry, then the entries and dev->priv. */
+void rq_percpu_close(struct rq_dev *dev);
+
+/* Worker @cpu's entry of @dev, NULL for a context that is not one of the run's workers. */
+static inline void *rq_percpu_get(const struct rq_dev *dev, const struct rq_ctx *cpu)
+{
+	const struct rq_percpu *pc = dev->priv;
+	int id = rq_ctx_id(cpu);
+
+	if (id < 0 || (unsigned int)id >= pc->nr_cpus)
+		return NULL;
+	return (char *)pc->cpus + (size_t)id * pc->ops->size;
+}
+
+/*
+ * A worker's pool of @nr zeroed slots of @size bytes each (the driver's
+ * iocb, or its set of aiocbs) and the stack of the free ones, all free at
+ * first.  rq_slot_get() takes one, NULL when all are out (the driver
+ * answers RQ_Q_BUSY); rq_slot_put() gives one back.  A slot comes back as
+ * it was left: the driver fills it on each use.
+ */
+struct rq_slots {
+	void *mem;			/* the pool */
+	void **free;			/* the free stack */
+	unsigned int nr_free;
+};
+
+/* 0, or -ENOMEM (rq_slots_fini() still frees what was made). */
+int rq_slots_init(struct rq_slots *s, unsigned int nr, size_t size);
+void rq_slots_fini(struct rq_slots *s);
+
+static inline void *rq_slot_get(struct rq_slots *s)
+{
+	return s->nr_free ? s->free[--s->nr_free] : NULL;
+}
+
+static inline void rq_slot_put(struct rq_slots *s, void *slot)
+{
+	s->free[s->nr_free++] = slot;
+}
 
 /* ---- backing stores: memory or a file ---- */
 

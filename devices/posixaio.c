@@ -21,7 +21,8 @@
  *       aio_error, as fio's posixaio engine does, without waiting
  *       (the worker loop is the wait), and end a request with
  *       rq_end_request() once all its aiocbs are done.
- * Per-worker state is touched only by its worker: no lock of its own.
+ * Per-worker state is touched only by its worker: no lock of its own (made
+ * and freed through percpu.c, as libaio's).
  */
 #include <aio.h>
 #include <errno.h>
@@ -42,20 +43,12 @@ struct paio_slot {
 };
 
 struct paio_cpu {
-	struct paio_slot *slots;	/* the pool */
-	struct paio_slot **free;	/* free stack */
-	unsigned int nr_free;
+	struct rq_slots slots;		/* struct paio_slot each */
 	struct paio_slot **batch;	/* filled, some aiocbs not issued yet */
 	unsigned int nr_batch;
 	struct paio_slot **inflight;	/* every aiocb issued, some not done */
 	unsigned int nr_inflight;
 } __attribute__((aligned(RQ_CACHELINE)));
-
-struct paio_dev {
-	unsigned int nr_cpus;
-	unsigned int per_cpu;		/* slots per worker */
-	struct paio_cpu *cpus;
-};
 
 /* Wait for the aiocbs a slot still has with the C library: their memory is about to go. */
 static void slot_drain(struct paio_slot *s, int fd)
@@ -73,74 +66,50 @@ static void slot_drain(struct paio_slot *s, int fd)
 	}
 }
 
-static void paio_free(struct paio_dev *a, int fd)
+static int paio_cpu_init(const struct rq_percpu *pc, void *cpu, const struct rq_dev_open *o, FILE *err)
 {
-	if (!a)
-		return;
-	for (unsigned int i = 0; a->cpus && i < a->nr_cpus; i++) {
-		struct paio_cpu *c = &a->cpus[i];
+	struct paio_cpu *c = cpu;
 
-		/* a run that abandoned requests leaves them with the C library's threads */
-		for (unsigned int k = 0; c->inflight && k < c->nr_inflight; k++)
-			slot_drain(c->inflight[k], fd);
-		for (unsigned int k = 0; c->batch && k < c->nr_batch; k++)
-			slot_drain(c->batch[k], fd);
-		free(c->slots);
-		free(c->free);
-		free(c->batch);
-		free(c->inflight);
-	}
-	free(a->cpus);
-	free(a);
-}
-
-static int paio_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
-{
-	struct paio_dev *a;
-	int ret;
-
-	ret = rq_path_open(dev, o, err);
-	if (ret)
-		return ret;
-	a = dev->priv = calloc(1, sizeof(*a));
-	if (!a || !(a->cpus = rq_percpu_alloc(o, sizeof(*a->cpus), &a->nr_cpus)))
+	c->batch = calloc(pc->per_cpu, sizeof(*c->batch));
+	c->inflight = calloc(pc->per_cpu, sizeof(*c->inflight));
+	if (rq_slots_init(&c->slots, pc->per_cpu, sizeof(struct paio_slot)) || !c->batch || !c->inflight) {
+		fprintf(err, "%s: %s: posixaio: out of memory for %u workers x depth %u\n",
+			o->where, o->spec, pc->nr_cpus, pc->per_cpu);
 		return -ENOMEM;
-	a->per_cpu = dev->depth ? dev->depth : 1;
-	for (unsigned int i = 0; i < a->nr_cpus; i++) {
-		struct paio_cpu *c = &a->cpus[i];
-
-		c->slots = calloc(a->per_cpu, sizeof(*c->slots));
-		c->free = calloc(a->per_cpu, sizeof(*c->free));
-		c->batch = calloc(a->per_cpu, sizeof(*c->batch));
-		c->inflight = calloc(a->per_cpu, sizeof(*c->inflight));
-		if (!c->slots || !c->free || !c->batch || !c->inflight) {
-			fprintf(err, "%s: %s: posixaio: out of memory for %u workers x depth %u\n",
-				o->where, o->spec, a->nr_cpus, a->per_cpu);
-			return -ENOMEM;
-		}
-		for (unsigned int k = 0; k < a->per_cpu; k++)
-			c->free[c->nr_free++] = &c->slots[k];
 	}
 	return 0;
 }
 
-static void paio_close(struct rq_dev *dev)
+static void paio_cpu_exit(const struct rq_dev *dev, void *cpu)
 {
-	paio_free(dev->priv, dev->fd);
-	dev->priv = NULL;
+	struct paio_cpu *c = cpu;
+
+	/* a run that abandoned requests leaves them with the C library's threads */
+	for (unsigned int k = 0; c->inflight && k < c->nr_inflight; k++)
+		slot_drain(c->inflight[k], dev->fd);
+	for (unsigned int k = 0; c->batch && k < c->nr_batch; k++)
+		slot_drain(c->batch[k], dev->fd);
+	rq_slots_fini(&c->slots);
+	free(c->batch);
+	free(c->inflight);
 }
 
-static struct paio_cpu *paio_cpu(struct rq_dev *dev, struct rq_ctx *cpu)
-{
-	struct paio_dev *a = dev->priv;
-	int id = rq_ctx_id(cpu);
+static const struct rq_percpu_ops paio_percpu = {
+	.size = sizeof(struct paio_cpu),
+	.init = paio_cpu_init,
+	.exit = paio_cpu_exit,
+};
 
-	return id < 0 || (unsigned int)id >= a->nr_cpus ? NULL : &a->cpus[id];
+static int paio_open(struct rq_dev *dev, const struct rq_dev_open *o, FILE *err)
+{
+	int ret = rq_path_open(dev, o, err);
+
+	return ret ? ret : rq_percpu_open(dev, o, &paio_percpu, err);
 }
 
 static int paio_queue_rq(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_request *rq)
 {
-	struct paio_cpu *c = paio_cpu(dev, cpu);
+	struct paio_cpu *c = rq_percpu_get(dev, cpu);
 	struct paio_slot *s;
 	off_t off = (off_t)rq->offset;
 
@@ -148,9 +117,9 @@ static int paio_queue_rq(struct rq_dev *dev, struct rq_ctx *cpu, struct rq_reque
 		rq->res = c ? -EOPNOTSUPP : -EINVAL;
 		return RQ_Q_DONE;
 	}
-	if (!c->nr_free)
+	s = rq_slot_get(&c->slots);
+	if (!s)
 		return RQ_Q_BUSY;
-	s = c->free[--c->nr_free];
 	rq_request_map(rq);
 	s->rq = rq;
 	s->nr = rq->nr_segs;
@@ -193,7 +162,7 @@ static void slot_end(struct paio_cpu *c, struct paio_slot *s, struct rq_ctx *cpu
 
 	rq->res = s->res > 0x7fffffffL ? -EOVERFLOW : (int)s->res;
 	s->rq = NULL;
-	c->free[c->nr_free++] = s;
+	rq_slot_put(&c->slots, s);
 	rq_end_request(rq, cpu, 0);
 }
 
@@ -244,7 +213,7 @@ static bool slot_reap(struct paio_slot *s)
 
 static int paio_poll(struct rq_dev *dev, struct rq_ctx *cpu)
 {
-	struct paio_cpu *c = paio_cpu(dev, cpu);
+	struct paio_cpu *c = rq_percpu_get(dev, cpu);
 	unsigned int k = 0;
 	int n = 0;
 
@@ -281,7 +250,7 @@ static int paio_poll(struct rq_dev *dev, struct rq_ctx *cpu)
 
 static bool paio_pending(struct rq_dev *dev, struct rq_ctx *cpu)
 {
-	const struct paio_cpu *c = paio_cpu(dev, cpu);
+	const struct paio_cpu *c = rq_percpu_get(dev, cpu);
 
 	return c && (c->nr_batch || c->nr_inflight);
 }
@@ -293,7 +262,7 @@ const struct rq_dev_ops rq_dev_posixaio = {
 	.flags = RQ_DEV_HAS_DATA,
 	.open = paio_open,
 	.prepare = rq_path_prepare,
-	.close = paio_close,
+	.close = rq_percpu_close,
 	.queue_rq = paio_queue_rq,
 	.poll = paio_poll,
 	.pending = paio_pending,
