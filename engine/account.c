@@ -142,7 +142,7 @@ static void __attribute__((noinline)) account_checks(struct clone *c, struct rq_
 
 	if (c->xv_phase > 0 && c->xv_stream) {
 		stream = &c->seed;
-		newer = c->xsnap->wseq;
+		newer = c->xsnap->writer.wseq;
 	}
 
 	/* a read-only job with verify= checks what it reads, as fio's */
@@ -447,8 +447,8 @@ void eng_clone_check_done(struct clone *c, uint64_t now)
 		return;
 	if (!c->issue_done) {
 		if ((c->deadline_ns && now >= c->deadline_ns) ||
-		    (!job->time_based && c->issued >= c->io_limit) ||
-		    (c->ios_limit && c->nr_ios >= c->ios_limit) ||
+		    (!job->time_based && c->prog.issued >= c->io_limit) ||
+		    (c->ios_limit && c->prog.nr_ios >= c->ios_limit) ||
 		    told_to_exit(c))
 			c->issue_done = true;
 		else if (job->latency_target_ns)

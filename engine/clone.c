@@ -55,7 +55,7 @@ static void stamp(char *buf, uint64_t offset, uint32_t len)
 static bool vlog_add(struct clone *c, const struct clone_file *f, uint64_t offset, uint32_t len,
 		     bool inflight, uint64_t *id)
 {
-	if (rq_vlog_add(&c->vlog, (uint32_t)(f - c->files), offset, len, c->wseq, inflight, id)) {
+	if (rq_vlog_add(&c->vlog, (uint32_t)(f - c->files), offset, len, c->prog.wseq, inflight, id)) {
 		if (!c->error)
 			c->error = ENOMEM;
 		c->issue_done = true;
@@ -210,7 +210,7 @@ static struct clone_file *next_file(struct clone *c, uint32_t bs)
 		/* one file's region at a time, then the next */
 		f = &c->files[c->cur_file];
 		if (c->file_left < bs) {
-			if (c->file_left || c->issued) {
+			if (c->file_left || c->prog.issued) {
 				if (++c->cur_file == c->nr_files)
 					c->cur_file = 0;
 				f = &c->files[c->cur_file];
@@ -237,7 +237,7 @@ static struct clone_file *next_file_sized(struct clone *c)
 {
 	struct clone_file *f;
 
-	if (c->nr_done >= c->nr_files)
+	if (c->prog.nr_done >= c->nr_files)
 		return NULL;
 	if (c->job->file_service == RQ_FS_RANDOM) {
 		do
@@ -330,7 +330,7 @@ static uint64_t seq_offset(struct clone *c, struct clone_file *f, int op, uint32
 		 */
 		if (!job->time_based && f->pos[op] >= f->file_size && done < job->zonesize &&
 		    done % job->zonerange && f->pos[op] < f->zone_start + job->zonerange)
-			c->io_limit = c->issued + bs;
+			c->io_limit = c->prog.issued + bs;
 		return off;
 	}
 	if (f->pos[op] + bs > f->end || f->pos[op] < f->start)
@@ -413,8 +413,8 @@ static void fill_pattern(const struct rq_job *job, void *buf, uint32_t len)
  */
 static inline uint32_t bs_within_limit(const struct clone *c, uint32_t bs)
 {
-	if (!c->job->time_based && !c->sized && c->io_limit - c->issued < bs)
-		bs = (uint32_t)(c->io_limit - c->issued);
+	if (!c->job->time_based && !c->sized && c->io_limit - c->prog.issued < bs)
+		bs = (uint32_t)(c->io_limit - c->prog.issued);
 	return bs;
 }
 
@@ -454,7 +454,7 @@ static bool __attribute__((noinline)) clone_place_general(struct clone *c, int o
 				break;
 			}
 			f->done = true;
-			c->nr_done++;
+			c->prog.nr_done++;
 		}
 	} else {
 		f = next_file(c, bs);
@@ -479,7 +479,7 @@ static bool __attribute__((noinline)) clone_place_general(struct clone *c, int o
 static void files_restart(struct clone *c)
 {
 	c->seq_left = 0;
-	c->nr_done = 0;
+	c->prog.nr_done = 0;
 	c->mix.issues = 0;	/* fio's reset_io_counters() */
 	if (c->job->randrepeat) {
 		/* clear_io_state() seeds again */
@@ -558,13 +558,13 @@ static bool __attribute__((noinline)) clone_place_zbd(struct clone *c, int op, s
 		if (c->sized) {
 			if (!f->done) {
 				f->done = true;
-				c->nr_done++;
+				c->prog.nr_done++;
 			}
 			continue;
 		}
-		if (c->nr_ios == c->zbd.pass_ios)
+		if (c->prog.nr_ios == c->zbd.pass_ios)
 			return false;
-		c->zbd.pass_ios = c->nr_ios;
+		c->zbd.pass_ios = c->prog.nr_ios;
 		files_restart(c);
 	}
 }
@@ -618,7 +618,7 @@ static bool clone_next_pass(struct clone *c)
 	uint32_t loops = job->loops ? job->loops : 1;
 	uint64_t moved;
 
-	if (c->nr_ios == c->pass_ios)
+	if (c->prog.nr_ios == c->prog.pass_ios)
 		return false;
 	/*
 	 * do_verify: fio reads a pass's writes back before the next pass
@@ -638,15 +638,15 @@ static bool clone_next_pass(struct clone *c)
 		c->pass_verify = false;
 	}
 	/* fio's keep_running() counts every byte moved, the verify's reads too */
-	moved = c->issued + (rq_rw_reads(job->rw) ? 0 : c->rep.dir[RQ_OP_READ].io_bytes);
-	if (c->passes >= loops) {
-		if (c->ios_limit && c->nr_ios >= c->ios_limit)
+	moved = c->prog.issued + (rq_rw_reads(job->rw) ? 0 : c->rep.dir[RQ_OP_READ].io_bytes);
+	if (c->prog.passes >= loops) {
+		if (c->ios_limit && c->prog.nr_ios >= c->ios_limit)
 			return false;
 		if (moved >= c->pass_limit || c->pass_limit - moved < c->max_bs || !job->io_size)
 			return false;
 	}
-	c->passes++;
-	c->pass_ios = c->nr_ios;
+	c->prog.passes++;
+	c->prog.pass_ios = c->prog.nr_ios;
 	files_restart(c);
 	return true;
 }
@@ -804,7 +804,7 @@ static void dry_run_end(struct clone *c)
  */
 static void clone_dry_run(struct clone *c)
 {
-	uint64_t limit = c->xv_phase == 1 ? c->xsnap->wseq : c->vstate ? c->vstate->numberio : UINT64_MAX;
+	uint64_t limit = c->xv_phase == 1 ? c->xsnap->writer.wseq : c->vstate ? c->vstate->numberio : UINT64_MAX;
 	bool timed = limit != UINT64_MAX && c->job->time_based;
 
 	for (unsigned int k = 0; k < 4096; k++) {
@@ -813,7 +813,7 @@ static void clone_dry_run(struct clone *c)
 		uint32_t bs;
 		int op, st = 1;
 
-		if (c->wseq >= limit) {
+		if (c->prog.wseq >= limit) {
 			dry_run_end(c);
 			return;
 		}
@@ -827,12 +827,12 @@ static void clone_dry_run(struct clone *c)
 		}
 		if (op == RQ_OP_WRITE && f->has_data) {
 			if (c->vstate)
-				st = eng_vstate_write_done(c, c->wseq, (uint32_t)(f - c->files), off);
+				st = eng_vstate_write_done(c, c->prog.wseq, (uint32_t)(f - c->files), off);
 			if (!vlog_add(c, f, off, bs, false, &id))
 				return;
 			if (!st)	/* not completed: not checked, nor what it overlaps */
 				rq_vlog_done(&c->vlog, id, false);
-			c->wseq++;
+			c->prog.wseq++;
 		} else if (op == RQ_OP_DISCARD && f->has_data) {
 			/* a trim drops what it overlaps, as in the run (fill()) */
 			if (!vlog_add(c, f, off, bs, false, &id))
@@ -840,9 +840,9 @@ static void clone_dry_run(struct clone *c)
 			rq_vlog_done(&c->vlog, id, false);
 		}
 		if (counts_in_size(c, op))
-			c->issued += bs;
-		c->nr_ios++;
-		if (!timed && (c->issued >= c->io_limit || (c->ios_limit && c->nr_ios >= c->ios_limit))) {
+			c->prog.issued += bs;
+		c->prog.nr_ios++;
+		if (!timed && (c->prog.issued >= c->io_limit || (c->ios_limit && c->prog.nr_ios >= c->ios_limit))) {
 			dry_run_end(c);
 			return;
 		}
@@ -961,7 +961,7 @@ static inline bool fill_pick_new(struct clone *c, struct rq_bio *bio, int *opp, 
 	 * complete (fio's verify_state_should_stop())
 	 */
 	if (c->vstate && !job->verify_only &&
-	    eng_vstate_write_done(c, c->nr_ios, (uint32_t)(f - c->files), bio->offset) != 1) {
+	    eng_vstate_write_done(c, c->prog.nr_ios, (uint32_t)(f - c->files), bio->offset) != 1) {
 		c->issue_done = true;
 		return false;
 	}
@@ -1099,7 +1099,7 @@ static inline __attribute__((always_inline)) bool fill_data(struct clone *c, str
 
 	if (op == RQ_OP_WRITE) {
 		if (job->verify != RQ_VERIFY_NONE) {
-			rq_verify_fill(job, bio->buf, bio->offset, bs, c->seed ^ c->wseq, c->wseq);
+			rq_verify_fill(job, bio->buf, bio->offset, bs, c->seed ^ c->prog.wseq, c->prog.wseq);
 			if (c->xv_phase != 0 &&
 			    !vlog_add(c, f, bio->offset, bs, true, &c->bio_tag[bio - c->bios])) {
 				bio->next = NULL;
@@ -1114,7 +1114,7 @@ static inline __attribute__((always_inline)) bool fill_data(struct clone *c, str
 		} else {
 			stamp(bio->buf, bio->offset, bs);
 		}
-		c->wseq++;
+		c->prog.wseq++;
 	} else if (op == RQ_OP_DISCARD && job->verify != RQ_VERIFY_NONE &&
 		   !(c->bio_flags[bio - c->bios] & BIO_VTRIM)) {
 		if (!vlog_add(c, f, bio->offset, bs, true, &c->bio_tag[bio - c->bios])) {
@@ -1136,10 +1136,10 @@ static inline __attribute__((always_inline)) void fill_account(struct clone *c, 
 		c->vheld = false;
 	} else {
 		if (counts_in_size(c, op))
-			c->issued += bs;
+			c->prog.issued += bs;
 		/* a flush is no I/O of number_ios or of the flow (fio counts reads and writes) */
 		if (plain || op != RQ_OP_FLUSH) {
-			c->nr_ios++;
+			c->prog.nr_ios++;
 			if (!plain && c->flow) {
 				c->flow_ios++;
 				atomic_fetch_add_explicit(&c->flow->ios, 1, memory_order_relaxed);
@@ -1164,13 +1164,13 @@ static inline __attribute__((always_inline)) void fill_refused(struct clone *c, 
 		c->vheld = true;	/* the same piece next time */
 	} else {
 		if (counts_in_size(c, op))
-			c->issued -= bs;
+			c->prog.issued -= bs;
 		if (op == RQ_OP_FLUSH && c->end_syncing)
 			c->end_sync--;		/* the same file again */
 		else if (op == RQ_OP_FLUSH)
 			c->sync_due = true;	/* owed still */
 		else
-			c->nr_ios--;
+			c->prog.nr_ios--;
 		if (c->bio_flags[bio - c->bios] & BIO_VTRIM) {
 			/* trim_percentage's trim: its piece is marked and first again */
 			rq_vlog_trim_undo(&c->vlog, c->bio_tag[bio - c->bios], job->trim_verify_zero);
@@ -1331,7 +1331,7 @@ static inline __attribute__((always_inline)) unsigned int fill(struct clone *c, 
 		    op == RQ_OP_WRITE && !vread)
 			sync_note_write(c, f);
 		if (!vread) {
-			if (c->issued >= c->io_limit && !job->time_based)
+			if (c->prog.issued >= c->io_limit && !job->time_based)
 				c->issue_done = true;
 		}
 	}

@@ -142,6 +142,32 @@ struct rq_merged {
 	size_t len;
 };
 
+/*
+ * Where a clone is in its job: what it issued (against io_limit and
+ * ios_limit), its writes numbered (verify's sequence), its passes (a
+ * sized clone's, below).  One struct, so that experimental_verify puts
+ * the writer's aside for the replay and back after it in one assignment
+ * each (vstate.c).
+ */
+struct clone_progress {
+	uint64_t issued;		/* bytes */
+	uint64_t nr_ios;
+	uint64_t wseq;			/* writes numbered: the next write's */
+	uint32_t passes;		/* the passes started */
+	uint32_t nr_done;		/* the files done in this pass */
+	uint64_t pass_ios;		/* nr_ios when this pass started */
+};
+
+/* experimental_verify: the offset generator as the clone started, to replay it */
+struct rq_xsnap {
+	uint64_t rng, file_left;
+	struct rq_mix mix, wmix;	/* the directions' at the start, and the writer's after */
+	struct rq_taus88 bs[RQ_DDIR_NR];	/* the sizes' streams at the start */
+	unsigned int cur_file, seq_left;
+	struct clone_file *files;
+	struct clone_progress writer;	/* put back after the replay, which starts from none */
+};
+
 struct clone {
 	const struct rq_job *job __attribute__((aligned(RQ_CACHELINE)));
 	unsigned int job_index;
@@ -183,23 +209,22 @@ struct clone {
 	unsigned int inflight;
 	uint64_t rng;
 	uint64_t seed;
-	uint64_t io_limit, issued;
+	uint64_t io_limit;
+	struct clone_progress prog;
 	/*
 	 * sized: a size-bound clone (not time_based, strided, trimwrite,
 	 * rw=...:-N or lfsr) whose passes end as fio 3.33's: a file is done
 	 * when its next offset or length does not fit (clone.c
 	 * seq_offset_sized(), pass_next()), the next file not done takes
-	 * the I/O, and once all are (nr_done), clone_next_pass() decides as
-	 * backend.c keep_running() does; pass_limit is fio's limit there
-	 * (io_size, else size; not times loops), passes the passes started,
-	 * pass_ios the I/Os issued when the current one started.
+	 * the I/O, and once all are (prog.nr_done), clone_next_pass()
+	 * decides as backend.c keep_running() does; pass_limit is fio's limit
+	 * there (io_size, else size; not times loops).
 	 */
 	bool sized;
 	bool pass_verify;		/* do_verify: the pass's writes are read back before the next */
 	bool fill_dev;			/* a file of it is one a fill_device writer grows (fill.c) */
-	uint32_t passes, nr_done;
-	uint64_t pass_limit, pass_ios;
-	uint64_t ios_limit, nr_ios;	/* number_ios x loops; 0 = no limit */
+	uint64_t pass_limit;
+	uint64_t ios_limit;		/* number_ios x loops; 0 = no limit */
 	uint64_t delay_until_ns;	/* startdelay: not started before then */
 	uint64_t next_byte_ns[RQ_DDIR_NR];	/* rate (bytes per second) */
 	struct flow *flow;		/* flow=N: the flow it counts in */
@@ -259,7 +284,7 @@ struct clone {
 	struct sampler bw[RQ_DDIR_NR], iops[RQ_DDIR_NR];
 	/* verify (see vlog.c) */
 	struct rq_vlog vlog;
-	uint64_t vtarget, wseq;		/* read back the log up to id vtarget; writes numbered */
+	uint64_t vtarget;		/* read back the log up to id vtarget */
 	uint64_t *bio_tag;		/* by bio index: a write's log id, a verify read's expected seq */
 	bool vheld;			/* vpiece was taken off the log but not issued */
 	struct rq_vpiece vpiece;

@@ -1095,7 +1095,7 @@ static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job 
 	c->sized = !job->time_based && !c->strided && !rq_rw_trimwrite(job->rw) &&
 		   job->rw_seq_add >= 0 && !job->lfsr &&
 		   !(e->replay_of && e->replay_of[c - e->clones]);
-	c->passes = 1;
+	c->prog.passes = 1;
 	clone_io_limit(c, job);
 	c->plain_rand = plain_rand(c, job);
 	/* a random file_service draws even for one file, keeping its sequence */

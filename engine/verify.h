@@ -2,10 +2,10 @@
 /*
  * verify.h - verification: the block checksums, headers and their checks
  * (verify.c), the verify log of writes to read back (vlog.c), and the
- * structs of verify state files and experimental_verify's snapshot
- * (vstate.c).  Included by verify.c, vlog.c, vstate.c, the runner's files
- * that verify (runner.h, clone.c, setup.c, worker.c, run.c) and the tests
- * test_verify.c and test_vlog.c.
+ * structs of verify state files (vstate.c; experimental_verify's snapshot
+ * is the clone's, in runner.h).  Included by verify.c, vlog.c, vstate.c,
+ * the runner's files that verify (runner.h, clone.c, setup.c, worker.c,
+ * run.c) and the tests test_verify.c and test_vlog.c.
  */
 #ifndef RQ_ENGINE_VERIFY_H
 #define RQ_ENGINE_VERIFY_H
@@ -14,11 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "engine/frand.h"
-#include "results/results.h"
-
 struct rq_job;
-struct clone_file;
 
 #define RQ_VHDR_LEN 64
 
@@ -158,18 +154,6 @@ struct rq_vstate {
 	uint64_t window;		/* of which the last this many completed only if in comps[] */
 	struct rq_vstate_comp *comps;	/* sorted by (file, offset) */
 	uint64_t nr_comps;
-};
-
-/* experimental_verify: the offset generator as the clone started, to replay it */
-struct rq_xsnap {
-	uint64_t rng, file_left;
-	struct rq_mix mix, wmix;	/* the directions' at the start, and the writer's after */
-	struct rq_taus88 bs[RQ_DDIR_NR];	/* the sizes' streams at the start */
-	unsigned int cur_file, seq_left;
-	struct clone_file *files;
-	uint64_t issued, nr_ios, wseq;	/* the writer's, put back after the replay */
-	uint64_t pass_ios;		/* ... and its passes (loops), replayed from the first */
-	uint32_t passes, nr_done;
 };
 
 #endif

@@ -139,7 +139,7 @@ void eng_vtrack_issue(struct clone *c, uint32_t file, uint64_t offset)
 	if (!t->on)
 		return;
 	if (t->nr == t->head)
-		t->first = c->wseq;	/* the write about to be numbered c->wseq */
+		t->first = c->prog.wseq;	/* the write about to be numbered c->prog.wseq */
 	if (t->nr == t->cap) {
 		uint64_t cap = t->cap ? t->cap * 2 : 64;
 		struct rq_vtrack_w *w = realloc(t->w, (size_t)cap * sizeof(*w));
@@ -237,7 +237,7 @@ static int save_one(struct clone *c, unsigned int index, FILE *err)
 		put64(r + R_NO_COMPS, nc);
 		put32(r + R_DEPTH, (uint32_t)window);
 		put32(r + R_NOFILES, nofiles);
-		put64(r + R_NUMBERIO, c->wseq);
+		put64(r + R_NUMBERIO, c->prog.wseq);
 		put64(r + R_INDEX, index);
 		put64(r + R_USE64, 1);
 		put64(r + R_RAND, c->seed);
@@ -533,17 +533,10 @@ bool eng_xverify_rewind(struct clone *c)
 
 	if (!x)
 		return false;
-	x->issued = c->issued;
-	x->nr_ios = c->nr_ios;
-	x->wseq = c->wseq;
-	x->passes = c->passes;
-	x->pass_ios = c->pass_ios;
-	x->nr_done = c->nr_done;
+	x->writer = c->prog;
 	x->wmix = c->mix;
 	/* the replay goes through the writer's passes from the first (loops=2 stopped after one, and spun) */
-	c->passes = 1;
-	c->pass_ios = 0;
-	c->nr_done = 0;
+	c->prog = (struct clone_progress){ .passes = 1 };
 	c->rng = x->rng;
 	c->mix = x->mix;
 	memcpy(c->bs_state, x->bs, sizeof(x->bs));
@@ -558,21 +551,13 @@ bool eng_xverify_rewind(struct clone *c)
 		if (map.bits)
 			rq_randmap_clear(&c->files[i].map);
 	}
-	c->issued = 0;
-	c->nr_ios = 0;
-	c->wseq = 0;
 	c->pending_op = -1;
 	return true;
 }
 
 void eng_xverify_finish(struct clone *c)
 {
-	c->issued = c->xsnap->issued;
-	c->nr_ios = c->xsnap->nr_ios;
-	c->wseq = c->xsnap->wseq;
-	c->passes = c->xsnap->passes;
-	c->pass_ios = c->xsnap->pass_ios;
-	c->nr_done = c->xsnap->nr_done;
+	c->prog = c->xsnap->writer;
 	c->mix = c->xsnap->wmix;
 }
 

@@ -58,7 +58,7 @@ static bool tail_allowed(const struct clone *c)
 	const struct rq_job *job = c->job;
 
 	return !c->error && !job->time_based && !c->rep.interrupted &&
-	       (c->issued >= c->io_limit || (c->ios_limit && c->nr_ios >= c->ios_limit));
+	       (c->prog.issued >= c->io_limit || (c->ios_limit && c->prog.nr_ios >= c->ios_limit));
 }
 
 /*
