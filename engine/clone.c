@@ -706,10 +706,13 @@ static int __attribute__((noinline, cold)) place_next_pass(struct clone *c, int 
  *    each trim is followed by the write of its blocks (t0024).  The trims
  *    reaching the region's end end the job, as fio's file is done then.
  * The I/O's direction (a mix may draw it again in a new pass), or -1:
- * nothing more to issue.
+ * nothing more to issue.  Inlined by force in its three callers: GCC
+ * kept it out of line, a call and its saved registers per I/O (677.8 ->
+ * 643.3 instructions per null I/O, callgrind).
  */
-static inline int place_io(struct clone *c, int op, struct clone_file **fp, uint64_t *off,
-			    uint32_t *bsp, const bool plain)
+static inline __attribute__((always_inline)) int place_io(struct clone *c, int op,
+							   struct clone_file **fp, uint64_t *off,
+							   uint32_t *bsp, const bool plain)
 {
 	const struct rq_job *job = c->job;
 
