@@ -481,12 +481,8 @@ static void files_restart(struct clone *c)
 	c->seq_left = 0;
 	c->prog.nr_done = 0;
 	c->mix.issues = 0;	/* fio's reset_io_counters() */
-	if (c->job->randrepeat) {
-		/* clear_io_state() seeds again */
-		rq_taus88_seed(&c->mix.rng, c->mix_seed);
-		for (int d = 0; d < RQ_DDIR_NR; d++)
-			rq_taus88_seed(&c->bs_state[d], c->bs_seed[d]);
-	}
+	if (c->job->randrepeat)
+		eng_seed_streams(c);	/* clear_io_state() seeds again */
 	for (unsigned int i = 0; i < c->nr_files; i++) {
 		struct clone_file *f = &c->files[i];
 

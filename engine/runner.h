@@ -425,6 +425,13 @@ static inline bool mixed_bs(const struct rq_job *job, int op)
  */
 uint64_t eng_random_offset(struct clone *c, struct clone_file *f, uint32_t *bsp, int op);
 uint32_t eng_pick_bs(struct clone *c, int op);
+/* fio's streams (frand.h) from their seeds: at set-up, and each pass under randrepeat */
+static inline void eng_seed_streams(struct clone *c)
+{
+	rq_taus88_seed(&c->mix.rng, c->mix_seed);
+	for (int d = 0; d < RQ_DDIR_NR; d++)
+		rq_taus88_seed(&c->bs_state[d], c->bs_seed[d]);
+}
 /* A size of @op that fits @room bytes (fio's io_u_fits()); 0 when none does. */
 uint32_t eng_pick_bs_fit(struct clone *c, int op, uint64_t room);
 

@@ -471,7 +471,6 @@ static void clone_seed(struct clone *c, const struct rq_job *job, unsigned int k
 	c->seed = rq_rng_next(&s);
 	c->rng = c->seed;
 	c->mix_seed = rq_frand_seed(seed, k + 1, RQ_FRAND_MIX);
-	rq_taus88_seed(&c->mix.rng, c->mix_seed);
 	/*
 	 * mixed sizes: fio's bsrange_state per direction (init.c
 	 * td_fill_rand_seeds_internal()): writes seeded as reads under
@@ -483,8 +482,7 @@ static void clone_seed(struct clone *c, const struct rq_job *job, unsigned int k
 		c->bs_seed[RQ_DDIR_WRITE] = c->bs_seed[RQ_DDIR_READ];
 	if (rq_rw_trimwrite(job->rw))
 		c->bs_seed[RQ_DDIR_TRIM] = c->bs_seed[RQ_DDIR_WRITE];
-	for (int d = 0; d < RQ_DDIR_NR; d++)
-		rq_taus88_seed(&c->bs_state[d], c->bs_seed[d]);
+	eng_seed_streams(c);
 }
 
 static int clone_init(struct rq_engine *e, struct clone *c, const struct rq_job *job,
