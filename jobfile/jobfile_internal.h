@@ -112,7 +112,7 @@ struct opt {
 	const char *only;	/* K_ONLY: accepted values, '|' between them */
 	const char *why;	/* K_INERT, K_NOPE, K_ONLY: the reason given */
 	const char *def;	/* the default, written as in a job file */
-	const char *help;	/* K_IMPL: says what the option does and its default */
+	const char *help;	/* K_IMPL: what the option does; its default too only when .def is NULL */
 };
 
 #define JF_ARRAY_LEN(a)	(sizeof(a) / sizeof((a)[0]))

@@ -189,41 +189,41 @@ const struct opt jf_opts_file[] = {
 		.def = "none",
 		.help = "none; strided: zonesize bytes of I/O (random too) in a zone of zonerange "
 			"bytes, then the next zone, zoneskip further; zbd: zones of zonesize "
-			"emulated on the file or device, written only at their write pointer, "
-			"as fio does on a device that is not zoned (default: none)",
+			"emulated on the file or device, written only at their write pointer, as "
+			"fio does on a device that is not zoned",
 	},
 	{
 		.name = "zonesize", .type = OPT_SIZE, FIELD(zonesize), .min = 0, .max = UINT64_MAX,
 		.def = "0",
-		.help = "zonemode=strided: bytes of I/O in a zone; zbd: the size of each zone (default: 0)",
+		.help = "zonemode=strided: bytes of I/O in a zone; zbd: the size of each zone",
 	},
 	{
 		.name = "zonecapacity", .type = OPT_SIZE, FIELD(zonecapacity), .min = 0, .max = UINT64_MAX,
 		.def = "0",
-		.help = "zonemode=zbd: the bytes of each zone that take writes, at most zonesize; 0 is "
-			"zonesize (default: 0)",
+		.help = "zonemode=zbd: the bytes of each zone that take writes, at most zonesize; "
+			"0 is zonesize",
 	},
 	{
 		.name = "read_beyond_wp", .type = OPT_BOOL, FIELD(read_beyond_wp), .def = "0",
-		.help = "zonemode=zbd: reads may go past a zone's write pointer; else they go to written "
-			"data only, and a mixed job writes first (default: 0)",
+		.help = "zonemode=zbd: reads may go past a zone's write pointer; else they go to "
+			"written data only, and a mixed job writes first",
 	},
 	{
 		.name = "max_open_zones", .type = OPT_INT, FIELD(max_open_zones), .min = 0, .max = 4096,
 		.def = "0",
-		.help = "zonemode=zbd: zones written at once on the device, by all jobs; 0 is no limit "
-			"(default: 0)",
+		.help = "zonemode=zbd: zones written at once on the device, by all jobs; 0 is no "
+			"limit",
 	},
 	{
 		.name = "job_max_open_zones", .type = OPT_INT, FIELD(job_max_open_zones), .min = 0,
 		.max = 4096, .def = "0",
-		.help = "zonemode=zbd: zones one clone writes at once, within max_open_zones; 0 is no "
-			"limit (default: 0)",
+		.help = "zonemode=zbd: zones one clone writes at once, within max_open_zones; 0 "
+			"is no limit",
 	},
 	{
 		.name = "ignore_zone_limits", .type = OPT_BOOL, FIELD(ignore_zone_limits), .def = "0",
-		.help = "zonemode=zbd: a zoned device's own open-zone limit is not asked; emulated zones "
-			"have none, so it changes nothing here (default: 0)",
+		.help = "zonemode=zbd: a zoned device's own open-zone limit is not asked; "
+			"emulated zones have none, so it changes nothing here",
 	},
 	{
 		.name = "zone_reset_threshold", .type = OPT_STR, .set = set_zone_reset_threshold,
@@ -244,8 +244,8 @@ const struct opt jf_opts_file[] = {
 	{
 		.name = "zoneskip", .type = OPT_SIZE, FIELD(zoneskip), .min = 0, .max = UINT64_MAX,
 		.def = "0", .zone_off = offsetof(struct rq_job, zoneskip_nz),
-		.help = "zonemode=strided or zbd: bytes (or Nz, zones) skipped after each zone of a "
-			"sequential job (default: 0)",
+		.help = "zonemode=strided or zbd: bytes (or Nz, zones) skipped after each zone of "
+			"a sequential job",
 	},
 	{
 		.name = "directory", .type = OPT_STR, FIELD(directory),
@@ -259,36 +259,32 @@ const struct opt jf_opts_file[] = {
 	{
 		.name = "nrfiles", .alias = "nr_files", .type = OPT_INT, FIELD(nrfiles),
 		.min = 1, .max = 65536, .def = "1",
-		.help = "Files per job clone, laid out by rqlock when filename is not "
-			"given (default: 1)",
+		.help = "Files per job clone, laid out by rqlock when filename is not given",
 	},
 	{
 		.name = "filename_format", .type = OPT_STR, FIELD(filename_format),
 		.def = "$jobname.$jobnum.$filenum",
-		.help = "Names of laid-out files: $jobname, $jobnum, $filenum, $clientuid "
-			"(default: $jobname.$jobnum.$filenum)",
+		.help = "Names of laid-out files: $jobname, $jobnum, $filenum, $clientuid",
 	},
 	{
 		.name = "file_service_type", .type = OPT_ENUM, FIELD(file_service),
 		.vals = file_service_vals, .def = "roundrobin",
-		.help = "Which file the next I/O goes to: roundrobin, sequential or "
-			"random (default: roundrobin)",
+		.help = "Which file the next I/O goes to: roundrobin, sequential or random",
 	},
 	{
 		.name = "allow_file_create", .type = OPT_BOOL, .set = set_allow_file_create,
 		.show = show_allow_file_create, .def = "1",
-		.help = "Lay out a file that does not exist; 0 refuses the job instead "
-			"(default: 1)",
+		.help = "Lay out a file that does not exist; 0 refuses the job instead",
 	},
 	{
 		.name = "fill_device", .alias = "fill_fs", .type = OPT_BOOL, FIELD(fill_device), .def = "0",
-		.help = "Without size, a file's region is what its filesystem has free, and a write "
-			"that finds it full (ENOSPC, EDQUOT, or short) ends the job without an error; "
-			"a reading job reads the file as it is (default: 0)",
+		.help = "Without size, a file's region is what its filesystem has free, and a "
+			"write that finds it full (ENOSPC, EDQUOT, or short) ends the job without "
+			"an error; a reading job reads the file as it is",
 	},
 	{
 		.name = "unlink", .type = OPT_BOOL, FIELD(unlink), .def = "0",
-		.help = "Remove the files rqlock laid out when the run is done (default: 0)",
+		.help = "Remove the files rqlock laid out when the run is done",
 	},
 };
 

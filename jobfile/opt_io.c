@@ -436,18 +436,17 @@ const struct opt jf_opts_io[] = {
 	{
 		.name = "rw", .alias = "readwrite", .type = OPT_STR,
 		.vals = rw_vals, .set = set_rw, .show = show_rw, .def = "read",
-		.help = "I/O pattern: read, write, randread, randwrite, "
-			"rw (or readwrite), randrw, trim, randtrim, trimwrite, randtrimwrite "
-			"(each trim followed by a write of its blocks); ':N' after a random pattern issues "
-			"N I/Os per random offset, after a sequential one skips N bytes "
-			"after each I/O (default: read)",
+		.help = "I/O pattern: read, write, randread, randwrite, rw (or readwrite), "
+			"randrw, trim, randtrim, trimwrite, randtrimwrite (each trim followed by "
+			"a write of its blocks); ':N' after a random pattern issues N I/Os per "
+			"random offset, after a sequential one skips N bytes after each I/O",
 	},
 	{
 		.name = "bs", .alias = "blocksize", .type = OPT_SIZE, FIELD(bs[0]),
 		.nr = 3, .min = 1, .max = BS_MAX, .def = "4k",
-		.help = "Block size, up to 16m: one value for reads, writes and trims, "
-			"or R,W,T; an empty part keeps that direction's value, the last "
-			"one given stands for the rest (default: 4k)",
+		.help = "Block size, up to 16m: one value for reads, writes and trims, or R,W,T; "
+			"an empty part keeps that direction's value, the last one given stands "
+			"for the rest",
 	},
 	{
 		.name = "bsrange", .alias = "blocksize_range", .type = OPT_STR,
@@ -463,25 +462,24 @@ const struct opt jf_opts_io[] = {
 	{
 		.name = "ioengine", .type = OPT_ENUM, FIELD(ioengine),
 		.vals = jf_ioengine_vals, .def = "io_uring",
-		.help = "Backend: io_uring, libaio, io_uring_cmd or null; rqlock's "
-			"default is io_uring where fio's is psync (default: io_uring)",
+		.help = "Backend: io_uring, libaio, io_uring_cmd or null; rqlock's default is "
+			"io_uring where fio's is psync",
 	},
 	{
 		.name = "iodepth", .type = OPT_INT, FIELD(iodepth),
 		.min = 1, .max = 65536, .def = "1",
-		.help = "I/Os kept in flight per job, 1 to 65536 (default: 1)",
+		.help = "I/Os kept in flight per job, 1 to 65536",
 	},
 	{
 		.name = "iodepth_batch", .alias = "iodepth_batch_submit", .type = OPT_INT,
 		FIELD(iodepth_batch_submit), .min = 0, .max = 65536, .def = "1",
-		.help = "I/Os handed to the kernel in one go; 0 or more than iodepth "
-			"is iodepth (default: 1)",
+		.help = "I/Os handed to the kernel in one go; 0 or more than iodepth is iodepth",
 	},
 	{
 		.name = "iodepth_batch_complete_min", .alias = "iodepth_batch_complete",
 		.type = OPT_INT, FIELD(iodepth_batch_complete_min), .min = 0, .max = 65536,
 		.def = "1",
-		.help = "Fewest completions to wait for at once (default: 1)",
+		.help = "Fewest completions to wait for at once",
 	},
 	{
 		.name = "iodepth_batch_complete_max", .type = OPT_INT,
@@ -501,22 +499,20 @@ const struct opt jf_opts_io[] = {
 		.pct = true, .pct_off = offsetof(struct rq_job, offset_pct),
 		.zone_off = offsetof(struct rq_job, offset_nz),
 		.min = 0, .max = UINT64_MAX, .def = "0",
-		.help = "Byte offset where I/O starts, or N% of the file or device "
-			"(default: 0)",
+		.help = "Byte offset where I/O starts, or N% of the file or device",
 	},
 	{
 		.name = "offset_increment", .type = OPT_SIZE, FIELD(offset_increment),
 		.pct = true, .pct_off = offsetof(struct rq_job, offset_increment_pct),
 		.zone_off = offsetof(struct rq_job, offset_increment_nz),
 		.min = 0, .max = UINT64_MAX, .def = "0",
-		.help = "Clone k of numjobs starts at offset + k times this, bytes or "
-			"N% (default: 0)",
+		.help = "Clone k of numjobs starts at offset + k times this, bytes or N%",
 	},
 	{
 		.name = "rwmixread", .type = OPT_INT, .set = set_rwmixread,
 		.show = show_rwmixread, .min = 0, .max = 100, .def = "50",
-		.help = "Percent of reads in a mixed job; the later of rwmixread and "
-			"rwmixwrite wins (default: 50)",
+		.help = "Percent of reads in a mixed job; the later of rwmixread and rwmixwrite "
+			"wins",
 	},
 	{
 		.name = "rwmixwrite", .type = OPT_INT, .set = set_rwmixwrite,
@@ -526,7 +522,7 @@ const struct opt jf_opts_io[] = {
 	},
 	{
 		.name = "direct", .type = OPT_BOOL, FIELD(direct), .def = "0",
-		.help = "Use O_DIRECT (default: 0)",
+		.help = "Use O_DIRECT",
 	},
 	{
 		.name = "buffered", .type = OPT_BOOL, .set = set_buffered, .show = show_buffered,
@@ -534,40 +530,40 @@ const struct opt jf_opts_io[] = {
 	},
 	{
 		.name = "hipri", .type = OPT_FLAG, FIELD(hipri), .engine = true, .def = "0",
-		.help = "io_uring: polled completions (default: 0)",
+		.help = "io_uring: polled completions",
 	},
 	{
 		.name = "sqthread_poll", .type = OPT_FLAG, FIELD(sqthread_poll), .engine = true,
 		.def = "0",
-		.help = "io_uring: a kernel thread polls the submission queue (default: 0)",
+		.help = "io_uring: a kernel thread polls the submission queue",
 	},
 	{
 		.name = "fixedbufs", .type = OPT_FLAG, FIELD(fixedbufs), .engine = true,
 		.def = "0",
-		.help = "io_uring: registered buffers (default: 0)",
+		.help = "io_uring: registered buffers",
 	},
 	{
 		.name = "cmd_type", .type = OPT_ENUM, .vals = cmd_type_vals, .set = set_cmd_type,
 		.show = show_cmd_type,
 		.engine = true, .def = "nvme",
-		.help = "io_uring_cmd: the command set; nvme is the one there is (default: nvme)",
+		.help = "io_uring_cmd: the command set; nvme is the one there is",
 	},
 	{
 		.name = "registerfiles", .type = OPT_FLAG, FIELD(registerfiles), .engine = true,
 		.def = "0",
-		.help = "io_uring: registered files (default: 0)",
+		.help = "io_uring: registered files",
 	},
 	{
 		.name = "fsync", .type = OPT_INT, FIELD(fsync_blocks), .min = 0, .max = UINT32_MAX,
 		.def = "0",
 		.help = "After every N writes, a flush (fsync) through the block layer to the "
-			"device, its latency reported as fio's sync; 0 is none (default: 0)",
+			"device, its latency reported as fio's sync; 0 is none",
 	},
 	{
 		.name = "fdatasync", .type = OPT_INT, FIELD(fdatasync_blocks), .min = 0, .max = UINT32_MAX,
 		.def = "0",
-		.help = "After every N writes, a flush through the block layer that the "
-			"device serves with fdatasync, its latency in fio's sync; 0 is none (default: 0)",
+		.help = "After every N writes, a flush through the block layer that the device "
+			"serves with fdatasync, its latency in fio's sync; 0 is none",
 	},
 	{
 		.name = "sync_file_range", .type = OPT_STR, .set = set_sfr, .show = show_sfr,
@@ -578,24 +574,23 @@ const struct opt jf_opts_io[] = {
 	},
 	{
 		.name = "end_fsync", .type = OPT_BOOL, FIELD(end_fsync), .def = "0",
-		.help = "A writing job's last act: a flush of each of its files through the "
-			"block layer, inside its runtime, not in the sync statistics (default: 0)",
+		.help = "A writing job's last act: a flush of each of its files through the block "
+			"layer, inside its runtime, not in the sync statistics",
 	},
 	{
 		.name = "fsync_on_close", .type = OPT_BOOL, FIELD(fsync_on_close), .def = "0",
-		.help = "As end_fsync: each file of a writing job flushed as the job ends (default: 0)",
+		.help = "As end_fsync: each file of a writing job flushed as the job ends",
 	},
 	{
 		.name = "io_size", .alias = "io_limit", .type = OPT_SIZE, FIELD(io_size),
 		.min = 0, .max = UINT64_MAX, .def = "0", .zone_off = offsetof(struct rq_job, io_size_nz),
-		.help = "Bytes of I/O per loop, going round the region again when it "
-			"is larger than size; 0 is size (default: 0)",
+		.help = "Bytes of I/O per loop, going round the region again when it is larger "
+			"than size; 0 is size",
 	},
 	{
 		.name = "number_ios", .type = OPT_INT, FIELD(number_ios), .min = 0,
 		.max = UINT64_MAX, .def = "0",
-		.help = "Stop after this many I/Os even if size is not done; 0 is no "
-			"limit (default: 0)",
+		.help = "Stop after this many I/Os even if size is not done; 0 is no limit",
 	},
 	{
 		.name = "ba", .alias = "blockalign", .type = OPT_SIZE, FIELD(blockalign[0]), .nr = 3,

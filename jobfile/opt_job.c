@@ -283,15 +283,15 @@ const struct opt jf_opts_job[] = {
 	{
 		.name = "significant_figures", .type = OPT_INT, FIELD(sig_figs), .min = 1, .max = 10,
 		.def = "4",
-		.help = "Significant figures of the amounts in the normal output (IOPS, bandwidth, "
-			"io=), 1 to 10 (default: 4)",
+		.help = "Significant figures of the amounts in the normal output (IOPS, "
+			"bandwidth, io=), 1 to 10",
 	},
 	{
 		.name = "kb_base", .type = OPT_ENUM, .vals = kb_base_vals,
 		.set = set_kb_base, .show = show_kb_base, .prio = 1, .def = "1024",
-		.help = "Unit base of size suffixes: 1024 (k = 1024, KiB = 1000, "
-			"fio's compatibility mode) or 1000 (k = 1000, KiB = 1024); "
-			"applies to the whole section it is in (default: 1024)",
+		.help = "Unit base of size suffixes: 1024 (k = 1024, KiB = 1000, fio's "
+			"compatibility mode) or 1000 (k = 1000, KiB = 1024); applies to the whole "
+			"section it is in",
 	},
 	{
 		.name = "name", .type = OPT_STR, FIELD(name),
@@ -312,23 +312,21 @@ const struct opt jf_opts_job[] = {
 	{
 		.name = "numjobs", .type = OPT_INT, FIELD(numjobs),
 		.min = 1, .max = 4096, .def = "1",
-		.help = "Clones of this job, 1 to 4096 (default: 1)",
+		.help = "Clones of this job, 1 to 4096",
 	},
 	{
 		.name = "runtime", .alias = "timeout", .type = OPT_TIME,
 		FIELD(runtime_ns), .unit = NS_PER_SEC, .div = 1, .def = "0",
-		.help = "Run time limit, seconds unless suffixed; 0 is until size "
-			"is done (default: 0)",
+		.help = "Run time limit, seconds unless suffixed; 0 is until size is done",
 	},
 	{
 		.name = "time_based", .type = OPT_FLAG, FIELD(time_based), .def = "0",
-		.help = "Keep running for runtime even after size is done (default: 0)",
+		.help = "Keep running for runtime even after size is done",
 	},
 	{
 		.name = "ramp_time", .type = OPT_TIME, FIELD(ramp_ns),
 		.unit = NS_PER_SEC, .div = 1, .def = "0",
-		.help = "Run this long before keeping stats, seconds unless "
-			"suffixed (default: 0)",
+		.help = "Run this long before keeping stats, seconds unless suffixed",
 	},
 	{
 		.name = "cpus_allowed", .type = OPT_STR, .set = set_cpus_allowed,
@@ -355,54 +353,51 @@ const struct opt jf_opts_job[] = {
 	{
 		.name = "cpus_allowed_policy", .type = OPT_ENUM, FIELD(cpus_allowed_split),
 		.vals = cpus_policy_vals, .prio = 1, .def = "shared",
-		.help = "shared: clones share the CPUs; split: one CPU each in turn "
-			"(default: shared)",
+		.help = "shared: clones share the CPUs; split: one CPU each in turn",
 	},
 	{
 		.name = "group_reporting", .type = OPT_FLAG, FIELD(group_reporting),
 		.def = "0",
-		.help = "Report each group as one job (default: 0)",
+		.help = "Report each group as one job",
 	},
 	{
 		.name = "stonewall", .alias = "wait_for_previous", .type = OPT_FLAG,
 		FIELD(stonewall), .bit = RQ_JOB_STONEWALL, .def = "0",
-		.help = "Wait for earlier jobs to finish, start a new group (default: 0)",
+		.help = "Wait for earlier jobs to finish, start a new group",
 	},
 	{
 		.name = "new_group", .type = OPT_FLAG, FIELD(stonewall),
 		.bit = RQ_JOB_NEW_GROUP, .def = "0",
-		.help = "Start a new reporting group without waiting (default: 0)",
+		.help = "Start a new reporting group without waiting",
 	},
 	{
 		.name = "continue_on_error", .type = OPT_ENUM, FIELD(continue_on_error),
 		.vals = coe_vals, .def = "none",
-		.help = "Errors to go on after: none, read, write, io, verify, all "
-			"(default: none)",
+		.help = "Errors to go on after: none, read, write, io, verify, all",
 	},
 	{
 		.name = "loops", .type = OPT_INT, FIELD(loops), .min = 1, .max = UINT32_MAX,
 		.def = "1",
-		.help = "Run the job's I/O this many times over (default: 1)",
+		.help = "Run the job's I/O this many times over",
 	},
 	{
 		.name = "startdelay", .type = OPT_TIME, FIELD(startdelay_ns), .unit = NS_PER_SEC,
 		.div = 1, .def = "0",
-		.help = "Start the job this long after its group, seconds unless "
-			"suffixed (default: 0)",
+		.help = "Start the job this long after its group, seconds unless suffixed",
 	},
 	{
 		.name = "exitall", .type = OPT_FLAG, FIELD(exitall), .def = "0",
-		.help = "When one job finishes, end all jobs (default: 0)",
+		.help = "When one job finishes, end all jobs",
 	},
 	{
 		.name = "exitall_on_error", .type = OPT_FLAG, FIELD(exitall_on_error), .def = "0",
-		.help = "When one job fails, end all jobs (default: 0)",
+		.help = "When one job fails, end all jobs",
 	},
 	{
 		.name = "exit_what", .type = OPT_ENUM, FIELD(exit_what), .vals = exit_what_vals,
 		.def = "group",
-		.help = "Whom exitall ends: group (the job's reporting group), stonewall "
-			"(every job running) or all (later jobs never start) (default: group)",
+		.help = "Whom exitall ends: group (the job's reporting group), stonewall (every "
+			"job running) or all (later jobs never start)",
 	},
 	{
 		.name = "ignore_error", .type = OPT_STR, .set = set_ignore_error,
@@ -413,24 +408,24 @@ const struct opt jf_opts_job[] = {
 	{
 		.name = "flow", .type = OPT_STR, .set = set_flow, .show = show_flow,
 		.def = "0",
-		.help = "Weight in fio's token flow control: jobs sharing a flow_id "
-			"keep their I/O in the ratio of their weights (default: 0)",
+		.help = "Weight in fio's token flow control: jobs sharing a flow_id keep their "
+			"I/O in the ratio of their weights",
 	},
 	{
 		.name = "flow_id", .type = OPT_INT, FIELD(flow_id), .min = 0, .max = UINT32_MAX,
 		.def = "0",
-		.help = "The flow a job's weight counts in (default: 0)",
+		.help = "The flow a job's weight counts in",
 	},
 	{
 		.name = "flow_watermark", .type = OPT_INT, FIELD(flow_watermark), .min = 0,
 		.max = UINT32_MAX, .def = "1024",
-		.help = "Accepted as fio 3.33 accepts it; its flow rule (and rqlock's) "
-			"does not read it (default: 1024)",
+		.help = "Accepted as fio 3.33 accepts it; its flow rule (and rqlock's) does not "
+			"read it",
 	},
 	{
 		.name = "flow_sleep", .type = OPT_INT, FIELD(flow_sleep_us), .min = 0,
 		.max = UINT32_MAX, .def = "0",
-		.help = "Microseconds a job waits when its flow is ahead (default: 0)",
+		.help = "Microseconds a job waits when its flow is ahead",
 	},
 };
 

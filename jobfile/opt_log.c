@@ -247,14 +247,12 @@ const struct opt jf_opts_log[] = {
 	},
 	{
 		.name = "replay_no_stall", .type = OPT_BOOL, FIELD(replay_no_stall), .def = "0",
-		.help = "Replay as fast as the queue depth allows, ignoring the log's "
-			"times (default: 0)",
+		.help = "Replay as fast as the queue depth allows, ignoring the log's times",
 	},
 	{
 		.name = "replay_time_scale", .type = OPT_INT, FIELD(replay_time_scale),
 		.min = 1, .max = UINT32_MAX, .def = "100",
-		.help = "Replay at this percent of the log's rate: 200 is twice as fast "
-			"(default: 100)",
+		.help = "Replay at this percent of the log's rate: 200 is twice as fast",
 	},
 	{
 		.name = "replay_redirect", .type = OPT_STR, FIELD(replay_redirect),
@@ -264,13 +262,13 @@ const struct opt jf_opts_log[] = {
 	{
 		.name = "replay_scale", .type = OPT_INT, FIELD(replay_scale),
 		.min = 1, .max = UINT64_MAX, .def = "1",
-		.help = "Divide the log's offsets by this (default: 1)",
+		.help = "Divide the log's offsets by this",
 	},
 	{
 		.name = "replay_align", .type = OPT_INT, FIELD(replay_align),
 		.min = 0, .max = UINT64_MAX, .def = "0", .set = set_replay_align,
-		.help = "Round the log's offsets down to this power of 2, after "
-			"replay_scale; 0 is none (default: 0)",
+		.help = "Round the log's offsets down to this power of 2, after replay_scale; 0 "
+			"is none",
 	},
 	{
 		.name = "replay_skip", .type = OPT_STR, .set = set_replay_skip,
@@ -286,21 +284,20 @@ const struct opt jf_opts_log[] = {
 	},
 	{
 		.name = "clat_percentiles", .type = OPT_BOOL, FIELD(clat_percentiles), .def = "1",
-		.help = "Report completion latency percentiles (default: 1)",
+		.help = "Report completion latency percentiles",
 	},
 	{
 		.name = "lat_percentiles", .type = OPT_BOOL, FIELD(lat_percentiles), .def = "0",
-		.help = "Report total latency percentiles (default: 0)",
+		.help = "Report total latency percentiles",
 	},
 	{
 		.name = "slat_percentiles", .type = OPT_BOOL, FIELD(slat_percentiles), .def = "0",
-		.help = "Report submission latency percentiles (default: 0)",
+		.help = "Report submission latency percentiles",
 	},
 	{
 		.name = "unified_rw_reporting", .type = OPT_ENUM, FIELD(unified_rw_reporting),
 		.vals = unified_vals, .def = "none",
-		.help = "none: reads and writes apart; mixed: together; both "
-			"(default: none)",
+		.help = "none: reads and writes apart; mixed: together; both",
 	},
 
 	/* fio's logs: results/iolog.c writes them, fio 3.33's names and lines */
@@ -330,72 +327,70 @@ const struct opt jf_opts_log[] = {
 	{
 		.name = "log_avg_msec", .type = OPT_INT, FIELD(log_avg_msec),
 		.min = 0, .max = UINT32_MAX, .def = "0",
-		.help = "Average log values over windows of this many ms; 0 logs "
-			"every I/O (default: 0)",
+		.help = "Average log values over windows of this many ms; 0 logs every I/O",
 	},
 	{
 		.name = "log_hist_msec", .type = OPT_INT, FIELD(log_hist_msec),
 		.min = 0, .max = UINT32_MAX, .def = "0",
-		.help = "A histogram line every this many ms; 0 writes none (default: 0)",
+		.help = "A histogram line every this many ms; 0 writes none",
 	},
 	{
 		.name = "log_hist_coarseness", .type = OPT_INT, FIELD(log_hist_coarseness),
 		.min = 0, .max = 6, .def = "0",
-		.help = "Merge 2^N histogram buckets into one, 0 to 6 (default: 0)",
+		.help = "Merge 2^N histogram buckets into one, 0 to 6",
 	},
 	{
 		.name = "log_max_value", .type = OPT_BOOL, FIELD(log_max_value), .def = "0",
-		.help = "Averaged windows log their maximum, not their mean (default: 0)",
+		.help = "Averaged windows log their maximum, not their mean",
 	},
 	{
 		.name = "log_offset", .type = OPT_BOOL, FIELD(log_offset), .def = "0",
-		.help = "Log lines carry the I/O's offset (default: 0)",
+		.help = "Log lines carry the I/O's offset",
 	},
 	{
 		.name = "log_prio", .type = OPT_BOOL, FIELD(log_prio), .def = "0",
-		.help = "The last column is the I/O priority as 0x%04x, not the RT "
-			"flag; rqlock's is always 0 (default: 0)",
+		.help = "The last column is the I/O priority as 0x%04x, not the RT flag; rqlock's "
+			"is always 0",
 	},
 	{
 		.name = "log_store_compressed", .type = OPT_BOOL, FIELD(log_store_compressed),
 		.def = "0",
 		.help = "Store logs zlib-compressed as fio does (NAME.log.fz, fio's binary "
-			"samples); rqlock run --inflate-log prints one (default: 0)",
+			"samples); rqlock run --inflate-log prints one",
 	},
 	{
 		.name = "log_compression", .type = OPT_SIZE, FIELD(log_compression),
 		.min = 0, .max = 512ULL << 20, .def = "0",
-		.help = "Bytes of samples per compressed chunk of a stored .fz log; rqlock "
-			"keeps samples uncompressed in memory (default: 0)",
+		.help = "Bytes of samples per compressed chunk of a stored .fz log; rqlock keeps "
+			"samples uncompressed in memory",
 	},
 	{
 		.name = "per_job_logs", .type = OPT_BOOL, FIELD(per_job_logs), .def = "1",
-		.help = "The clone's number in log file names; 0 shares one file "
-			"(default: 1)",
+		.help = "The clone's number in log file names; 0 shares one file",
 	},
 
 	{
 		.name = "gtod_reduce", .type = OPT_BOOL, FIELD(gtod_reduce), .set = set_gtod_reduce,
 		.def = "0",
-		.help = "Keep no latencies, bandwidth samples or percentiles (sets the "
-			"disable_* options, as fio) (default: 0)",
+		.help = "Keep no latencies, bandwidth samples or percentiles (sets the disable_* "
+			"options, as fio)",
 	},
 	{
 		.name = "disable_lat", .type = OPT_BOOL, FIELD(disable_lat), .def = "0",
-		.help = "Keep no total latency (default: 0)",
+		.help = "Keep no total latency",
 	},
 	{
 		.name = "disable_clat", .type = OPT_BOOL, FIELD(disable_clat), .def = "0",
-		.help = "Keep no completion latency (default: 0)",
+		.help = "Keep no completion latency",
 	},
 	{
 		.name = "disable_slat", .type = OPT_BOOL, FIELD(disable_slat), .def = "0",
-		.help = "Keep no submission latency (default: 0)",
+		.help = "Keep no submission latency",
 	},
 	{
 		.name = "disable_bw_measurement", .alias = "disable_bw", .type = OPT_BOOL,
 		FIELD(disable_bw), .def = "0",
-		.help = "Take no bandwidth or IOPS samples (default: 0)",
+		.help = "Take no bandwidth or IOPS samples",
 	},
 };
 

@@ -52,58 +52,56 @@ const struct opt jf_opts_pace[] = {
 	{
 		.name = "rate_iops", .type = OPT_INT, FIELD(rate_iops[0]), .nr = 3,
 		.min = 0, .max = UINT32_MAX, .def = "0",
-		.help = "I/Os per second per clone, R,W,T as bs; 0 is no limit (default: 0)",
+		.help = "I/Os per second per clone, R,W,T as bs; 0 is no limit",
 	},
 	{
 		.name = "rate_process", .type = OPT_ENUM, FIELD(rate_poisson),
 		.vals = rate_process_vals, .def = "linear",
-		.help = "How rate_iops spaces I/Os: linear or poisson (default: linear)",
+		.help = "How rate_iops spaces I/Os: linear or poisson",
 	},
 	{
 		.name = "thinktime", .type = OPT_TIME, FIELD(thinktime_us),
 		.unit = NS_PER_US, .div = NS_PER_US, .def = "0",
-		.help = "Pause after thinktime_blocks I/Os, microseconds unless "
-			"suffixed (default: 0)",
+		.help = "Pause after thinktime_blocks I/Os, microseconds unless suffixed",
 	},
 	{
 		.name = "thinktime_spin", .type = OPT_TIME, FIELD(thinktime_spin_us),
 		.unit = NS_PER_US, .div = NS_PER_US, .def = "0",
-		.help = "Part of thinktime spent spinning, at most thinktime, "
-			"microseconds unless suffixed (default: 0)",
+		.help = "Part of thinktime spent spinning, at most thinktime, microseconds unless "
+			"suffixed",
 	},
 	{
 		.name = "thinktime_blocks", .type = OPT_INT, FIELD(thinktime_blocks),
 		.min = 1, .max = UINT32_MAX, .def = "1",
-		.help = "I/Os between pauses of thinktime (default: 1)",
+		.help = "I/Os between pauses of thinktime",
 	},
 	{
 		.name = "rate", .type = OPT_SIZE, FIELD(rate[0]), .nr = 3, .min = 0,
 		.max = UINT64_MAX, .def = "0",
-		.help = "Bytes per second per clone, R,W,T as bs; 0 is no limit "
-			"(default: 0)",
+		.help = "Bytes per second per clone, R,W,T as bs; 0 is no limit",
 	},
 	{
 		.name = "latency_target", .type = OPT_TIME, FIELD(latency_target_ns),
 		.unit = NS_PER_US, .div = 1, .def = "0",
-		.help = "Search for the deepest queue (up to iodepth) whose latency_percentile "
-			"of I/Os completes within this, as fio's; microseconds unless "
-			"suffixed; 0 is no search (default: 0)",
+		.help = "Search for the deepest queue (up to iodepth) whose latency_percentile of "
+			"I/Os completes within this, as fio's; microseconds unless suffixed; 0 is "
+			"no search",
 	},
 	{
 		.name = "latency_window", .type = OPT_TIME, FIELD(latency_window_ns),
 		.unit = NS_PER_US, .div = 1, .def = "0",
-		.help = "Time the latency is judged over before the depth moves, "
-			"microseconds unless suffixed; 0 judges each round (default: 0)",
+		.help = "Time the latency is judged over before the depth moves, microseconds "
+			"unless suffixed; 0 judges each round",
 	},
 	{
 		.name = "latency_percentile", .type = OPT_STR, .set = set_latency_percentile,
 		.show = show_latency_percentile, .def = "100",
-		.help = "Share of I/Os that must meet latency_target (default: 100)",
+		.help = "Share of I/Os that must meet latency_target",
 	},
 	{
 		.name = "latency_run", .type = OPT_BOOL, FIELD(latency_run), .def = "0",
-		.help = "Keep adjusting the depth to latency_target for the whole run; 0 "
-			"ends the job once the depth is found (default: 0)",
+		.help = "Keep adjusting the depth to latency_target for the whole run; 0 ends the "
+			"job once the depth is found",
 	},
 };
 

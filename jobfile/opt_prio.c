@@ -184,9 +184,8 @@ const struct opt jf_opts_prio[] = {
 		.name = "cmdprio_percentage", .type = OPT_INT, FIELD(cmdprio_pct[0]), .nr = 2,
 		.engine = true, .libaio = true, .min = 0, .max = 100, .def = "0",
 		.help = "io_uring, libaio: percent of the reads,writes that go at "
-			"cmdprio_class/cmdprio instead of the job's own priority, given to "
-			"the kernel with each I/O; each priority's latencies are reported "
-			"apart (default: 0)",
+			"cmdprio_class/cmdprio instead of the job's own priority, given to the "
+			"kernel with each I/O; each priority's latencies are reported apart",
 	},
 	{
 		.name = "cmdprio_class", .type = OPT_INT, FIELD(cmdprio_class[0]), .nr = 2,
@@ -197,8 +196,8 @@ const struct opt jf_opts_prio[] = {
 	{
 		.name = "cmdprio", .type = OPT_INT, FIELD(cmdprio_level[0]), .nr = 2,
 		.engine = true, .libaio = true, .min = 0, .max = 7, .def = "0",
-		.help = "io_uring, libaio: the level of cmdprio's I/Os within their "
-			"class, reads,writes, 0 highest (default: 0)",
+		.help = "io_uring, libaio: the level of cmdprio's I/Os within their class, "
+			"reads,writes, 0 highest",
 	},
 	{
 		.name = "cmdprio_bssplit", .type = OPT_STR, .set = set_cmdprio_bssplit,
@@ -209,17 +208,16 @@ const struct opt jf_opts_prio[] = {
 	},
 	{
 		.name = "serialize_overlap", .type = OPT_BOOL, FIELD(serialize_overlap), .def = "0",
-		.help = "An I/O that overlaps one of the clone's I/Os in flight waits "
-			"until that one is back; only for a job that writes or trims at "
-			"iodepth > 1, as fio (default: 0)",
+		.help = "An I/O that overlaps one of the clone's I/Os in flight waits until that "
+			"one is back; only for a job that writes or trims at iodepth > 1, as fio",
 	},
 	{
 		.name = "io_submit_mode", .type = OPT_ENUM, .vals = submit_mode_vals,
 		FIELD(io_submit_offload), .def = "inline",
-		.help = "inline or offload: rqlock's clones always submit from their "
-			"worker, so offload changes only serialize_overlap's scope, which "
-			"fio widens to other jobs' I/Os on the same file: rqlock refuses "
-			"that where clones could share a file (default: inline)",
+		.help = "inline or offload: rqlock's clones always submit from their worker, so "
+			"offload changes only serialize_overlap's scope, which fio widens to "
+			"other jobs' I/Os on the same file: rqlock refuses that where clones "
+			"could share a file",
 	},
 };
 

@@ -245,30 +245,27 @@ const struct opt jf_opts_random[] = {
 		.name = "random_distribution", .type = OPT_STR, .vals = dist_vals,
 		.set = set_random_distribution, .show = show_random_distribution,
 		.def = "random",
-		.help = "Random offsets: random, zipf[:theta], pareto[:h] or "
-			"normal[:sigma], each with an optional :center (default: random)",
+		.help = "Random offsets: random, zipf[:theta], pareto[:h] or normal[:sigma], each "
+			"with an optional :center",
 	},
 	{
 		.name = "norandommap", .type = OPT_FLAG, FIELD(norandommap), .def = "0",
-		.help = "Draw random offsets freely instead of each block once a "
-			"pass (default: 0)",
+		.help = "Draw random offsets freely instead of each block once a pass",
 	},
 	{
 		.name = "random_generator", .type = OPT_ENUM, FIELD(lfsr),
 		.vals = random_generator_vals, .def = "tausworthe",
-		.help = "Uniform random offsets: tausworthe or tausworthe64 (a random map, "
-			"or free draws with norandommap), or lfsr (every block once a pass, "
-			"no map) (default: tausworthe)",
+		.help = "Uniform random offsets: tausworthe or tausworthe64 (a random map, or "
+			"free draws with norandommap), or lfsr (every block once a pass, no map)",
 	},
 	{
 		.name = "randrepeat", .type = OPT_BOOL, FIELD(randrepeat), .def = "1",
-		.help = "The same random sequence on every run; off when randseed "
-			"is given, as fio (default: 1)",
+		.help = "The same random sequence on every run; off when randseed is given, as fio",
 	},
 	{
 		.name = "randseed", .type = OPT_SIZE, FIELD(randseed),
 		.min = 0, .max = UINT64_MAX, .def = "0x89",
-		.help = "Seed of the random sequence (default: 0x89)",
+		.help = "Seed of the random sequence",
 	},
 };
 

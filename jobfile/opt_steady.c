@@ -100,21 +100,19 @@ const struct opt jf_opts_steady[] = {
 		.show = show_ss, .vals = ss_vals, .def = "iops_slope:0.01%",
 		.help = "Steady when the criterion over the ss_dur window is below the limit: "
 			"iops, bw (largest deviation from the mean), iops_slope, bw_slope "
-			"(least-squares slope), each :LIMIT, or :LIMIT% of the mean "
-			"(default: iops_slope:0.01%)",
+			"(least-squares slope), each :LIMIT, or :LIMIT% of the mean",
 	},
 	{
 		.name = "steadystate_duration", .alias = "ss_dur", .type = OPT_TIME,
 		FIELD(ss_dur_ns), .unit = NS_PER_SEC, .div = 1, .def = "0",
 		.help = "End the job once it was steady over a window this long, one sample a "
-			"second; seconds unless suffixed, whole seconds count; 0 is no "
-			"detection (default: 0)",
+			"second; seconds unless suffixed, whole seconds count; 0 is no detection",
 	},
 	{
 		.name = "steadystate_ramp_time", .alias = "ss_ramp", .type = OPT_TIME,
 		FIELD(ss_ramp_ns), .unit = NS_PER_SEC, .div = 1, .def = "0",
 		.help = "Run this long before keeping steady-state samples, seconds unless "
-			"suffixed (default: 0)",
+			"suffixed",
 	},
 };
 

@@ -190,8 +190,7 @@ const struct opt jf_opts_verify[] = {
 	{
 		.name = "verify", .type = OPT_ENUM, FIELD(verify), .vals = verify_vals,
 		.def = "0",
-		.help = "Check written data on read back: 0, crc32c, md5 or pattern "
-			"(default: 0)",
+		.help = "Check written data on read back: 0, crc32c, md5 or pattern",
 	},
 	{
 		.name = "verify_pattern", .type = OPT_STR, .set = set_verify_pattern_opt,
@@ -201,33 +200,31 @@ const struct opt jf_opts_verify[] = {
 	},
 	{
 		.name = "do_verify", .type = OPT_BOOL, FIELD(do_verify), .def = "1",
-		.help = "Read back and check after writing when verify is set (default: 1)",
+		.help = "Read back and check after writing when verify is set",
 	},
 	{
 		.name = "verify_only", .type = OPT_BOOL, FIELD(verify_only), .def = "0",
 		.help = "Write nothing: replay the job's offsets and sizes from its seed and "
-			"check what an earlier run of it wrote (default: 0)",
+			"check what an earlier run of it wrote",
 	},
 	{
 		.name = "verify_state_save", .type = OPT_BOOL, FIELD(verify_state_save), .def = "1",
 		.help = "A job that writes with verify= leaves local-JOB-N-verify.state: how far "
-			"its writes got, for verify_state_load (default: 1)",
+			"its writes got, for verify_state_load",
 	},
 	{
 		.name = "verify_state_load", .type = OPT_BOOL, FIELD(verify_state_load), .def = "0",
-		.help = "Read local-JOB-N-verify.state and check only the writes it says "
-			"completed (default: 0)",
+		.help = "Read local-JOB-N-verify.state and check only the writes it says completed",
 	},
 	{
 		.name = "experimental_verify", .type = OPT_BOOL, FIELD(experimental_verify), .def = "0",
-		.help = "Keep no log of writes: read back by replaying the job's offsets from "
-			"its seed (default: 0)",
+		.help = "Keep no log of writes: read back by replaying the job's offsets from its "
+			"seed",
 	},
 	{
 		.name = "verify_backlog", .type = OPT_INT, FIELD(verify_backlog),
 		.min = 0, .max = UINT32_MAX, .def = "0",
-		.help = "Check after this many blocks are written; 0 is at the end "
-			"(default: 0)",
+		.help = "Check after this many blocks are written; 0 is at the end",
 	},
 	{
 		.name = "verify_interval", .type = OPT_INT, FIELD(verify_interval), .min = 64,
@@ -237,29 +234,29 @@ const struct opt jf_opts_verify[] = {
 	{
 		.name = "verify_offset", .type = OPT_INT, FIELD(verify_offset), .min = 0,
 		.max = BS_MAX, .def = "0",
-		.help = "Put the verify header this far into each interval (default: 0)",
+		.help = "Put the verify header this far into each interval",
 	},
 	{
 		.name = "trim_percentage", .type = OPT_INT, FIELD(trim_percentage),
 		.min = 0, .max = 100, .def = "0",
-		.help = "With verify= and trim_backlog: percent of the written blocks that "
-			"are trimmed after they are written, then read back (default: 0)",
+		.help = "With verify= and trim_backlog: percent of the written blocks that are "
+			"trimmed after they are written, then read back",
 	},
 	{
 		.name = "trim_verify_zero", .type = OPT_BOOL, FIELD(trim_verify_zero), .def = "1",
-		.help = "A block trimmed by trim_percentage must read back as zeros; 0: it "
-			"is not read back (default: 1)",
+		.help = "A block trimmed by trim_percentage must read back as zeros; 0: it is not "
+			"read back",
 	},
 	{
 		.name = "trim_backlog", .type = OPT_INT, FIELD(trim_backlog),
 		.min = 0, .max = UINT64_MAX, .def = "0",
 		.help = "Trim the blocks trim_percentage marked each time this many written "
-			"blocks wait to be read back; 0: no trims (default: 0)",
+			"blocks wait to be read back; 0: no trims",
 	},
 	{
 		.name = "trim_backlog_batch", .type = OPT_INT, FIELD(trim_backlog_batch),
 		.min = 0, .max = UINT32_MAX, .def = "0",
-		.help = "Trims per trim_backlog batch; 0: trim_backlog's count (default: 0)",
+		.help = "Trims per trim_backlog batch; 0: trim_backlog's count",
 	},
 	{
 		.name = "buffer_pattern", .type = OPT_STR, .set = set_buffer_pattern,

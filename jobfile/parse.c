@@ -633,8 +633,12 @@ static void opt_help(const struct opt *o, FILE *f, bool one)
 	const char *what = o->kind == K_IMPL ? o->help : o->why;
 
 	if (!one) {
-		fprintf(f, "%-24s: %s%s\n", o->name, o->kind == K_IMPL ? "" :
+		fprintf(f, "%-24s: %s%s", o->name, o->kind == K_IMPL ? "" :
 			o->kind == K_NOPE ? "(refused) " : "(no effect) ", what ? what : "");
+		/* the default is the table's .def, stated once; the help says it only where there is none */
+		if (o->kind == K_IMPL && o->def)
+			fprintf(f, " (default: %s)", o->def);
+		fputc('\n', f);
 		return;
 	}
 	fprintf(f, "%20s: %s\n", "name", o->name);

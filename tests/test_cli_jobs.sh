@@ -93,6 +93,11 @@ PY
 # help: one option, all options, the engines
 "$RQLOCK" run --cmdhelp=bs | grep -q 'alias: blocksize' || fail "--cmdhelp=bs"
 [ "$("$RQLOCK" run --cmdhelp | wc -l)" -gt 100 ] || fail "--cmdhelp"
+# the default comes from the table's .def: its own line for one option (as fio), the list's suffix
+one=$("$RQLOCK" run --cmdhelp=iodepth)
+echo "$one" | grep -qx ' *default: 1' || fail "--cmdhelp=iodepth: no 'default: 1' line"
+echo "$one" | grep 'description:' | grep -q 'default' && fail "--cmdhelp=iodepth: the default twice"
+"$RQLOCK" run --cmdhelp | grep -q '^iodepth  *: .*(default: 1)$' || fail "--cmdhelp: iodepth's default"
 "$RQLOCK" run --enghelp | grep -qx $'\tio_uring' || fail "--enghelp"
 "$RQLOCK" run --enghelp=io_uring | grep -q '^hipri' || fail "--enghelp=io_uring"
 echo PASS
