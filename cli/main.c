@@ -19,6 +19,7 @@
 
 #include "devices/device.h"
 #include "engine/engine.h"
+#include "cli/cliopts.h"
 #include "cli/pytool.h"
 #include "cli/server_cmd.h"
 #include "queues/queue.h"

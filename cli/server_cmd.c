@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cli/cliopts.h"
 #include "cli/server_cmd.h"
 #include "engine/engine.h"
 #include "server/fio_proto.h"

@@ -6,10 +6,14 @@
  * judges each of them before any is opened.
  */
 #include <errno.h>
+#include <libgen.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "engine/engine.h"
 #include "engine/paths.h"
@@ -277,4 +281,20 @@ int rq_jobs_paths(const struct rq_engine_opts *o, const struct rq_job_list *jobs
 		}
 	}
 	return 0;
+}
+
+int rq_dir_writable(const char *path)
+{
+	char *dup = strdup(path);
+	const char *dir;
+	struct stat st;
+	int ret = 0;
+
+	if (!dup)
+		return -ENOMEM;
+	dir = dirname(dup);
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode) || access(dir, W_OK | X_OK))
+		ret = -EACCES;
+	free(dup);
+	return ret;
 }

@@ -86,29 +86,3 @@ const struct rq_registry *rq_registry_get(void)
 				    .modes = modes, .primitives = prims, .devices = devs };
 	return &reg;
 }
-
-int rq_list_cmd(int argc, char **argv)
-{
-	const struct rq_registry *r;
-	bool json = false;
-
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--json")) {
-			fprintf(stderr, "rqlock: --list: unknown argument '%s' (only --json)\n", argv[i]);
-			return 2;
-		}
-		json = true;
-	}
-	if (!json) {
-		rq_engine_cli_lists(stdout);
-		printf("\nDevices (filename=@KIND,... or a path of the job's ioengine):\n");
-		rq_dev_help(stdout, NULL);
-		return ferror(stdout) ? 1 : 0;
-	}
-	r = rq_registry_get();
-	if (!r) {
-		fprintf(stderr, "rqlock: --list: out of memory\n");
-		return 1;
-	}
-	return rq_registry_json_write(stdout, r) ? 1 : 0;
-}

@@ -9,6 +9,7 @@
 #include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -536,4 +537,22 @@ void rq_engine_free(struct rq_engine *e)
 	eng_replay_free(e);
 	rq_locks_reset();
 	free(e);
+}
+
+/* The defaults every command starts from (the CLI and the server alike). */
+void rq_engine_opts_init(struct rq_engine_opts *o)
+{
+	*o = (struct rq_engine_opts){ .lock_mode = "global", .lock_type = "ttas", .pin = true,
+				      .lockstat = true };
+}
+
+void rq_set_stop_signals(void (*handler)(int))
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 }

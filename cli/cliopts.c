@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * cliopts.c - the engine's command-line options, one table for every
- * command that runs jobs.
+ * cliopts.c - rqlock's command-line options, one table for every
+ * command that runs jobs, and `rqlock --list`.
  *
  * `rqlock run` and `rqlock server` both build a struct rq_engine_opts
  * from --lock, --lock-type, --workers and the rest; each adds its own
@@ -11,16 +11,17 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <libgen.h>
-#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "cli/cliopts.h"
+#include "devices/device.h"
 #include "engine/engine.h"
 #include "locks/lock.h"
 #include "queues/queue.h"
+#include "results/results.h"
 
 #define BOTH (RQ_CMD_RUN | RQ_CMD_SERVER)
 #define RUN RQ_CMD_RUN
@@ -159,12 +160,6 @@ _Static_assert(sizeof(rq_cli_opts) / sizeof(rq_cli_opts[0]) <= RQ_CLI_MAX_OPTS, 
 #undef BOTH
 #undef RUN
 #undef SERVER
-
-void rq_engine_opts_init(struct rq_engine_opts *o)
-{
-	*o = (struct rq_engine_opts){ .lock_mode = "global", .lock_type = "ttas", .pin = true,
-				      .lockstat = true };
-}
 
 int rq_cli_uint(const char *s, unsigned int max, unsigned int *v)
 {
@@ -318,29 +313,28 @@ void rq_engine_cli_lists(FILE *f)
 	fprintf(f, "\nLock primitives (--lock-type): %s\n", rq_lock_type_names());
 }
 
-void rq_set_stop_signals(void (*handler)(int))
+int rq_list_cmd(int argc, char **argv)
 {
-	struct sigaction sa;
+	const struct rq_registry *r;
+	bool json = false;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = handler;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}
-
-int rq_dir_writable(const char *path)
-{
-	char *dup = strdup(path);
-	const char *dir;
-	struct stat st;
-	int ret = 0;
-
-	if (!dup)
-		return -ENOMEM;
-	dir = dirname(dup);
-	if (stat(dir, &st) || !S_ISDIR(st.st_mode) || access(dir, W_OK | X_OK))
-		ret = -EACCES;
-	free(dup);
-	return ret;
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--json")) {
+			fprintf(stderr, "rqlock: --list: unknown argument '%s' (only --json)\n", argv[i]);
+			return 2;
+		}
+		json = true;
+	}
+	if (!json) {
+		rq_engine_cli_lists(stdout);
+		printf("\nDevices (filename=@KIND,... or a path of the job's ioengine):\n");
+		rq_dev_help(stdout, NULL);
+		return ferror(stdout) ? 1 : 0;
+	}
+	r = rq_registry_get();
+	if (!r) {
+		fprintf(stderr, "rqlock: --list: out of memory\n");
+		return 1;
+	}
+	return rq_registry_json_write(stdout, r) ? 1 : 0;
 }
