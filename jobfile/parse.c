@@ -11,10 +11,11 @@
  *
  * Reads fio 3.33 job files into struct rq_job_list.  Every option fio 3.33
  * knows lives in one declarative table, read through jf_opt_at(): name,
- * alias, type, the field it fills, its default and a help text that states
- * the default.
+ * alias, type, the field it fills, its default and a help text (which
+ * states a default itself only where there is no .def: --cmdhelp adds it).
  * Defaults are applied by running each .def string through the same code
- * as a job file value, so the table is the only place a default is written.
+ * as a job file value, so the table's .def is the only place a default is
+ * written.
  * Options rqlock does not implement are in the same table: refused with an
  * error naming the option, file and line; accepted only at fio's default
  * value; or, when they cannot change the result, accepted with a warning.
