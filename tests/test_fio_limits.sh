@@ -112,6 +112,19 @@ check exact f rw=write size=1m bsrange=4k-16k verify=crc32c
 check bytes f rw=randread size=64k bsrange=4k-16k
 check bytes f rw=randread size=64k bssplit=4k/50:16k/50
 check bytes f rw=randread size=61k bssplit=8k/50:16k/50
+# where fio 3.33 draws sizes forever: at the 36k tail only 4k fits and it has no share, so
+# every draw is 64k again; rqlock ends the file there, after the one 64k write (draw.c
+# eng_pick_bs_fit()).  The binary before spun in its fill loop, deaf to SIGTERM: the
+# timeout only turns that hang into a failure, it times nothing.
+for rw in write randwrite; do
+	printf '[t]\nfilename=f\nrw=%s\nbssplit=4k/0:64k/100\nsize=100k\n' "$rw" >tail.fio
+	got=$(timeout -s KILL 600 "$RQLOCK" run --output-format=json tail.fio | python3 -c '
+import json, sys
+j = json.load(sys.stdin)["jobs"][0]
+print("%d/%d" % (j["write"]["io_bytes"], j["write"]["total_ios"]))') || fail "bssplit tail, $rw: no end"
+	[ "$got" = 65536/1 ] || fail "bssplit tail, $rw: $got, want 65536/1"
+	echo "ok: rw=$rw bssplit=4k/0:64k/100 size=100k ends after 65536/1 (fio 3.33 never ends)"
+done
 
 # files_check MODE OPTIONS...: a job of several files fio and rqlock each
 # lay out afresh (size / nrfiles each): a file is done when its next I/O
