@@ -133,15 +133,19 @@ int rq_percpu_open(struct rq_dev *dev, const struct rq_dev_open *o, const struct
 /* A polled driver's close hook: ops->exit on each entry, then the entries and dev->priv. */
 void rq_percpu_close(struct rq_dev *dev);
 
+/* Entry @i of @pc (i < nr_cpus). */
+static inline void *rq_percpu_entry(const struct rq_percpu *pc, unsigned int i)
+{
+	return (char *)pc->cpus + (size_t)i * pc->ops->size;
+}
+
 /* Worker @cpu's entry of @dev, NULL for a context that is not one of the run's workers. */
 static inline void *rq_percpu_get(const struct rq_dev *dev, const struct rq_ctx *cpu)
 {
 	const struct rq_percpu *pc = dev->priv;
 	int id = rq_ctx_id(cpu);
 
-	if (id < 0 || (unsigned int)id >= pc->nr_cpus)
-		return NULL;
-	return (char *)pc->cpus + (size_t)id * pc->ops->size;
+	return id < 0 || (unsigned int)id >= pc->nr_cpus ? NULL : rq_percpu_entry(pc, (unsigned int)id);
 }
 
 /*

@@ -12,11 +12,6 @@
 #include "devices/dev_internal.h"
 #include "lib/alloc.h"
 
-static void *entry(const struct rq_percpu *pc, unsigned int i)
-{
-	return (char *)pc->cpus + (size_t)i * pc->ops->size;
-}
-
 int rq_percpu_open(struct rq_dev *dev, const struct rq_dev_open *o, const struct rq_percpu_ops *ops,
 		   FILE *err)
 {
@@ -33,7 +28,7 @@ int rq_percpu_open(struct rq_dev *dev, const struct rq_dev_open *o, const struct
 	if (!pc->cpus)
 		return -ENOMEM;
 	for (unsigned int i = 0; i < pc->nr_cpus; i++) {
-		ret = ops->init(pc, entry(pc, i), o, err);
+		ret = ops->init(pc, rq_percpu_entry(pc, i), o, err);
 		if (ret)
 			return ret;
 	}
@@ -46,7 +41,7 @@ void rq_percpu_close(struct rq_dev *dev)
 
 	if (pc) {
 		for (unsigned int i = 0; pc->cpus && i < pc->nr_cpus; i++)
-			pc->ops->exit(dev, entry(pc, i));
+			pc->ops->exit(dev, rq_percpu_entry(pc, i));
 		free(pc->cpus);
 		free(pc);
 	}
