@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-#ifndef RQ_ENGINE_PYTOOL_H
-#define RQ_ENGINE_PYTOOL_H
+#ifndef RQ_CLI_PYTOOL_H
+#define RQ_CLI_PYTOOL_H
 
 #include <stdbool.h>
 
